@@ -1,0 +1,2 @@
+#include "CTerminalGuard.h"
+int cterminalguard_version(void) { return 1; }
