@@ -65,6 +65,7 @@ let package = Package(
         .testTarget(name: "RemoteAssetsTests", dependencies: ["RemoteAssets", "DemoOrigin"]),
         .testTarget(name: "DashboardTests", dependencies: ["Dashboard"], exclude: ["Snapshots"]),
         .testTarget(name: "EndToEndTests", dependencies: ["DemoOrigin", "AssetModel"]),
+        .testTarget(name: "DemoOriginTests", dependencies: ["DemoOrigin"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,2 @@
+import CNCurses
+import Dashboard
