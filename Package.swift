@@ -2,70 +2,73 @@
 import PackageDescription
 
 let package = Package(
-    name: "AssetWatch",
-    platforms: [.macOS(.v15)],
-    products: [
-        .library(name: "RemoteAssets", targets: ["RemoteAssets"]),
-        .executable(name: "assetwatch", targets: ["assetwatch"]),
-    ],
-    dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
-        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
-        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
-        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
-        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
-        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
-    ],
-    targets: [
-        // The engine's vocabulary: asset status, state words, events, commands. Pure; no I/O.
-        .target(name: "AssetModel"),
-        // The caching engine library.
-        .target(
-            name: "RemoteAssets",
-            dependencies: [
-                "AssetModel",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
-            ]
-        ),
-        // The dashboard's pure core: state, reducer, layout, widgets, ScreenBuffer. No curses, no I/O.
-        .target(name: "Dashboard", dependencies: ["AssetModel"]),
-        .systemLibrary(
-            name: "CNCurses",
-            path: "Sources/CNCurses",
-            providers: [.apt(["libncurses-dev"])]
-        ),
-        // Restores the terminal from fatal-signal handlers (C, async-signal-safe).
-        .target(name: "CTerminalGuard"),
-        // The ncurses backend: owns the terminal on one thread.
-        .target(name: "CursesTerminal", dependencies: ["Dashboard", "CNCurses", "CTerminalGuard"]),
-        // A loopback HTTP origin that simulates a rollout; used by `demo` and the tests.
-        .target(
-            name: "DemoOrigin",
-            dependencies: [
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "Crypto", package: "swift-crypto"),
-            ]
-        ),
-        .executableTarget(
-            name: "assetwatch",
-            dependencies: [
-                "RemoteAssets", "Dashboard", "CursesTerminal", "DemoOrigin",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
-            ]
-        ),
-        .testTarget(name: "RemoteAssetsTests", dependencies: ["RemoteAssets", "DemoOrigin"]),
-        .testTarget(name: "DashboardTests", dependencies: ["Dashboard"], exclude: ["Snapshots"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["DemoOrigin", "AssetModel"]),
-        .testTarget(name: "DemoOriginTests", dependencies: ["DemoOrigin"]),
-    ],
-    swiftLanguageModes: [.v6]
+  name: "AssetWatch",
+  platforms: [.macOS(.v15)],
+  products: [
+    .library(name: "RemoteAssets", targets: ["RemoteAssets"]),
+    .executable(name: "assetwatch", targets: ["assetwatch"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+    .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+    .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+    .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+    .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+    .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+  ],
+  targets: [
+    // The engine's vocabulary: asset status, state words, events, commands. Pure; no I/O.
+    .target(name: "AssetModel"),
+    // The caching engine library.
+    .target(
+      name: "RemoteAssets",
+      dependencies: [
+        "AssetModel",
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
+        .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "Metrics", package: "swift-metrics"),
+      ]
+    ),
+    // The dashboard's pure core: state, reducer, layout, widgets, ScreenBuffer. No curses, no I/O.
+    .target(name: "Dashboard", dependencies: ["AssetModel"]),
+    .systemLibrary(
+      name: "CNCurses",
+      path: "Sources/CNCurses",
+      providers: [.apt(["libncurses-dev"])]
+    ),
+    // Restores the terminal from fatal-signal handlers (C, async-signal-safe).
+    .target(name: "CTerminalGuard"),
+    // The ncurses backend: owns the terminal on one thread.
+    .target(name: "CursesTerminal", dependencies: ["Dashboard", "CNCurses", "CTerminalGuard"]),
+    // A loopback HTTP origin that simulates a rollout; used by `demo` and the tests.
+    .target(
+      name: "DemoOrigin",
+      dependencies: [
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
+        .product(name: "Crypto", package: "swift-crypto"),
+      ]
+    ),
+    .executableTarget(
+      name: "assetwatch",
+      dependencies: [
+        "RemoteAssets", "Dashboard", "CursesTerminal", "DemoOrigin",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "Logging", package: "swift-log"),
+      ]
+    ),
+    .testTarget(
+      name: "RemoteAssetsTests",
+      dependencies: ["RemoteAssets", "DemoOrigin", .product(name: "Logging", package: "swift-log")]
+    ),
+    .testTarget(name: "DashboardTests", dependencies: ["Dashboard"], exclude: ["Snapshots"]),
+    .testTarget(name: "EndToEndTests", dependencies: ["DemoOrigin", "AssetModel"]),
+    .testTarget(name: "DemoOriginTests", dependencies: ["DemoOrigin"]),
+  ],
+  swiftLanguageModes: [.v6]
 )

@@ -4,59 +4,61 @@ import Foundation
 ///
 /// It is always derived from an ``AssetStatus`` at a point in time, never stored.
 public enum AssetState: String, Sendable, Codable, CaseIterable {
-    /// Bytes are streaming in; the dashboard adds a percentage.
-    case downloading = "DOWNLOADING"
-    /// A conditional request is under way.
-    case checking = "CHECKING"
-    /// New bytes arrived and are being validated before commit.
-    case validating = "VALIDATING"
-    /// Checked successfully within `ttl`.
-    case fresh = "FRESH"
-    /// Past `ttl`, within `maxStale`.
-    case stale = "STALE"
-    /// Past `ttl + maxStale`; still served, flagged.
-    case expired = "EXPIRED"
-    /// The last attempt failed; the last good copy is still served.
-    case failed = "FAILED"
-    /// Serving the bundled copy, not yet refreshed.
-    case bundled = "BUNDLED"
-    /// No usable copy at all.
-    case missing = "MISSING"
-    /// Automatic refreshes are paused.
-    case paused = "PAUSED"
+  /// Bytes are streaming in; the dashboard adds a percentage.
+  case downloading = "DOWNLOADING"
+  /// A conditional request is under way.
+  case checking = "CHECKING"
+  /// New bytes arrived and are being validated before commit.
+  case validating = "VALIDATING"
+  /// Checked successfully within `ttl`.
+  case fresh = "FRESH"
+  /// Past `ttl`, within `maxStale`.
+  case stale = "STALE"
+  /// Past `ttl + maxStale`; still served, flagged.
+  case expired = "EXPIRED"
+  /// The last attempt failed; the last good copy is still served.
+  case failed = "FAILED"
+  /// Serving the bundled copy, not yet refreshed.
+  case bundled = "BUNDLED"
+  /// No usable copy at all.
+  case missing = "MISSING"
+  /// Automatic refreshes are paused.
+  case paused = "PAUSED"
 
-    /// Whether this state means work is under way right now (shown in cyan).
-    public var isMoving: Bool {
-        switch self {
-        case .downloading, .checking, .validating: true
-        default: false
-        }
+  /// Whether this state means work is under way right now (shown in cyan).
+  public var isMoving: Bool {
+    switch self {
+    case .downloading, .checking, .validating: true
+    default: false
     }
+  }
 }
 
 /// Where the bytes served now come from.
 public enum AssetSource: String, Sendable, Codable {
-    /// A committed copy in the cache directory.
-    case cached
-    /// The copy shipped with the app.
-    case bundled
-    /// No usable copy.
-    case none
+  /// A committed copy in the cache directory.
+  case cached
+  /// The copy shipped with the app.
+  case bundled
+  /// No usable copy.
+  case none
 }
 
 /// Freshness of the last successful check (DESIGN §4).
 public enum Freshness: String, Sendable, Codable {
-    case fresh, stale, expired
+  case fresh, stale, expired
 
-    /// Classifies a check made at `checkedAt` at the time `now`.
-    ///
-    /// - Parameters:
-    ///   - ttl: seconds a check stays fresh.
-    ///   - maxStale: further seconds it stays stale before it is expired.
-    public static func of(checkedAt: Date, now: Date, ttl: TimeInterval, maxStale: TimeInterval) -> Freshness {
-        let age = now.timeIntervalSince(checkedAt)
-        if age < ttl { return .fresh }
-        if age < ttl + maxStale { return .stale }
-        return .expired
-    }
+  /// Classifies a check made at `checkedAt` at the time `now`.
+  ///
+  /// - Parameters:
+  ///   - ttl: seconds a check stays fresh.
+  ///   - maxStale: further seconds it stays stale before it is expired.
+  public static func of(checkedAt: Date, now: Date, ttl: TimeInterval, maxStale: TimeInterval)
+    -> Freshness
+  {
+    let age = now.timeIntervalSince(checkedAt)
+    if age < ttl { return .fresh }
+    if age < ttl + maxStale { return .stale }
+    return .expired
+  }
 }

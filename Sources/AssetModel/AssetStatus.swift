@@ -2,193 +2,193 @@ import Foundation
 
 /// What is happening to an asset right now.
 public enum AssetActivity: Sendable, Equatable {
-    /// Nothing in flight.
-    case idle
-    /// A conditional request is under way (no body yet).
-    case checking
-    /// A body is streaming in.
-    case downloading(TransferProgress)
-    /// The body arrived and is being validated.
-    case validating
+  /// Nothing in flight.
+  case idle
+  /// A conditional request is under way (no body yet).
+  case checking
+  /// A body is streaming in.
+  case downloading(TransferProgress)
+  /// The body arrived and is being validated.
+  case validating
 }
 
 /// Progress of one transfer.
 public struct TransferProgress: Sendable, Equatable {
-    /// Bytes written so far (including a resumed prefix).
-    public var receivedBytes: Int64
-    /// The total, when the server or the config says it.
-    public var expectedBytes: Int64?
-    /// Recent throughput in bytes per second.
-    public var bytesPerSecond: Double
+  /// Bytes written so far (including a resumed prefix).
+  public var receivedBytes: Int64
+  /// The total, when the server or the config says it.
+  public var expectedBytes: Int64?
+  /// Recent throughput in bytes per second.
+  public var bytesPerSecond: Double
 
-    /// Creates a progress value.
-    public init(receivedBytes: Int64, expectedBytes: Int64?, bytesPerSecond: Double) {
-        self.receivedBytes = receivedBytes
-        self.expectedBytes = expectedBytes
-        self.bytesPerSecond = bytesPerSecond
-    }
+  /// Creates a progress value.
+  public init(receivedBytes: Int64, expectedBytes: Int64?, bytesPerSecond: Double) {
+    self.receivedBytes = receivedBytes
+    self.expectedBytes = expectedBytes
+    self.bytesPerSecond = bytesPerSecond
+  }
 
-    /// Fraction done in 0...1, when the total is known.
-    public var fraction: Double? {
-        guard let expectedBytes, expectedBytes > 0 else { return nil }
-        return min(1, max(0, Double(receivedBytes) / Double(expectedBytes)))
-    }
+  /// Fraction done in 0...1, when the total is known.
+  public var fraction: Double? {
+    guard let expectedBytes, expectedBytes > 0 else { return nil }
+    return min(1, max(0, Double(receivedBytes) / Double(expectedBytes)))
+  }
 
-    /// Seconds left at the current rate, when known.
-    public var secondsRemaining: Double? {
-        guard let expectedBytes, bytesPerSecond > 0 else { return nil }
-        return max(0, Double(expectedBytes - receivedBytes) / bytesPerSecond)
-    }
+  /// Seconds left at the current rate, when known.
+  public var secondsRemaining: Double? {
+    guard let expectedBytes, bytesPerSecond > 0 else { return nil }
+    return max(0, Double(expectedBytes - receivedBytes) / bytesPerSecond)
+  }
 }
 
 /// Why the last attempt failed.
 public struct AssetErrorRecord: Sendable, Equatable, Codable {
-    /// A stable machine-readable kind: `http`, `network`, `timeout`, `validation`, `size`, `hash`,
-    /// `tooLarge`, `redirect`, `truncated`, `storage`, `config`, `corrupt`.
-    public var kind: String
-    /// One readable sentence, already stripped of control characters.
-    public var message: String
-    /// When it happened.
-    public var at: Date
+  /// A stable machine-readable kind: `http`, `network`, `timeout`, `validation`, `size`, `hash`,
+  /// `tooLarge`, `redirect`, `truncated`, `storage`, `config`, `corrupt`.
+  public var kind: String
+  /// One readable sentence, already stripped of control characters.
+  public var message: String
+  /// When it happened.
+  public var at: Date
 
-    /// Creates an error record.
-    public init(kind: String, message: String, at: Date) {
-        self.kind = kind
-        self.message = message
-        self.at = at
-    }
+  /// Creates an error record.
+  public init(kind: String, message: String, at: Date) {
+    self.kind = kind
+    self.message = message
+    self.at = at
+  }
 }
 
 /// One past refresh attempt, for the detail pane's history.
 public struct RefreshRecord: Sendable, Equatable, Codable {
-    /// When the attempt ended.
-    public var at: Date
-    /// `updated`, `notModified` or `failed`.
-    public var outcome: String
-    /// A short detail (new version, or the error message).
-    public var detail: String?
+  /// When the attempt ended.
+  public var at: Date
+  /// `updated`, `notModified` or `failed`.
+  public var outcome: String
+  /// A short detail (new version, or the error message).
+  public var detail: String?
 
-    /// Creates a record.
-    public init(at: Date, outcome: String, detail: String?) {
-        self.at = at
-        self.outcome = outcome
-        self.detail = detail
-    }
+  /// Creates a record.
+  public init(at: Date, outcome: String, detail: String?) {
+    self.at = at
+    self.outcome = outcome
+    self.detail = detail
+  }
 }
 
 /// Everything known about one asset at one moment: what the engine publishes and the UI shows.
 public struct AssetStatus: Sendable, Equatable, Identifiable {
-    /// The asset id (`[a-z0-9][a-z0-9._-]{0,63}`).
-    public var id: String
-    /// The remote URL, as configured or set by the manifest.
-    public var remote: String?
-    /// The configured format word (`json`, `text`, `png`, `jpeg`, `binary`, or a custom name).
-    public var format: String
-    /// Whether the app cannot work without it.
-    public var essential: Bool
-    /// Where the bytes served now come from.
-    public var source: AssetSource
-    /// Manifest version, else the first 8 hex digits of the SHA-256, else `nil`.
-    public var version: String?
-    /// The version the manifest asks for, if any.
-    public var targetVersion: String?
-    /// Validators of the committed payload.
-    public var etag: String?
-    /// The `Last-Modified` of the committed payload.
-    public var lastModified: String?
-    /// SHA-256 (lowercase hex) of the bytes served now.
-    public var sha256: String?
-    /// Size in bytes of the bytes served now.
-    public var size: Int64?
-    /// Absolute path of the bytes served now.
-    public var path: String?
-    /// Absolute path of the entry metadata file.
-    public var entryPath: String?
-    /// When the bytes last changed.
-    public var fetchedAt: Date?
-    /// When the last successful check ended.
-    public var checkedAt: Date?
-    /// When the scheduler will try next.
-    public var nextAttemptAt: Date?
-    /// The last failure, cleared by the next success.
-    public var lastError: AssetErrorRecord?
-    /// Failures in a row.
-    public var consecutiveFailures: Int
-    /// Seconds a check stays fresh.
-    public var ttl: TimeInterval
-    /// Further seconds a check stays stale.
-    public var maxStale: TimeInterval
-    /// Whether this asset refreshes continuously from a local file.
-    public var isLive: Bool
-    /// Whether a previous generation exists to roll back to.
-    public var canRollback: Bool
-    /// What is in flight.
-    public var activity: AssetActivity
-    /// Whether automatic refreshes are paused.
-    public var paused: Bool
-    /// The last attempts, newest first (at most 10).
-    public var history: [RefreshRecord]
+  /// The asset id (`[a-z0-9][a-z0-9._-]{0,63}`).
+  public var id: String
+  /// The remote URL, as configured or set by the manifest.
+  public var remote: String?
+  /// The configured format word (`json`, `text`, `png`, `jpeg`, `binary`, or a custom name).
+  public var format: String
+  /// Whether the app cannot work without it.
+  public var essential: Bool
+  /// Where the bytes served now come from.
+  public var source: AssetSource
+  /// Manifest version, else the first 8 hex digits of the SHA-256, else `nil`.
+  public var version: String?
+  /// The version the manifest asks for, if any.
+  public var targetVersion: String?
+  /// Validators of the committed payload.
+  public var etag: String?
+  /// The `Last-Modified` of the committed payload.
+  public var lastModified: String?
+  /// SHA-256 (lowercase hex) of the bytes served now.
+  public var sha256: String?
+  /// Size in bytes of the bytes served now.
+  public var size: Int64?
+  /// Absolute path of the bytes served now.
+  public var path: String?
+  /// Absolute path of the entry metadata file.
+  public var entryPath: String?
+  /// When the bytes last changed.
+  public var fetchedAt: Date?
+  /// When the last successful check ended.
+  public var checkedAt: Date?
+  /// When the scheduler will try next.
+  public var nextAttemptAt: Date?
+  /// The last failure, cleared by the next success.
+  public var lastError: AssetErrorRecord?
+  /// Failures in a row.
+  public var consecutiveFailures: Int
+  /// Seconds a check stays fresh.
+  public var ttl: TimeInterval
+  /// Further seconds a check stays stale.
+  public var maxStale: TimeInterval
+  /// Whether this asset refreshes continuously from a local file.
+  public var isLive: Bool
+  /// Whether a previous generation exists to roll back to.
+  public var canRollback: Bool
+  /// What is in flight.
+  public var activity: AssetActivity
+  /// Whether automatic refreshes are paused.
+  public var paused: Bool
+  /// The last attempts, newest first (at most 10).
+  public var history: [RefreshRecord]
 
-    /// Creates a status; every field but `id` has a neutral default.
-    public init(
-        id: String, remote: String? = nil, format: String = "binary", essential: Bool = false,
-        source: AssetSource = .none, version: String? = nil, targetVersion: String? = nil,
-        etag: String? = nil, lastModified: String? = nil, sha256: String? = nil, size: Int64? = nil,
-        path: String? = nil, entryPath: String? = nil, fetchedAt: Date? = nil, checkedAt: Date? = nil,
-        nextAttemptAt: Date? = nil, lastError: AssetErrorRecord? = nil, consecutiveFailures: Int = 0,
-        ttl: TimeInterval = 300, maxStale: TimeInterval = 3600, isLive: Bool = false,
-        canRollback: Bool = false, activity: AssetActivity = .idle, paused: Bool = false,
-        history: [RefreshRecord] = []
-    ) {
-        self.id = id
-        self.remote = remote
-        self.format = format
-        self.essential = essential
-        self.source = source
-        self.version = version
-        self.targetVersion = targetVersion
-        self.etag = etag
-        self.lastModified = lastModified
-        self.sha256 = sha256
-        self.size = size
-        self.path = path
-        self.entryPath = entryPath
-        self.fetchedAt = fetchedAt
-        self.checkedAt = checkedAt
-        self.nextAttemptAt = nextAttemptAt
-        self.lastError = lastError
-        self.consecutiveFailures = consecutiveFailures
-        self.ttl = ttl
-        self.maxStale = maxStale
-        self.isLive = isLive
-        self.canRollback = canRollback
-        self.activity = activity
-        self.paused = paused
-        self.history = history
+  /// Creates a status; every field but `id` has a neutral default.
+  public init(
+    id: String, remote: String? = nil, format: String = "binary", essential: Bool = false,
+    source: AssetSource = .none, version: String? = nil, targetVersion: String? = nil,
+    etag: String? = nil, lastModified: String? = nil, sha256: String? = nil, size: Int64? = nil,
+    path: String? = nil, entryPath: String? = nil, fetchedAt: Date? = nil, checkedAt: Date? = nil,
+    nextAttemptAt: Date? = nil, lastError: AssetErrorRecord? = nil, consecutiveFailures: Int = 0,
+    ttl: TimeInterval = 300, maxStale: TimeInterval = 3600, isLive: Bool = false,
+    canRollback: Bool = false, activity: AssetActivity = .idle, paused: Bool = false,
+    history: [RefreshRecord] = []
+  ) {
+    self.id = id
+    self.remote = remote
+    self.format = format
+    self.essential = essential
+    self.source = source
+    self.version = version
+    self.targetVersion = targetVersion
+    self.etag = etag
+    self.lastModified = lastModified
+    self.sha256 = sha256
+    self.size = size
+    self.path = path
+    self.entryPath = entryPath
+    self.fetchedAt = fetchedAt
+    self.checkedAt = checkedAt
+    self.nextAttemptAt = nextAttemptAt
+    self.lastError = lastError
+    self.consecutiveFailures = consecutiveFailures
+    self.ttl = ttl
+    self.maxStale = maxStale
+    self.isLive = isLive
+    self.canRollback = canRollback
+    self.activity = activity
+    self.paused = paused
+    self.history = history
+  }
+
+  /// The STATE word at `now` (DESIGN §5).
+  ///
+  /// Order: work in flight, then no copy (`MISSING`), then a failed last attempt (`FAILED`), then
+  /// `PAUSED`, then `BUNDLED` (never checked), then freshness of the last check.
+  public func state(at now: Date) -> AssetState {
+    switch activity {
+    case .checking: return .checking
+    case .downloading: return .downloading
+    case .validating: return .validating
+    case .idle: break
     }
-
-    /// The STATE word at `now` (DESIGN §5).
-    ///
-    /// Order: work in flight, then no copy (`MISSING`), then a failed last attempt (`FAILED`), then
-    /// `PAUSED`, then `BUNDLED` (never checked), then freshness of the last check.
-    public func state(at now: Date) -> AssetState {
-        switch activity {
-        case .checking: return .checking
-        case .downloading: return .downloading
-        case .validating: return .validating
-        case .idle: break
-        }
-        if source == .none { return .missing }
-        if consecutiveFailures > 0 { return .failed }
-        if paused { return .paused }
-        guard let checkedAt else { return source == .bundled ? .bundled : .stale }
-        switch Freshness.of(checkedAt: checkedAt, now: now, ttl: ttl, maxStale: maxStale) {
-        case .fresh: return .fresh
-        case .stale: return .stale
-        case .expired: return .expired
-        }
+    if source == .none { return .missing }
+    if consecutiveFailures > 0 { return .failed }
+    if paused { return .paused }
+    guard let checkedAt else { return source == .bundled ? .bundled : .stale }
+    switch Freshness.of(checkedAt: checkedAt, now: now, ttl: ttl, maxStale: maxStale) {
+    case .fresh: return .fresh
+    case .stale: return .stale
+    case .expired: return .expired
     }
+  }
 
-    /// Whether the app can use the asset at all (some copy is served).
-    public var isUsable: Bool { source != .none }
+  /// Whether the app can use the asset at all (some copy is served).
+  public var isUsable: Bool { source != .none }
 }

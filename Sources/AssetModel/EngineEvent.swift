@@ -2,97 +2,97 @@ import Foundation
 
 /// Engine-wide facts shown in the dashboard header.
 public struct EngineInfo: Sendable, Equatable {
-    /// The app version the engine runs as.
-    public var appVersion: String
-    /// The config file path, as given.
-    public var configPath: String?
-    /// The manifest's version, once fetched.
-    public var manifestVersion: String?
-    /// Whether automatic refreshes are paused.
-    public var autoRefreshPaused: Bool
-    /// The default refresh interval, in seconds (`nil` when none).
-    public var refreshEvery: TimeInterval?
+  /// The app version the engine runs as.
+  public var appVersion: String
+  /// The config file path, as given.
+  public var configPath: String?
+  /// The manifest's version, once fetched.
+  public var manifestVersion: String?
+  /// Whether automatic refreshes are paused.
+  public var autoRefreshPaused: Bool
+  /// The default refresh interval, in seconds (`nil` when none).
+  public var refreshEvery: TimeInterval?
 
-    /// Creates engine info.
-    public init(
-        appVersion: String, configPath: String? = nil, manifestVersion: String? = nil,
-        autoRefreshPaused: Bool = false, refreshEvery: TimeInterval? = nil
-    ) {
-        self.appVersion = appVersion
-        self.configPath = configPath
-        self.manifestVersion = manifestVersion
-        self.autoRefreshPaused = autoRefreshPaused
-        self.refreshEvery = refreshEvery
-    }
+  /// Creates engine info.
+  public init(
+    appVersion: String, configPath: String? = nil, manifestVersion: String? = nil,
+    autoRefreshPaused: Bool = false, refreshEvery: TimeInterval? = nil
+  ) {
+    self.appVersion = appVersion
+    self.configPath = configPath
+    self.manifestVersion = manifestVersion
+    self.autoRefreshPaused = autoRefreshPaused
+    self.refreshEvery = refreshEvery
+  }
 }
 
 /// A full picture of the engine: the first event every subscriber receives.
 public struct EngineSnapshot: Sendable, Equatable {
-    /// Engine-wide facts.
-    public var info: EngineInfo
-    /// Every asset, in config order.
-    public var assets: [AssetStatus]
-    /// When the snapshot was taken.
-    public var at: Date
+  /// Engine-wide facts.
+  public var info: EngineInfo
+  /// Every asset, in config order.
+  public var assets: [AssetStatus]
+  /// When the snapshot was taken.
+  public var at: Date
 
-    /// Creates a snapshot.
-    public init(info: EngineInfo, assets: [AssetStatus], at: Date) {
-        self.info = info
-        self.assets = assets
-        self.at = at
-    }
+  /// Creates a snapshot.
+  public init(info: EngineInfo, assets: [AssetStatus], at: Date) {
+    self.info = info
+    self.assets = assets
+    self.at = at
+  }
 }
 
 /// A line for the event log: something the engine did, in plain words.
 public struct EngineLogEntry: Sendable, Equatable {
-    /// Severity of a log entry.
-    public enum Level: String, Sendable, Codable { case info, warning, error }
-    /// When it happened.
-    public var at: Date
-    /// The asset it concerns, if any.
-    public var assetID: String?
-    /// Severity.
-    public var level: Level
-    /// One readable sentence ("HTTP 503 Service Unavailable; keeping bundled copy; retry in 47s").
-    public var message: String
+  /// Severity of a log entry.
+  public enum Level: String, Sendable, Codable { case info, warning, error }
+  /// When it happened.
+  public var at: Date
+  /// The asset it concerns, if any.
+  public var assetID: String?
+  /// Severity.
+  public var level: Level
+  /// One readable sentence ("HTTP 503 Service Unavailable; keeping bundled copy; retry in 47s").
+  public var message: String
 
-    /// Creates a log entry.
-    public init(at: Date, assetID: String?, level: Level, message: String) {
-        self.at = at
-        self.assetID = assetID
-        self.level = level
-        self.message = message
-    }
+  /// Creates a log entry.
+  public init(at: Date, assetID: String?, level: Level, message: String) {
+    self.at = at
+    self.assetID = assetID
+    self.level = level
+    self.message = message
+  }
 }
 
 /// What the engine publishes through `events()`.
 public enum EngineEvent: Sendable, Equatable {
-    /// The full state; always first, and again after a subscriber fell behind.
-    case snapshot(EngineSnapshot)
-    /// One asset's status changed (any field but progress).
-    case assetChanged(AssetStatus)
-    /// Download progress for one asset (coalesced to ~10 per second).
-    case progress(id: String, TransferProgress)
-    /// Engine-wide facts changed (manifest version, pause).
-    case engineChanged(EngineInfo)
-    /// Something happened worth a line in the event pane.
-    case log(EngineLogEntry)
+  /// The full state; always first, and again after a subscriber fell behind.
+  case snapshot(EngineSnapshot)
+  /// One asset's status changed (any field but progress).
+  case assetChanged(AssetStatus)
+  /// Download progress for one asset (coalesced to ~10 per second).
+  case progress(id: String, TransferProgress)
+  /// Engine-wide facts changed (manifest version, pause).
+  case engineChanged(EngineInfo)
+  /// Something happened worth a line in the event pane.
+  case log(EngineLogEntry)
 }
 
 /// What a user (or the dashboard) asks the engine to do.
 public enum AssetCommand: Sendable, Equatable, Hashable {
-    /// Refresh one asset now.
-    case refresh(id: String)
-    /// Refresh every asset now.
-    case refreshAll
-    /// Replace the cached copy with the bundled one.
-    case resetToBundled(id: String)
-    /// Delete the cached copy; serve bundled or nothing.
-    case dropCache(id: String)
-    /// Go back to the previous good generation.
-    case rollback(id: String)
-    /// Stop automatic refreshes.
-    case pauseAutoRefresh
-    /// Restart automatic refreshes.
-    case resumeAutoRefresh
+  /// Refresh one asset now.
+  case refresh(id: String)
+  /// Refresh every asset now.
+  case refreshAll
+  /// Replace the cached copy with the bundled one.
+  case resetToBundled(id: String)
+  /// Delete the cached copy; serve bundled or nothing.
+  case dropCache(id: String)
+  /// Go back to the previous good generation.
+  case rollback(id: String)
+  /// Stop automatic refreshes.
+  case pauseAutoRefresh
+  /// Restart automatic refreshes.
+  case resumeAutoRefresh
 }

@@ -1,0 +1,100 @@
+import Foundation
+
+/// Parsers for the config file's value syntaxes: durations, sizes, ids, `${ENV}` templates, hosts.
+public enum ConfigValues {
+  /// Parses `250ms`, `30s`, `5m`, `1h`, `2d` (or a bare number of seconds) into seconds.
+  public static func duration(_ text: String) -> TimeInterval? {
+    let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86400)]
+    let t = text.trimmingCharacters(in: .whitespaces)
+    for (suffix, factor) in units where t.hasSuffix(suffix) {
+      let number = t.dropLast(suffix.count)
+      // "5ms" also ends in "s": only accept if the remainder is a plain number.
+      if let v = Double(number), v >= 0, v.isFinite { return v * factor }
+    }
+    if let v = Double(t), v >= 0, v.isFinite { return v }
+    return nil
+  }
+
+  /// Parses `1048576`, `512KiB`, `64MiB`, `1GiB` (also `KB`/`MB`/`GB` as powers of 1000).
+  public static func size(_ text: String) -> Int64? {
+    let units: [(String, Double)] = [
+      ("KiB", 1024), ("MiB", 1_048_576), ("GiB", 1_073_741_824), ("TiB", 1_099_511_627_776),
+      ("KB", 1e3), ("MB", 1e6), ("GB", 1e9), ("B", 1),
+    ]
+    let t = text.trimmingCharacters(in: .whitespaces)
+    for (suffix, factor) in units where t.hasSuffix(suffix) {
+      if let v = Double(t.dropLast(suffix.count).trimmingCharacters(in: .whitespaces)), v >= 0 {
+        return Int64(v * factor)
+      }
+    }
+    return Int64(t).flatMap { $0 >= 0 ? $0 : nil }
+  }
+
+  /// Why `id` is not a valid asset id, or nil when it is (`[a-z0-9][a-z0-9._-]{0,63}`).
+  ///
+  /// The id names a file in the cache, so it can never contain `/`, start with `.`, or be `..`.
+  public static func idProblem(_ id: String) -> String? {
+    let bytes = Array(id.utf8)
+    guard !bytes.isEmpty else { return "must not be empty" }
+    guard bytes.count <= 64 else { return "is longer than 64 characters" }
+    func isLowerAlnum(_ b: UInt8) -> Bool { (0x61...0x7A).contains(b) || (0x30...0x39).contains(b) }
+    guard isLowerAlnum(bytes[0]) else { return "must start with a lowercase letter or digit" }
+    for b in bytes
+    where
+      !(isLowerAlnum(b) || b == UInt8(ascii: ".") || b == UInt8(ascii: "_")
+      || b == UInt8(ascii: "-"))
+    {
+      return "may only contain a-z, 0-9, '.', '_' and '-'"
+    }
+    return nil
+  }
+
+  /// Expands `${NAME}` and `${NAME:-default}` from `environment`.
+  ///
+  /// - Returns: the expanded text, or the name of the first variable that is missing and has no
+  ///   default.
+  public static func expand(_ template: String, environment: [String: String]) -> Result<
+    String, MissingVariable
+  > {
+    var out = ""
+    var rest = Substring(template)
+    while let start = rest.range(of: "${") {
+      out += rest[..<start.lowerBound]
+      guard let end = rest[start.upperBound...].firstIndex(of: "}") else {
+        out += rest[start.lowerBound...]
+        return .success(out)
+      }
+      let body = rest[start.upperBound..<end]
+      let name: Substring
+      let fallback: Substring?
+      if let sep = body.range(of: ":-") {
+        name = body[..<sep.lowerBound]
+        fallback = body[sep.upperBound...]
+      } else {
+        name = body
+        fallback = nil
+      }
+      if let value = environment[String(name)], !(value.isEmpty && fallback != nil) {
+        out += value
+      } else if let fallback {
+        out += fallback
+      } else {
+        return .failure(MissingVariable(name: String(name)))
+      }
+      rest = rest[rest.index(after: end)...]
+    }
+    return .success(out + rest)
+  }
+
+  /// A `${NAME}` without a default whose variable is not set.
+  public struct MissingVariable: Error, Equatable {
+    /// The variable's name.
+    public var name: String
+  }
+
+  /// Whether `host` is a loopback address or `localhost`.
+  public static func isLoopback(host: String) -> Bool {
+    let h = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+    return h == "localhost" || h == "::1" || h.hasPrefix("127.")
+  }
+}

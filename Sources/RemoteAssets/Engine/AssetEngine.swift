@@ -1,0 +1,279 @@
+import Crypto
+import Foundation
+import Logging
+import Metrics
+
+/// The caching engine: serves every asset at once from its last good copy (or the bundled one),
+/// refreshes it with conditional requests, commits new bytes only after they validate, and
+/// publishes everything it does through ``events()``.
+///
+/// ```swift
+/// let config = try ConfigurationLoader.load(path: "assets.json")
+/// let engine = try AssetEngine(configuration: config)
+/// await engine.start()                      // no network needed
+/// let flags = try await engine.data("feature-flags")
+/// Task { for await event in await engine.events() { print(event) } }
+/// await engine.startAutoRefresh()
+/// ```
+public actor AssetEngine {
+  /// The configuration in force.
+  public let configuration: EngineConfiguration
+  let store: CacheStore
+  let fetchers: [any AssetFetcher]
+  let ownedHTTPFetcher: HTTPFetcher?
+  let clock: any EngineClock
+  let logger: Logger
+  let backoff: Backoff
+  let hub = EventHub()
+  let limiter: TransferLimiter
+
+  var records: [String: AssetRecord] = [:]
+  var order: [String] = []
+  var inFlight: [String: Task<RefreshOutcome, Never>] = [:]
+  var validators: [String: @Sendable (Data) throws -> Void] = [:]
+  var paused = false
+  var started = false
+  var manifest: StoredManifest?
+  var manifestNextAttempt: Date?
+  var manifestFailures = 0
+  var schedulerTask: Task<Void, Never>?
+
+  /// Creates an engine. Nothing is read until ``start()``.
+  ///
+  /// - Parameters:
+  ///   - configuration: assets and settings, usually from ``ConfigurationLoader``.
+  ///   - fetchers: sources of bytes; by default HTTP(S) and `file://`. The first that
+  ///     `canFetch` a URL is used.
+  ///   - clock: time source (inject ``ManualClock`` in tests).
+  ///   - logger: swift-log logger (header values are never logged).
+  /// - Throws: ``StorageError`` when the cache directory cannot be created.
+  public init(
+    configuration: EngineConfiguration, fetchers: [any AssetFetcher]? = nil,
+    clock: any EngineClock = SystemClock(),
+    logger: Logger = Logger(label: "RemoteAssets"), backoff: Backoff = Backoff()
+  ) throws {
+    self.configuration = configuration
+    self.store = try CacheStore(root: configuration.cacheDirectory)
+    if let fetchers {
+      self.fetchers = fetchers
+      self.ownedHTTPFetcher = nil
+    } else {
+      let http = HTTPFetcher()
+      self.fetchers = [http, FileFetcher()]
+      self.ownedHTTPFetcher = http
+    }
+    self.clock = clock
+    self.logger = logger
+    self.backoff = backoff
+    self.limiter = TransferLimiter(limit: configuration.maxConcurrentTransfers)
+    for definition in configuration.assets {
+      order.append(definition.id)
+      records[definition.id] = AssetRecord(
+        definition: definition,
+        entry: CacheEntry(id: definition.id, appVersion: configuration.appVersion))
+    }
+  }
+
+  // MARK: - Lifecycle
+
+  /// Loads every asset's last good copy from disk (never the network): an intact entry written by
+  /// the same app version is used; anything else falls back to the bundled copy, with the reason
+  /// kept as `lastError`. Then sweeps stale partials and unreferenced blobs.
+  public func start() async {
+    guard !started else { return }
+    started = true
+    for id in order { loadFromDisk(id) }
+    loadStoredManifest()
+    sweep()
+  }
+
+  /// Stops the scheduler, cancels transfers, ends every event stream, and shuts the HTTP client
+  /// down.
+  public func shutdown() async {
+    schedulerTask?.cancel()
+    schedulerTask = nil
+    for task in inFlight.values { task.cancel() }
+    for task in inFlight.values { _ = await task.value }
+    hub.finishAll()
+    try? await ownedHTTPFetcher?.shutdown()
+  }
+
+  private func loadFromDisk(_ id: String) {
+    guard var record = records[id] else { return }
+    let now = clock.now()
+    if case .file(let url) = record.definition.bundled {
+      if let sha = try? CacheStore.sha256(ofFile: url.path),
+        let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size]
+          as? NSNumber
+      {
+        record.bundledDigest = (sha, size.int64Value)
+      }
+    } else if case .bytes(let data) = record.definition.bundled {
+      record.bundledDigest = (SHA256.hash(data: data).hexString, Int64(data.count))
+    }
+    let fresh = CacheEntry(id: id, appVersion: configuration.appVersion)
+    var reason: String?
+    do {
+      if let entry = try store.readEntry(id) {
+        if entry.appVersion != configuration.appVersion {
+          log(
+            id, .info,
+            "app version changed from \(entry.appVersion) to \(configuration.appVersion); using the bundled copy"
+          )
+          record.entry = fresh
+          try? store.writeEntry(fresh)
+        } else {
+          record.entry = entry
+          if let current = entry.current, let problem = store.verifyBlob(current) {
+            reason = problem
+            record.entry.current = nil
+            record.entry.checkedAt = nil
+          }
+        }
+      }
+    } catch {
+      reason = "\(error)"
+      record.entry = fresh
+    }
+    if let reason {
+      let fallback = record.definition.bundled != nil ? "using the bundled copy" : "no copy left"
+      record.entry.lastError = AssetErrorRecord(
+        kind: "corrupt", message: "\(reason); \(fallback)", at: now)
+      logger.warning("discarded cached copy", metadata: ["asset": "\(id)", "reason": "\(reason)"])
+      log(id, .warning, "\(reason); \(fallback)")
+      try? store.writeEntry(record.entry)
+    }
+    records[id] = record
+  }
+
+  /// Deletes partials nobody writes and blobs no entry names (keeping previous generations).
+  func sweep() {
+    var keep = Set<String>()
+    for record in records.values {
+      if let sha = record.entry.current?.sha256 { keep.insert(sha) }
+      if let sha = record.entry.previous?.sha256 { keep.insert(sha) }
+    }
+    // Entries of assets no longer configured keep their blobs until the entry is removed.
+    let entriesDir = store.entries
+    for name in (try? FileManager.default.contentsOfDirectory(atPath: entriesDir.path)) ?? []
+    where name.hasSuffix(".json") {
+      let id = String(name.dropLast(5))
+      guard records[id] == nil, let entry = try? store.readEntry(id) else { continue }
+      if let sha = entry.current?.sha256 { keep.insert(sha) }
+      if let sha = entry.previous?.sha256 { keep.insert(sha) }
+    }
+    do {
+      try store.sweep(keep: keep)
+    } catch {
+      logger.warning("cache sweep failed", metadata: ["error": "\(error)"])
+    }
+  }
+
+  // MARK: - Reading
+
+  /// Every asset's status, in config order (manifest-added assets last).
+  public func statuses() -> [AssetStatus] {
+    order.compactMap { records[$0]?.status(store: store, paused: paused) }
+  }
+
+  /// One asset's status, or nil when the id is unknown.
+  public func status(_ id: String) -> AssetStatus? {
+    records[id]?.status(store: store, paused: paused)
+  }
+
+  /// Engine-wide facts (app version, manifest version, pause).
+  public func info() -> EngineInfo {
+    var refreshEvery: TimeInterval?
+    if case .every(let s) = configuration.defaultRefresh { refreshEvery = s }
+    return EngineInfo(
+      appVersion: configuration.appVersion, configPath: configuration.configPath,
+      manifestVersion: manifest?.manifest.version, autoRefreshPaused: paused,
+      refreshEvery: refreshEvery)
+  }
+
+  /// A full snapshot: what ``events()`` sends first.
+  public func snapshot() -> EngineSnapshot {
+    EngineSnapshot(info: info(), assets: statuses(), at: clock.now())
+  }
+
+  /// A stream of everything the engine does: a snapshot first, then changes. Each call makes an
+  /// independent subscriber; a slow one never blocks the engine (it gets a new snapshot when it
+  /// falls behind). The stream ends at ``shutdown()``.
+  public func events() -> AsyncStream<EngineEvent> {
+    hub.subscribe(snapshot: snapshot())
+  }
+
+  /// The bytes served now for `id`.
+  ///
+  /// - Throws: ``AssetUnavailable`` when the id is unknown or no copy exists; a read error.
+  public func data(_ id: String, policy: ReadPolicy = .immediate) async throws -> Data {
+    switch policy {
+    case .immediate: break
+    case .refreshBeforeReturning: _ = await refresh(id)
+    case .immediateWithBackgroundRefresh:
+      if inFlight[id] == nil { Task { _ = await self.refresh(id) } }
+    }
+    guard let record = records[id] else { throw AssetUnavailable(id: id, reason: "no such asset") }
+    if let current = record.entry.current {
+      return try Data(contentsOf: store.objectURL(current.sha256))
+    }
+    switch record.definition.bundled {
+    case .file(let url): return try Data(contentsOf: url)
+    case .bytes(let data): return data
+    case nil: throw AssetUnavailable(id: id, reason: "no cached or bundled copy")
+    }
+  }
+
+  /// The file holding the bytes served now (for large assets), or nil when there is none on disk.
+  public func fileURL(_ id: String) -> URL? {
+    guard let record = records[id] else { return nil }
+    if let current = record.entry.current { return store.objectURL(current.sha256) }
+    if case .file(let url) = record.definition.bundled { return url }
+    return nil
+  }
+
+  /// The asset converted by `materializer`.
+  ///
+  /// - Throws: ``AssetUnavailable``, or what the materializer throws.
+  public func value<T>(
+    _ id: String, as materializer: Materializer<T>, policy: ReadPolicy = .immediate
+  ) async throws -> T {
+    try materializer.materialize(try await data(id, policy: policy))
+  }
+
+  /// A typed value inside a JSON asset, or the key's default when it cannot be read.
+  public func value<T>(for key: RemoteAssetKey<T>, policy: ReadPolicy = .immediate) async -> T {
+    guard let bytes = try? await data(key.assetID, policy: policy) else { return key.defaultValue }
+    return key.value(in: bytes)
+  }
+
+  /// Adds a check that new bytes of `id` must pass before they are committed (after the format
+  /// check). The materializer's value is discarded; throwing rejects the bytes.
+  public func addValidator<T>(_ id: String, _ materializer: Materializer<T>) {
+    let m = materializer.materialize
+    validators[id] = { data in _ = try m(data) }
+  }
+
+  // MARK: - Events
+
+  func publishChange(_ id: String) {
+    guard let status = status(id) else { return }
+    publish(.assetChanged(status))
+  }
+
+  func publish(_ event: EngineEvent) {
+    if hub.publish(event) { hub.resync(snapshot()) }
+  }
+
+  func log(_ id: String?, _ level: EngineLogEntry.Level, _ message: String) {
+    let clean = TerminalText.sanitize(message)
+    publish(.log(EngineLogEntry(at: clock.now(), assetID: id, level: level, message: clean)))
+    var metadata: Logger.Metadata = [:]
+    if let id { metadata["asset"] = "\(id)" }
+    switch level {
+    case .info: logger.info("\(clean)", metadata: metadata)
+    case .warning: logger.warning("\(clean)", metadata: metadata)
+    case .error: logger.error("\(clean)", metadata: metadata)
+    }
+  }
+}

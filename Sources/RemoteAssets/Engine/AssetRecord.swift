@@ -1,0 +1,69 @@
+import Foundation
+
+/// The engine's working state for one asset: its definition (as the manifest amended it), its
+/// persisted entry, and what is in flight.
+struct AssetRecord: Sendable {
+  var definition: AssetDefinition
+  var entry: CacheEntry
+  var targetVersion: String?
+  var activity: AssetActivity = .idle
+  var history: [RefreshRecord] = []
+  /// SHA-256 and size of the bundled copy, computed at start.
+  var bundledDigest: (sha256: String, size: Int64)?
+  /// Set after 401/403: no automatic refresh until a manual one.
+  var autoRefreshBlocked = false
+
+  var source: AssetSource {
+    if entry.current != nil { return .cached }
+    return definition.bundled != nil ? .bundled : .none
+  }
+
+  /// The ttl in force: the server's max-age when the asset follows the server.
+  var effectiveTTL: TimeInterval {
+    if case .server = definition.ttl, let serverTTL = entry.serverTTL { return serverTTL }
+    return definition.ttl.baseSeconds
+  }
+
+  mutating func appendHistory(_ record: RefreshRecord) {
+    history.insert(record, at: 0)
+    if history.count > 10 { history.removeLast(history.count - 10) }
+  }
+
+  func status(store: CacheStore, paused: Bool) -> AssetStatus {
+    var s = AssetStatus(id: definition.id)
+    s.remote = definition.remote.map { $0.isFileURL ? "file://" + $0.path : $0.absoluteString }
+    s.format = definition.format.rawValue
+    s.essential = definition.essential
+    s.source = source
+    s.targetVersion = targetVersion
+    if let current = entry.current {
+      s.version = current.version ?? String(current.sha256.prefix(8))
+      s.etag = current.etag
+      s.lastModified = current.lastModified
+      s.sha256 = current.sha256
+      s.size = current.size
+      s.path = store.objectURL(current.sha256).path
+      s.fetchedAt = current.fetchedAt
+    } else if let bundled = definition.bundled {
+      if let bundledDigest {
+        s.version = String(bundledDigest.sha256.prefix(8))
+        s.sha256 = bundledDigest.sha256
+        s.size = bundledDigest.size
+      }
+      if case .file(let url) = bundled { s.path = url.path }
+    }
+    s.entryPath = try? store.entryURL(definition.id).path
+    s.checkedAt = entry.current == nil ? nil : entry.checkedAt
+    s.nextAttemptAt = entry.nextAttemptAt
+    s.lastError = entry.lastError
+    s.consecutiveFailures = entry.consecutiveFailures
+    s.ttl = effectiveTTL
+    s.maxStale = definition.maxStale
+    s.isLive = definition.refresh == .live
+    s.canRollback = entry.previous != nil
+    s.activity = activity
+    s.paused = paused
+    s.history = history
+    return s
+  }
+}

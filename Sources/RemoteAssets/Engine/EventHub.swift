@@ -1,0 +1,96 @@
+import Foundation
+import Synchronization
+
+/// Fans engine events out to any number of subscribers without ever blocking the engine.
+///
+/// Each subscriber gets its own bounded buffer. When a slow subscriber's buffer overflows, its
+/// oldest events are dropped and it is marked as lagging; the engine then sends it a fresh
+/// snapshot, which supersedes whatever it missed.
+final class EventHub: Sendable {
+  private struct Subscriber {
+    var continuation: AsyncStream<EngineEvent>.Continuation
+    var lagging = false
+  }
+  private let subscribers = Mutex<[UInt64: Subscriber]>([:])
+  private let nextID = Atomic<UInt64>(0)
+  let bufferSize: Int
+
+  init(bufferSize: Int = 512) { self.bufferSize = bufferSize }
+
+  /// A new stream that starts with `snapshot`.
+  func subscribe(snapshot: EngineSnapshot) -> AsyncStream<EngineEvent> {
+    let id = nextID.add(1, ordering: .relaxed).newValue
+    let (stream, continuation) = AsyncStream.makeStream(
+      of: EngineEvent.self, bufferingPolicy: .bufferingNewest(bufferSize))
+    continuation.onTermination = { [weak self] _ in
+      _ = self?.subscribers.withLock { $0.removeValue(forKey: id) }
+    }
+    continuation.yield(.snapshot(snapshot))
+    subscribers.withLock { $0[id] = Subscriber(continuation: continuation) }
+    return stream
+  }
+
+  /// Sends an event to every subscriber. Returns true when some subscriber fell behind and needs
+  /// a snapshot (see ``resync(_:)``).
+  @discardableResult
+  func publish(_ event: EngineEvent) -> Bool {
+    subscribers.withLock { subs in
+      var anyLagging = false
+      for (id, var sub) in subs {
+        if case .dropped = sub.continuation.yield(event) {
+          sub.lagging = true
+          subs[id] = sub
+        }
+        anyLagging = anyLagging || sub.lagging
+      }
+      return anyLagging
+    }
+  }
+
+  /// Sends a snapshot to every lagging subscriber.
+  func resync(_ snapshot: EngineSnapshot) {
+    subscribers.withLock { subs in
+      for (id, var sub) in subs where sub.lagging {
+        sub.continuation.yield(.snapshot(snapshot))
+        sub.lagging = false
+        subs[id] = sub
+      }
+    }
+  }
+
+  /// Ends every stream.
+  func finishAll() {
+    let all = subscribers.withLock { subs -> [Subscriber] in
+      defer { subs.removeAll() }
+      return Array(subs.values)
+    }
+    for sub in all { sub.continuation.finish() }
+  }
+
+  var subscriberCount: Int { subscribers.withLock { $0.count } }
+}
+
+/// Limits how many transfers run at once; waiters are served in order.
+actor TransferLimiter {
+  private let limit: Int
+  private var running = 0
+  private var waiters: [CheckedContinuation<Void, Never>] = []
+
+  init(limit: Int) { self.limit = max(1, limit) }
+
+  func acquire() async {
+    if running < limit {
+      running += 1
+      return
+    }
+    await withCheckedContinuation { waiters.append($0) }
+  }
+
+  func release() {
+    if waiters.isEmpty {
+      running -= 1
+    } else {
+      waiters.removeFirst().resume()
+    }
+  }
+}

@@ -1,0 +1,47 @@
+import Foundation
+
+/// A rollout manifest: `{ "version": "...", "assets": [ {id, url, size, sha256, version, essential} ] }`.
+public struct Manifest: Sendable, Equatable, Codable {
+  /// One asset's target.
+  public struct Entry: Sendable, Equatable, Codable {
+    public var id: String
+    public var url: String?
+    public var size: Int64?
+    public var sha256: String?
+    public var version: String?
+    public var essential: Bool?
+  }
+  /// The manifest's own version (the rollout's name).
+  public var version: String?
+  /// The targets.
+  public var assets: [Entry]
+
+  /// Parses and checks a manifest.
+  ///
+  /// - Throws: ``FetchError`` `.validation` naming what is wrong.
+  public static func parse(_ data: Data) throws -> Manifest {
+    let manifest: Manifest
+    do {
+      manifest = try JSONDecoder().decode(Manifest.self, from: data)
+    } catch {
+      throw FetchError(.validation, "the manifest is not valid: \(error)")
+    }
+    for entry in manifest.assets {
+      if let why = ConfigValues.idProblem(entry.id) {
+        throw FetchError(.validation, "the manifest names an asset id that \(why)")
+      }
+      if let sha = entry.sha256, sha.count != 64 || !sha.allSatisfy(\.isHexDigit) {
+        throw FetchError(.validation, "the manifest's sha256 for \(entry.id) is not 64 hex digits")
+      }
+    }
+    return manifest
+  }
+}
+
+/// The manifest as last fetched, persisted so offline starts know their targets.
+struct StoredManifest: Codable, Sendable {
+  var etag: String?
+  var lastModified: String?
+  var checkedAt: Date
+  var manifest: Manifest
+}

@@ -1,0 +1,40 @@
+/// How one refresh ended.
+public enum RefreshOutcome: Sendable, Equatable {
+  /// New bytes validated and were committed.
+  case updated(version: String?)
+  /// The copy held is current (304, unchanged file, or identical bytes).
+  case notModified
+  /// Another refresh of the same asset was already running; this call waited for it.
+  case inFlight
+  /// The refresh failed; the last good copy is still served.
+  case failed(FetchError)
+
+  /// The word used in `refresh --json` (`updated`, `notModified`, `inFlight`, `failed`).
+  public var word: String {
+    switch self {
+    case .updated: "updated"
+    case .notModified: "notModified"
+    case .inFlight: "inFlight"
+    case .failed: "failed"
+    }
+  }
+}
+
+/// How a read should treat freshness (the library API's read policies).
+public enum ReadPolicy: Sendable, Equatable {
+  /// Return what is held now, without network.
+  case immediate
+  /// Refresh first (joining one in flight), then return what is held.
+  case refreshBeforeReturning
+  /// Return what is held now and start a refresh in the background.
+  case immediateWithBackgroundRefresh
+}
+
+/// An asset that has no usable copy (no cache, no bundled copy).
+public struct AssetUnavailable: Error, Sendable, CustomStringConvertible {
+  /// The asset id.
+  public var id: String
+  /// Why.
+  public var reason: String
+  public var description: String { "\(id): \(reason)" }
+}

@@ -1,0 +1,96 @@
+import Foundation
+
+/// What one fetch should get, and the limits its body must keep.
+public struct FetchRequest: Sendable {
+  /// The URL to fetch.
+  public var url: URL
+  /// Extra headers (values may be secrets: never log them).
+  public var headers: [HeaderField]
+  /// The ETag of the copy held now, for `If-None-Match`.
+  public var etag: String?
+  /// The Last-Modified of the copy held now, for `If-Modified-Since`.
+  public var lastModified: String?
+  /// Largest body accepted.
+  public var maxBytes: Int64
+  /// Exact size required, when known.
+  public var expectedSize: Int64?
+  /// Lowercase hex SHA-256 required, when known.
+  public var expectedSHA256: String?
+  /// Deadline for the response head, and the window of the minimum-throughput watchdog.
+  public var timeout: TimeInterval
+  /// Whether plain http to non-loopback hosts (and https -> http redirects) are allowed.
+  public var allowInsecure: Bool
+
+  /// Creates a request.
+  public init(
+    url: URL, headers: [HeaderField] = [], etag: String? = nil, lastModified: String? = nil,
+    maxBytes: Int64 = 64 << 20, expectedSize: Int64? = nil, expectedSHA256: String? = nil,
+    timeout: TimeInterval = 10, allowInsecure: Bool = false
+  ) {
+    self.url = url
+    self.headers = headers
+    self.etag = etag
+    self.lastModified = lastModified
+    self.maxBytes = maxBytes
+    self.expectedSize = expectedSize
+    self.expectedSHA256 = expectedSHA256
+    self.timeout = timeout
+    self.allowInsecure = allowInsecure
+  }
+
+  /// Whether the body can be trusted as complete without a Content-Length.
+  var hasIndependentCheck: Bool { expectedSize != nil || expectedSHA256 != nil }
+}
+
+/// What the server said about the payload, besides its bytes.
+public struct FetchMetadata: Sendable, Equatable {
+  /// The response's ETag.
+  public var etag: String?
+  /// The response's Last-Modified.
+  public var lastModified: String?
+  /// `Cache-Control: max-age` in seconds (0 for `no-cache`), when present.
+  public var maxAge: TimeInterval?
+  /// The URL that answered, after redirects.
+  public var finalURL: URL?
+
+  /// Creates metadata.
+  public init(
+    etag: String? = nil, lastModified: String? = nil, maxAge: TimeInterval? = nil,
+    finalURL: URL? = nil
+  ) {
+    self.etag = etag
+    self.lastModified = lastModified
+    self.maxAge = maxAge
+    self.finalURL = finalURL
+  }
+}
+
+/// The result of a fetch that did not fail.
+public enum FetchResponse: Sendable, Equatable {
+  /// The copy held is current (HTTP 304, or an unchanged file).
+  case notModified(FetchMetadata)
+  /// New bytes were written to the sink.
+  case downloaded(FetchMetadata)
+}
+
+/// A source of asset bytes: HTTP, `file://`, or whatever an app injects (tests, a custom CDN API).
+///
+/// ```swift
+/// struct BundleServer: AssetFetcher {
+///     func canFetch(_ url: URL) -> Bool { url.scheme == "bundle" }
+///     func fetch(_ request: FetchRequest, into sink: DownloadSink) async throws -> FetchResponse {
+///         try sink.write(Data("{}".utf8))
+///         return .downloaded(FetchMetadata())
+///     }
+/// }
+/// ```
+public protocol AssetFetcher: Sendable {
+  /// Whether this fetcher handles the URL's scheme.
+  func canFetch(_ url: URL) -> Bool
+
+  /// Fetches `request.url`, conditionally when validators are given, streaming any new body into
+  /// `sink` (which enforces `maxBytes`, the expected size and the hash).
+  ///
+  /// - Throws: ``FetchError`` (or any error, reported as a network failure).
+  func fetch(_ request: FetchRequest, into sink: DownloadSink) async throws -> FetchResponse
+}

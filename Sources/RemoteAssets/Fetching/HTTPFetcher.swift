@@ -1,0 +1,274 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// Fetches `http://` and `https://` assets with async-http-client, streaming the body through our
+/// own loop (see notes/http-and-storage.md for why not `FileDownloadDelegate`).
+///
+/// Redirects are followed here, not by the client: at most 5, never https -> http (unless the asset
+/// allows insecure), never to another scheme, no cycles; a 304 carrying `Location` is refused.
+public final class HTTPFetcher: AssetFetcher {
+  private let client: HTTPClient
+  /// The least throughput (bytes per second) a body must keep, averaged over each `timeout` window.
+  public let minimumBytesPerSecond: Int64
+  static let maxRedirects = 5
+
+  /// Creates a fetcher with its own HTTP client; call ``shutdown()`` when done.
+  public init(minimumBytesPerSecond: Int64 = 1024) {
+    var configuration = HTTPClient.Configuration(
+      redirectConfiguration: .disallow,
+      // `read` also runs while backpressure holds reads back: keep it generous.
+      timeout: .init(connect: .seconds(10), read: .seconds(60)),
+      decompression: .disabled)
+    configuration.httpVersion = .http1Only
+    // A refused connection should fail now (offline start, origin down) rather than be retried
+    // until the deadline; the engine's scheduler owns retries, with backoff.
+    configuration.connectionPool.retryConnectionEstablishment = false
+    self.client = HTTPClient(
+      eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
+    self.minimumBytesPerSecond = minimumBytesPerSecond
+  }
+
+  /// Shuts the HTTP client down.
+  ///
+  /// - Throws: the client's shutdown error.
+  public func shutdown() async throws { try await client.shutdown() }
+
+  public func canFetch(_ url: URL) -> Bool {
+    let scheme = url.scheme?.lowercased()
+    return scheme == "http" || scheme == "https"
+  }
+
+  public func fetch(_ request: FetchRequest, into sink: DownloadSink) async throws -> FetchResponse
+  {
+    try await withThrowingTaskGroup(of: FetchResponse?.self) { group in
+      group.addTask { try await self.followRedirects(request, sink: sink) }
+      group.addTask {
+        try await self.watchdog(sink: sink, timeout: request.timeout)
+        return nil
+      }
+      defer { group.cancelAll() }
+      while let result = try await group.next() {
+        if let result { return result }
+      }
+      throw FetchError(.network, "the transfer ended without a result")
+    }
+  }
+
+  /// Abandons a body that keeps less than the minimum throughput over each `timeout` window.
+  private func watchdog(sink: DownloadSink, timeout: TimeInterval) async throws {
+    let window = Duration.milliseconds(Int64(max(timeout, 0.2) * 1000))
+    let minimum = max(1, Int64(Double(minimumBytesPerSecond) * timeout))
+    while true {
+      try await Task.sleep(for: .milliseconds(100))
+      if let reason = sink.stallReason(window: window, minimumBytes: minimum) {
+        throw FetchError(.timeout, reason)
+      }
+    }
+  }
+
+  private func followRedirects(_ original: FetchRequest, sink: DownloadSink) async throws
+    -> FetchResponse
+  {
+    var url = original.url
+    var visited: Set<String> = [url.absoluteString]
+    for _ in 0...Self.maxRedirects {
+      switch try await fetchOnce(original, url: url, sink: sink) {
+      case .done(let response):
+        return response
+      case .redirect(let location):
+        guard let next = URL(string: location, relativeTo: url)?.absoluteURL else {
+          throw FetchError(.redirect, "redirect to an invalid location")
+        }
+        try checkRedirect(from: url, to: next, allowInsecure: original.allowInsecure)
+        guard visited.insert(next.absoluteString).inserted else {
+          throw FetchError(.redirect, "redirect loop at \(next.absoluteString)")
+        }
+        url = next
+      }
+    }
+    throw FetchError(.redirect, "more than \(Self.maxRedirects) redirects")
+  }
+
+  func checkRedirect(from: URL, to: URL, allowInsecure: Bool) throws {
+    let scheme = to.scheme?.lowercased() ?? ""
+    guard scheme == "http" || scheme == "https" else {
+      throw FetchError(.redirect, "refused a redirect to a \(scheme): URL")
+    }
+    if from.scheme?.lowercased() == "https", scheme == "http", !allowInsecure {
+      throw FetchError(.redirect, "refused a redirect from https to http (\(to.host ?? ""))")
+    }
+    if scheme == "http", !allowInsecure, !ConfigValues.isLoopback(host: to.host ?? "") {
+      throw FetchError(.redirect, "refused a redirect to plain http on \(to.host ?? "")")
+    }
+  }
+
+  private enum Step {
+    case done(FetchResponse)
+    case redirect(String)
+  }
+
+  private func fetchOnce(_ request: FetchRequest, url: URL, sink: DownloadSink) async throws -> Step
+  {
+    var http = HTTPClientRequest(url: url.absoluteString)
+    http.method = .GET
+    for header in request.headers {
+      http.headers.replaceOrAdd(name: header.name, value: header.value)
+    }
+    http.headers.replaceOrAdd(name: "Accept-Encoding", value: "identity")
+    if http.headers["User-Agent"].isEmpty {
+      http.headers.add(name: "User-Agent", value: "RemoteAssets/1")
+    }
+    if let etag = request.etag { http.headers.replaceOrAdd(name: "If-None-Match", value: etag) }
+    if let lastModified = request.lastModified {
+      http.headers.replaceOrAdd(name: "If-Modified-Since", value: lastModified)
+    }
+
+    let response: HTTPClientResponse
+    do {
+      response = try await client.execute(
+        http, timeout: .milliseconds(Int64(request.timeout * 1000)))
+    } catch {
+      throw Self.translate(error, phase: "connecting to \(url.host ?? "the server")")
+    }
+    let headers = response.headers
+    let metadata = FetchMetadata(
+      etag: headers.first(name: "ETag"), lastModified: headers.first(name: "Last-Modified"),
+      maxAge: Self.maxAge(headers), finalURL: url)
+    let status = Int(response.status.code)
+    switch status {
+    case 304:
+      if !headers["Location"].isEmpty {
+        throw FetchError(.redirect, "refused a 304 response that carries a Location header")
+      }
+      return .done(.notModified(metadata))
+    case 301, 302, 303, 307, 308:
+      guard let location = headers.first(name: "Location") else {
+        throw FetchError(.redirect, "HTTP \(status) without a Location header")
+      }
+      return .redirect(location)
+    case 200:
+      try await stream(response, request: request, sink: sink)
+      return .done(.downloaded(metadata))
+    default:
+      let snippet = await Self.errorSnippet(response.body)
+      let reason = response.status.reasonPhrase
+      throw FetchError(
+        .http, "HTTP \(status) \(reason)\(snippet.isEmpty ? "" : ": \(snippet)")", status: status,
+        retryAfter: Self.retryAfter(headers))
+    }
+  }
+
+  /// Streams a 200 body into the sink, chunk by chunk (backpressure keeps memory bounded).
+  private func stream(_ response: HTTPClientResponse, request: FetchRequest, sink: DownloadSink)
+    async throws
+  {
+    try sink.reset()
+    let lengths = response.headers["Content-Length"]
+    let contentLength = lengths.count == 1 ? Int64(lengths[0]) : nil
+    if lengths.count > 1 {
+      throw FetchError(.truncated, "the response has \(lengths.count) Content-Length headers")
+    }
+    try sink.announce(totalBytes: contentLength)
+    let chunked = response.headers["Transfer-Encoding"].contains {
+      $0.lowercased().contains("chunked")
+    }
+    do {
+      for try await buffer in response.body {
+        try buffer.withUnsafeReadableBytes { try sink.write($0) }
+      }
+    } catch let error as FetchError {
+      throw error
+    } catch {
+      throw Self.translate(error, phase: "reading the body after \(sink.bytesWritten) bytes")
+    }
+    sink.flushProgress()
+    let received = sink.bytesWritten
+    if let contentLength, received != contentLength {
+      throw FetchError(.truncated, "the body ended after \(received) of \(contentLength) bytes")
+    }
+    // A close-delimited body looks exactly like a truncated one: trust it only when something
+    // else (expected size or hash) can confirm it is complete.
+    if contentLength == nil, !chunked, !request.hasIndependentCheck {
+      throw FetchError(
+        .truncated,
+        "the response has no Content-Length, so a complete body cannot be told from a cut one")
+    }
+  }
+
+  // MARK: - Helpers
+
+  static func translate(_ error: any Error, phase: String) -> FetchError {
+    if let error = error as? FetchError { return error }
+    if error is CancellationError { return FetchError(.timeout, "cancelled while \(phase)") }
+    if let error = error as? HTTPClientError {
+      if error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout {
+        return FetchError(.timeout, "timed out while \(phase)")
+      }
+      if error == .remoteConnectionClosed {
+        return FetchError(.truncated, "the server closed the connection while \(phase)")
+      }
+    }
+    if let error = error as? HTTPParserError {
+      return FetchError(.truncated, "malformed or cut response while \(phase) (\(error))")
+    }
+    if let error = error as? IOError {
+      return FetchError(.network, "\(error.description) while \(phase)")
+    }
+    return FetchError(.network, "\(String(describing: error)) while \(phase)")
+  }
+
+  /// The first 200 bytes of an error body, for the message (never more is read).
+  static func errorSnippet(_ body: HTTPClientResponse.Body) async -> String {
+    var collected = [UInt8]()
+    do {
+      for try await buffer in body {
+        collected += buffer.readableBytesView.prefix(200 - collected.count)
+        if collected.count >= 200 { break }
+      }
+    } catch {}
+    let text = String(decoding: collected, as: UTF8.self)
+    return TerminalText.sanitize(text, maxLength: 120).trimmingCharacters(in: .whitespaces)
+  }
+
+  /// `Retry-After` as seconds or an HTTP date, clamped to 0...86400.
+  static func retryAfter(_ headers: HTTPHeaders) -> TimeInterval? {
+    guard let value = headers.first(name: "Retry-After")?.trimmingCharacters(in: .whitespaces)
+    else { return nil }
+    if let seconds = Double(value) { return min(max(seconds, 0), 86400) }
+    guard let date = HTTPDate.parse(value) else { return nil }
+    return min(max(date.timeIntervalSinceNow, 0), 86400)
+  }
+
+  /// `Cache-Control: max-age=N` (or 0 for `no-cache` / `no-store`).
+  static func maxAge(_ headers: HTTPHeaders) -> TimeInterval? {
+    let directives = headers["Cache-Control"].flatMap { $0.split(separator: ",") }
+      .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+    if directives.contains("no-cache") || directives.contains("no-store") { return 0 }
+    for d in directives where d.hasPrefix("max-age=") {
+      if let n = Double(d.dropFirst("max-age=".count)) { return max(0, n) }
+    }
+    return nil
+  }
+}
+
+/// HTTP-date (RFC 9110, IMF-fixdate) formatting and parsing.
+enum HTTPDate {
+  static func format(_ date: Date) -> String {
+    let f = DateFormatter()
+    f.locale = Locale(identifier: "en_US_POSIX")
+    f.timeZone = TimeZone(identifier: "GMT")
+    f.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+    return f.string(from: date)
+  }
+
+  static func parse(_ text: String) -> Date? {
+    let f = DateFormatter()
+    f.locale = Locale(identifier: "en_US_POSIX")
+    f.timeZone = TimeZone(identifier: "GMT")
+    f.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+    return f.date(from: text)
+  }
+}

@@ -1,0 +1,37 @@
+import AssetModel
+import Foundation
+
+/// One committed payload: a blob in `objects/` and the validators that came with it.
+struct Generation: Codable, Sendable, Equatable {
+  var sha256: String
+  var size: Int64
+  var version: String?
+  var etag: String?
+  var lastModified: String?
+  var remote: String?
+  var fetchedAt: Date
+}
+
+/// The metadata file `entries/<id>.json`: the commit point for an asset.
+///
+/// Writing it (temp + fsync + rename + fsync of the folder) is what makes a new blob current.
+struct CacheEntry: Codable, Sendable, Equatable {
+  /// Bumped when the format changes incompatibly.
+  static let formatVersion = 1
+
+  var formatVersion = CacheEntry.formatVersion
+  var id: String
+  var appVersion: String
+  /// The payload served now; nil when none is cached (serving bundled, or dropped).
+  var current: Generation?
+  /// The one before, kept for `rollback`.
+  var previous: Generation?
+  /// When the last successful check ended.
+  var checkedAt: Date?
+  /// Freshness granted by the server's `Cache-Control: max-age` at `checkedAt`, when the asset
+  /// follows the server.
+  var serverTTL: TimeInterval?
+  var lastError: AssetErrorRecord?
+  var consecutiveFailures = 0
+  var nextAttemptAt: Date?
+}

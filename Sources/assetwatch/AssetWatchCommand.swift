@@ -1,0 +1,22 @@
+import ArgumentParser
+
+/// The `assetwatch` command: the dashboard by default, plus one-shot commands to drive the engine.
+@main
+struct AssetWatchCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "assetwatch",
+    abstract: "Watch and manage remotely refreshed app assets.",
+    discussion: """
+      Examples:
+        assetwatch demo                 run the built-in rollout demo
+        assetwatch --config assets.json watch
+        assetwatch status --json
+      """,
+    subcommands: [
+      WatchCommand.self, StatusCommand.self, RefreshCommand.self, ResetCommand.self,
+      DropCommand.self, RollbackCommand.self,
+      CheckCommand.self,
+    ],
+    defaultSubcommand: WatchCommand.self
+  )
+}

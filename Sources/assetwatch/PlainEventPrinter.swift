@@ -1,0 +1,80 @@
+import Foundation
+import RemoteAssets
+
+/// The plain output of `watch` when there is no terminal (piped, `TERM=dumb`, `--plain`): one
+/// readable line per event (time, id, state, detail) and no escape codes, for logs and CI.
+struct PlainEventPrinter {
+  private var lastState: [String: AssetState] = [:]
+  private var lastProgressDecile: [String: Int] = [:]
+  private let formatter: DateFormatter
+
+  init(timeZone: TimeZone = .current) {
+    formatter = DateFormatter()
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    formatter.timeZone = timeZone
+    formatter.dateFormat = "HH:mm:ss"
+  }
+
+  /// The lines an event produces (often none: only state changes, log entries and progress
+  /// steps of 10 % are worth a line).
+  mutating func lines(for event: EngineEvent, now: Date) -> [String] {
+    switch event {
+    case .snapshot(let snapshot):
+      var out = [
+        "\(time(now))  -  assetwatch: app \(snapshot.info.appVersion), \(snapshot.assets.count) assets"
+      ]
+      for asset in snapshot.assets {
+        let state = asset.state(at: now)
+        lastState[asset.id] = state
+        out.append(line(now, asset.id, state.rawValue, summary(asset)))
+      }
+      return out
+    case .assetChanged(let asset):
+      let state = asset.state(at: now)
+      guard lastState[asset.id] != state else { return [] }
+      lastState[asset.id] = state
+      if state != .downloading { lastProgressDecile[asset.id] = nil }
+      return [line(now, asset.id, state.rawValue, summary(asset))]
+    case .progress(let id, let progress):
+      guard let fraction = progress.fraction else { return [] }
+      let decile = Int(fraction * 10)
+      guard decile > (lastProgressDecile[id] ?? 0) else { return [] }
+      lastProgressDecile[id] = decile
+      let rate = ByteCountText.format(Int64(progress.bytesPerSecond)) + "/s"
+      return [
+        line(
+          now, id, "DOWNLOADING",
+          "\(decile * 10)% of \(ByteCountText.format(progress.expectedBytes ?? 0)) at \(rate)")
+      ]
+    case .engineChanged(let info):
+      let manifest = info.manifestVersion.map { "manifest \($0)" } ?? "no manifest"
+      return [line(now, "-", info.autoRefreshPaused ? "PAUSED" : "RUNNING", manifest)]
+    case .log(let entry):
+      return [
+        line(entry.at, entry.assetID ?? "-", entry.level.rawValue.uppercased(), entry.message)
+      ]
+    }
+  }
+
+  private func summary(_ asset: AssetStatus) -> String {
+    var parts: [String] = []
+    if let version = asset.version { parts.append("version \(version)") }
+    if let target = asset.targetVersion, target != asset.version {
+      parts.append("target \(target)")
+    }
+    parts.append(
+      asset.source == .bundled
+        ? "bundled copy" : asset.source == .cached ? "cached copy" : "no copy")
+    if let error = asset.lastError, asset.consecutiveFailures > 0 { parts.append(error.message) }
+    return parts.joined(separator: ", ")
+  }
+
+  private func time(_ date: Date) -> String { formatter.string(from: date) }
+
+  private func line(_ at: Date, _ id: String, _ state: String, _ detail: String) -> String {
+    let cleanID = TerminalText.sanitize(id)
+    let pad = cleanID.count < 16 ? String(repeating: " ", count: 16 - cleanID.count) : " "
+    return
+      "\(time(at))  \(cleanID)\(pad)\(state.padding(toLength: 12, withPad: " ", startingAt: 0)) \(TerminalText.sanitize(detail))"
+  }
+}

@@ -1,0 +1,154 @@
+import Crypto
+import Foundation
+import Testing
+
+@testable import RemoteAssets
+
+/// Start-up from disk: offline, corrupt entries, truncated blobs, app version changes.
+@Suite struct CacheStoreTests {
+  static func sha256(_ data: Data) -> String { SHA256.hash(data: data).hexString }
+
+  /// A fetcher that serves fixed bytes, for populating a cache without a server.
+  struct FixedFetcher: AssetFetcher {
+    var body: Data
+    func canFetch(_ url: URL) -> Bool { url.scheme == "fixed" }
+    func fetch(_ request: FetchRequest, into sink: DownloadSink) async throws -> FetchResponse {
+      try sink.write(body)
+      return .downloaded(FetchMetadata(etag: "\"e1\""))
+    }
+  }
+
+  func populatedCache(_ dir: TempDir, body: Data = Data(#"{"cached": true}"#.utf8)) async throws
+    -> (URL, AssetDefinition)
+  {
+    let cache = dir.url.appendingPathComponent("cache")
+    let asset = AssetDefinition(
+      id: "flags", remote: URL(string: "fixed://x"),
+      bundled: .bytes(Data(#"{"bundled": true}"#.utf8)), format: .json)
+    let engine = try makeEngine([asset], cache: cache, fetchers: [FixedFetcher(body: body)])
+    await engine.start()
+    #expect(await engine.refresh("flags").isUpdated)
+    await engine.shutdown()
+    return (cache, asset)
+  }
+
+  @Test func offlineStartServesLastGoodCopy() async throws {
+    let dir = TempDir()
+    defer { dir.remove() }
+    let (cache, asset) = try await populatedCache(dir)
+    // A remote nobody listens on: start must not need it.
+    var offline = asset
+    offline.remote = URL(string: "http://127.0.0.1:9/flags.json")
+    let engine = try makeEngine([offline], cache: cache)
+    await engine.start()
+    #expect(try await engine.data("flags") == Data(#"{"cached": true}"#.utf8))
+    #expect(await engine.status("flags")?.source == .cached)
+    let outcome = await engine.refresh("flags")
+    #expect(outcome.failure?.kind == .network)
+    #expect(try await engine.data("flags") == Data(#"{"cached": true}"#.utf8))
+    await engine.shutdown()
+  }
+
+  @Test func offlineStartWithoutCacheServesBundled() async throws {
+    let dir = TempDir()
+    defer { dir.remove() }
+    let asset = AssetDefinition(
+      id: "flags", remote: URL(string: "http://127.0.0.1:9/flags.json"),
+      bundled: .bytes(Data("[1]".utf8)), format: .json)
+    let engine = try makeEngine([asset], cache: dir.url)
+    await engine.start()
+    #expect(try await engine.data("flags") == Data("[1]".utf8))
+    #expect(await engine.status("flags")?.state(at: Date()) == .bundled)
+    await engine.shutdown()
+  }
+
+  @Test func corruptEntryFallsBackToBundledWithReason() async throws {
+    let dir = TempDir()
+    defer { dir.remove() }
+    let (cache, asset) = try await populatedCache(dir)
+    try Data("{not json".utf8).write(to: cache.appendingPathComponent("entries/flags.json"))
+    let engine = try makeEngine([asset], cache: cache, fetchers: [])
+    await engine.start()
+    let status = try #require(await engine.status("flags"))
+    #expect(status.source == .bundled)
+    #expect(status.lastError?.kind == "corrupt")
+    #expect(try await engine.data("flags") == Data(#"{"bundled": true}"#.utf8))
+    await engine.shutdown()
+  }
+
+  @Test func truncatedBlobFallsBackToBundled() async throws {
+    let dir = TempDir()
+    defer { dir.remove() }
+    let (cache, asset) = try await populatedCache(dir)
+    let blobs = try FileManager.default.contentsOfDirectory(
+      atPath: cache.appendingPathComponent("objects").path)
+    let blob = cache.appendingPathComponent("objects/\(try #require(blobs.first))")
+    try Data(#"{"cach"#.utf8).write(to: blob)
+    let engine = try makeEngine([asset], cache: cache, fetchers: [])
+    await engine.start()
+    let status = try #require(await engine.status("flags"))
+    #expect(status.source == .bundled)
+    #expect(status.lastError?.message.contains("bytes") == true)
+    await engine.shutdown()
+  }
+
+  @Test func blobWithWrongHashFallsBackToBundled() async throws {
+    let dir = TempDir()
+    defer { dir.remove() }
+    let (cache, asset) = try await populatedCache(dir)
+    let blobs = try FileManager.default.contentsOfDirectory(
+      atPath: cache.appendingPathComponent("objects").path)
+    // Same size, different bytes.
+    try Data(#"{"cached": nope}"#.utf8).write(
+      to: cache.appendingPathComponent("objects/\(try #require(blobs.first))"))
+    let engine = try makeEngine([asset], cache: cache, fetchers: [])
+    await engine.start()
+    #expect(await engine.status("flags")?.source == .bundled)
+    #expect(await engine.status("flags")?.lastError?.message.contains("SHA-256") == true)
+    await engine.shutdown()
+  }
+
+  @Test func newAppVersionResetsToBundledEvenWhenEntryIsCorrupt() async throws {
+    let dir = TempDir()
+    defer { dir.remove() }
+    let (cache, asset) = try await populatedCache(dir)
+    let upgraded = try makeEngine([asset], cache: cache, appVersion: "2.0.0", fetchers: [])
+    await upgraded.start()
+    #expect(await upgraded.status("flags")?.source == .bundled)
+    #expect(await upgraded.status("flags")?.state(at: Date()) == .bundled)
+    await upgraded.shutdown()
+
+    let (cache2, _) = try await populatedCache(dir)
+    try Data("garbage".utf8).write(to: cache2.appendingPathComponent("entries/flags.json"))
+    let again = try makeEngine([asset], cache: cache2, appVersion: "3.0.0", fetchers: [])
+    await again.start()
+    #expect(try await again.data("flags") == Data(#"{"bundled": true}"#.utf8))
+    await again.shutdown()
+  }
+
+  @Test func sweepRemovesStalePartialsAndUnreferencedBlobs() async throws {
+    let dir = TempDir()
+    defer { dir.remove() }
+    let (cache, asset) = try await populatedCache(dir)
+    let stale = cache.appendingPathComponent("tmp/flags.123.part")
+    let orphan = cache.appendingPathComponent("objects/" + String(repeating: "ab", count: 32))
+    try Data("x".utf8).write(to: stale)
+    try Data("y".utf8).write(to: orphan)
+    let engine = try makeEngine([asset], cache: cache, fetchers: [])
+    await engine.start()
+    #expect(!FileManager.default.fileExists(atPath: stale.path))
+    #expect(!FileManager.default.fileExists(atPath: orphan.path))
+    #expect(await engine.status("flags")?.source == .cached)
+    await engine.shutdown()
+  }
+
+  @Test func idsCannotEscapeTheCache() throws {
+    let dir = TempDir()
+    defer { dir.remove() }
+    let store = try CacheStore(root: dir.url)
+    for bad in ["../x", "a/b", ".hidden", "..", "", "A"] {
+      #expect(throws: StorageError.self) { _ = try store.entryURL(bad) }
+    }
+    #expect(try store.entryURL("ok-id.1").lastPathComponent == "ok-id.1.json")
+  }
+}

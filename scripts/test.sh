@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Runs the whole test suite: installs the system tools the tests use when they are missing
+# (nginx, tmux, curl, the ncurses headers), builds, then runs `swift test`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+missing=()
+command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx-light)
+command -v tmux >/dev/null 2>&1 || missing+=(tmux)
+command -v curl >/dev/null 2>&1 || missing+=(curl)
+[ -e /usr/include/ncursesw/curses.h ] || missing+=(libncurses-dev)
+if [ ${#missing[@]} -gt 0 ]; then
+    if [ "$(id -u)" = 0 ]; then
+        echo "Installing: ${missing[*]}"
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -qq
+        apt-get install -y -qq "${missing[@]}" >/dev/null
+    elif command -v sudo >/dev/null 2>&1; then
+        echo "Installing with sudo: ${missing[*]}"
+        sudo apt-get update -qq
+        sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+    else
+        echo "The tests need: ${missing[*]}. Install them with: apt-get install -y ${missing[*]}" >&2
+        exit 1
+    fi
+fi
+
+# The end-to-end tests run the built binary, so build it first.
+swift build
+swift test "$@"
