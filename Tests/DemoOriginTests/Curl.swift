@@ -54,6 +54,18 @@ enum Curl {
 
   /// Runs `curl` with `arguments`; returns its exit code, stdout and stderr.
   static func run(_ arguments: [String]) async throws -> (Int32, String, String) {
+    try await run(executable: "/usr/bin/curl", arguments)
+  }
+
+  /// The lowercase hex SHA-256 of the file at `path`, from the system's `sha256sum`.
+  static func sha256(ofFile path: String) async throws -> String {
+    let (_, out, _) = try await run(executable: "/usr/bin/sha256sum", [path])
+    return String(out.prefix(64))
+  }
+
+  /// Runs `executable` with `arguments`; returns its exit code, stdout and stderr.
+  static func run(executable: String, _ arguments: [String]) async throws -> (Int32, String, String)
+  {
     let folder = try temporaryFolder()
     defer { try? FileManager.default.removeItem(at: folder) }
     // Files, not pipes: a child writing more than a pipe holds would block before exiting.
@@ -62,7 +74,7 @@ enum Curl {
     _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
     _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+    process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
     process.standardOutput = try FileHandle(forWritingTo: outURL)
     process.standardError = try FileHandle(forWritingTo: errURL)
