@@ -1,0 +1,102 @@
+import Foundation
+
+/// What one `curl` run saw: its exit code, the last response's status and headers, and the body.
+struct CurlResult {
+  var exitCode: Int32
+  var status: Int?
+  /// The raw header block of every response, as bytes (so escape bytes survive).
+  var rawHeaders: Data
+  var body: Data
+  var stdout: String
+  var stderr: String
+
+  /// The values of header `name` (case-insensitive) in the last response.
+  func headers(_ name: String) -> [String] {
+    headerLines.compactMap { line in
+      guard let colon = line.firstIndex(of: ":") else { return nil }
+      guard line[..<colon].lowercased() == name.lowercased() else { return nil }
+      return line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+    }
+  }
+
+  /// The first value of header `name`.
+  func header(_ name: String) -> String? { headers(name).first }
+
+  private var headerLines: [String] {
+    let text = String(decoding: rawHeaders, as: UTF8.self)
+    let blocks = text.components(separatedBy: "\r\n\r\n").filter { !$0.isEmpty }
+    return (blocks.last ?? "").components(separatedBy: "\r\n")
+  }
+}
+
+/// Runs the system `curl` against the origin, as an independent HTTP client nobody here wrote.
+enum Curl {
+  /// Fetches `url` with extra `curl` arguments; never follows redirects, never uses a proxy.
+  static func fetch(_ url: String, _ arguments: [String] = []) async throws -> CurlResult {
+    let folder = try temporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let headerFile = folder.appendingPathComponent("headers")
+    let bodyFile = folder.appendingPathComponent("body")
+    _ = FileManager.default.createFile(atPath: headerFile.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: bodyFile.path, contents: nil)
+    let base = [
+      "-sS", "--noproxy", "*", "--max-time", "60", "-D", headerFile.path, "-o", bodyFile.path,
+    ]
+    let (code, out, err) = try await run(base + arguments + [url])
+    let rawHeaders = try Data(contentsOf: headerFile)
+    let statusLine = String(decoding: rawHeaders, as: UTF8.self)
+      .components(separatedBy: "\r\n").last { $0.hasPrefix("HTTP/") }
+    let status = statusLine.flatMap { Int($0.split(separator: " ").dropFirst().first ?? "") }
+    return CurlResult(
+      exitCode: code, status: status, rawHeaders: rawHeaders, body: try Data(contentsOf: bodyFile),
+      stdout: out, stderr: err)
+  }
+
+  /// Runs `curl` with `arguments`; returns its exit code, stdout and stderr.
+  static func run(_ arguments: [String]) async throws -> (Int32, String, String) {
+    try await run(executable: "/usr/bin/curl", arguments)
+  }
+
+  /// The lowercase hex SHA-256 of the file at `path`, from the system's `sha256sum`.
+  static func sha256(ofFile path: String) async throws -> String {
+    let (_, out, _) = try await run(executable: "/usr/bin/sha256sum", [path])
+    return String(out.prefix(64))
+  }
+
+  /// Runs `executable` with `arguments`; returns its exit code, stdout and stderr.
+  static func run(executable: String, _ arguments: [String]) async throws -> (Int32, String, String)
+  {
+    let folder = try temporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    // Files, not pipes: a child writing more than a pipe holds would block before exiting.
+    let outURL = folder.appendingPathComponent("stdout")
+    let errURL = folder.appendingPathComponent("stderr")
+    _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    process.standardOutput = try FileHandle(forWritingTo: outURL)
+    process.standardError = try FileHandle(forWritingTo: errURL)
+    let code: Int32 = try await withCheckedThrowingContinuation { continuation in
+      process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+      do {
+        try process.run()
+      } catch {
+        process.terminationHandler = nil
+        continuation.resume(throwing: error)
+      }
+    }
+    let stdout = String(decoding: try Data(contentsOf: outURL), as: UTF8.self)
+    let stderr = String(decoding: try Data(contentsOf: errURL), as: UTF8.self)
+    return (code, stdout, stderr)
+  }
+
+  /// A new empty folder under the system's temporary directory.
+  static func temporaryFolder() throws -> URL {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "demo-origin-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    return folder
+  }
+}

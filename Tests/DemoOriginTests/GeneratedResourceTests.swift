@@ -1,0 +1,70 @@
+import DemoOrigin
+import Foundation
+import Testing
+
+@Suite("Generated resources: large, streamed, rate-limited", .serialized)
+struct GeneratedResourceTests {
+  @Test func generatedBytesAreDeterministicAndRandomAccess() {
+    let content = GeneratedBytes(length: 1000, seed: 7)
+    let whole = content.bytes(in: 0..<1000)
+    #expect(whole == GeneratedBytes(length: 1000, seed: 7).bytes(in: 0..<1000))
+    #expect(content.bytes(in: 13..<501) == Array(whole[13..<501]))
+    #expect(whole != GeneratedBytes(length: 1000, seed: 8).bytes(in: 0..<1000))
+    #expect(Set(whole).count > 200)  // not a constant fill
+  }
+
+  @Test func streams20MiBWithBoundedMemory() async throws {
+    try await withOrigin { origin in
+      let content = GeneratedBytes(length: 20 << 20, seed: 42)
+      await origin.setGeneratedResource("/big.bin", content: content)
+      let folder = try Curl.temporaryFolder()
+      defer { try? FileManager.default.removeItem(at: folder) }
+      let file = folder.appendingPathComponent("big.bin").path
+      try ProcessMemory.resetPeak()
+      let before = try ProcessMemory.peakResidentBytes()
+      let (code, out, _) = try await Curl.run([
+        "-sS", "--noproxy", "*", "-o", file, "-w", "%{http_code} %{size_download}",
+        origin.baseURL + "/big.bin",
+      ])
+      let growth = try ProcessMemory.peakResidentBytes() - before
+      #expect(code == 0)
+      #expect(out == "200 \(20 << 20)")
+      // Held in memory, 20 MiB would raise the peak by at least that much.
+      #expect(growth < 8 << 20, "peak RSS grew by \(growth) bytes while streaming")
+      let served = try Data(contentsOf: URL(fileURLWithPath: file))
+      #expect(served.count == 20 << 20)
+      #expect(served.prefix(4096) == Data(content.bytes(in: 0..<4096)))
+      #expect(served.suffix(4096) == Data(content.bytes(in: (20 << 20) - 4096..<(20 << 20))))
+    }
+  }
+
+  @Test func rateLimitedBodyArrivesInSeveralReads() async throws {
+    try await withOrigin { origin in
+      let content = GeneratedBytes(length: 100 * 1024, seed: 1)
+      await origin.setGeneratedResource("/slow.bin", content: content, bytesPerSecond: 400 * 1024)
+      let folder = try Curl.temporaryFolder()
+      defer { try? FileManager.default.removeItem(at: folder) }
+      let trace = folder.appendingPathComponent("trace").path
+      let (code, _, _) = try await Curl.run([
+        "-sS", "--noproxy", "*", "-o", "/dev/null", "--trace-ascii", trace,
+        origin.baseURL + "/slow.bin",
+      ])
+      #expect(code == 0)
+      let reads = try String(contentsOfFile: trace, encoding: .utf8)
+        .components(separatedBy: "\n").filter { $0.hasPrefix("<= Recv data") }.count
+      #expect(reads >= 5, "only \(reads) reads")
+    }
+  }
+
+  @Test func generatedResourceServesRanges() async throws {
+    try await withOrigin { origin in
+      let content = GeneratedBytes(length: 1 << 20, seed: 3)
+      await origin.setGeneratedResource("/g.bin", content: content)
+      let result = try await Curl.fetch(
+        origin.baseURL + "/g.bin", ["-H", "Range: bytes=1000-1999"])
+      #expect(result.status == 206)
+      #expect(result.body == Data(content.bytes(in: 1000..<2000)))
+      #expect(result.header("Content-Range") == "bytes 1000-1999/1048576")
+    }
+  }
+}
