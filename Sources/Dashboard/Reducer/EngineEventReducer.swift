@@ -1,0 +1,74 @@
+import AssetModel
+import Foundation
+
+/// Applies engine events to the dashboard state, or queues them while a confirm dialog is open.
+enum EngineEventReducer {
+  /// Records `event` in the stream health and applies it, unless the table is frozen.
+  static func receive(_ event: EngineEvent, into state: inout DashboardState, now: Date) {
+    state.health.record(at: now)
+    guard state.isFrozen else {
+      apply(event, to: &state, now: now)
+      return
+    }
+    // A snapshot supersedes everything queued before it; this also bounds the queue.
+    if case .snapshot = event { state.pendingEvents.removeAll() }
+    state.pendingEvents.append(event)
+  }
+
+  /// Applies the events queued while the table was frozen, in order.
+  static func flushPending(_ state: inout DashboardState, now: Date) {
+    let pending = state.pendingEvents
+    state.pendingEvents.removeAll()
+    for event in pending { apply(event, to: &state, now: now) }
+  }
+
+  /// Applies one event to the table, the header facts or the log.
+  static func apply(_ event: EngineEvent, to state: inout DashboardState, now: Date) {
+    switch event {
+    case .snapshot(let snapshot): replace(with: snapshot, in: &state, now: now)
+    case .assetChanged(let status): upsert(status, in: &state, now: now)
+    case .progress(let id, let progress): updateProgress(id, progress, in: &state)
+    case .engineChanged(let info): state.info = info
+    case .log(let entry): state.log.append(entry)
+    }
+  }
+
+  /// Replaces every asset; rows that differ from the previous snapshot are highlighted (none on
+  /// the first one, where everything would be "new").
+  private static func replace(
+    with snapshot: EngineSnapshot, in state: inout DashboardState, now: Date
+  ) {
+    let isFirst = state.info == nil
+    let previous = Dictionary(state.assets.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+    state.info = snapshot.info
+    state.assets = snapshot.assets
+    let ids = Set(snapshot.assets.map(\.id))
+    state.changedAt = state.changedAt.filter { ids.contains($0.key) }
+    guard !isFirst else { return }
+    for asset in snapshot.assets where previous[asset.id] != asset {
+      state.changedAt[asset.id] = now
+    }
+  }
+
+  private static func upsert(_ status: AssetStatus, in state: inout DashboardState, now: Date) {
+    if let index = state.assets.firstIndex(where: { $0.id == status.id }) {
+      guard state.assets[index] != status else { return }
+      state.assets[index] = status
+    } else {
+      state.assets.append(status)
+    }
+    state.changedAt[status.id] = now
+  }
+
+  /// Progress only moves a transfer the table already shows as in flight; a late progress event
+  /// after completion must not resurrect the download.
+  private static func updateProgress(
+    _ id: String, _ progress: TransferProgress, in state: inout DashboardState
+  ) {
+    guard let index = state.assets.firstIndex(where: { $0.id == id }) else { return }
+    switch state.assets[index].activity {
+    case .downloading, .checking: state.assets[index].activity = .downloading(progress)
+    case .idle, .validating: return
+    }
+  }
+}

@@ -1,0 +1,33 @@
+import AssetModel
+import Foundation
+
+/// Keys while the filter line is being typed.
+enum FilterKeys {
+  /// The longest filter kept; a held key cannot grow it without bound.
+  static let maximumLength = 64
+
+  /// Edits the filter with `key`: printable characters append, Backspace deletes, Enter keeps
+  /// the filter, Esc clears it; the arrows still move the selection.
+  static func press(_ key: Key, _ state: inout DashboardState, now: Date) -> [DashboardEffect] {
+    switch key {
+    case .character(let c) where isPrintable(c):
+      if state.filter.text.count < maximumLength { state.filter.text.append(c) }
+    case .backspace:
+      if !state.filter.text.isEmpty { state.filter.text.removeLast() }
+    case .enter:
+      state.filter.isEditing = false
+    case .escape:
+      state.filter = FilterState()
+    case .up: SelectionKeeper.move(by: -1, &state, now: now)
+    case .down: SelectionKeeper.move(by: 1, &state, now: now)
+    default: break
+    }
+    return []
+  }
+
+  private static func isPrintable(_ c: Character) -> Bool {
+    c.unicodeScalars.allSatisfy {
+      $0.value >= 0x20 && $0.value != 0x7F && !(0x80...0x9F).contains($0.value)
+    }
+  }
+}

@@ -1,0 +1,93 @@
+import AssetModel
+import Foundation
+
+/// What each key does (DESIGN §6). Keys go to the open overlay first, then to the filter line
+/// while it is being typed, then to the table.
+enum KeyReducer {
+  /// Applies `key` to `state` at `now` and returns the effects it asks for.
+  static func press(_ key: Key, on state: inout DashboardState, now: Date) -> [DashboardEffect] {
+    if case .resize(let width, let height) = key {
+      state.terminalSize = TerminalSize(width: width, height: height)
+      return []
+    }
+    if key == .interrupt { return [.quit] }
+    switch state.overlay {
+    case .confirm(let dialog): return ConfirmKeys.press(key, dialog, &state, now: now)
+    case .help:
+      state.overlay = nil  // any key closes the help, as in htop
+      return []
+    case nil: break
+    }
+    if state.filter.isEditing { return FilterKeys.press(key, &state, now: now) }
+    return tableKey(key, &state, now: now)
+  }
+
+  private static func tableKey(_ key: Key, _ state: inout DashboardState, now: Date)
+    -> [DashboardEffect]
+  {
+    switch key {
+    case .up, .character("k"): SelectionKeeper.move(by: -1, &state, now: now)
+    case .down, .character("j"): SelectionKeeper.move(by: 1, &state, now: now)
+    case .pageUp:
+      SelectionKeeper.move(by: -SelectionKeeper.pageSize(state, now: now), &state, now: now)
+    case .pageDown:
+      SelectionKeeper.move(by: SelectionKeeper.pageSize(state, now: now), &state, now: now)
+    case .home, .character("g"): SelectionKeeper.moveToTop(&state, now: now)
+    case .end, .character("G"): SelectionKeeper.moveToBottom(&state, now: now)
+    case .enter: state.showsDetail.toggle()
+    case .escape: closeTopmost(&state)
+    case .character(let c): return character(c, &state, now: now)
+    default: break
+    }
+    return []
+  }
+
+  private static func character(_ c: Character, _ state: inout DashboardState, now: Date)
+    -> [DashboardEffect]
+  {
+    switch c {
+    case "q": return [.quit]
+    case "r": return state.selectedAsset(at: now).map { [.command(.refresh(id: $0.id))] } ?? []
+    case "R": return [.command(.refreshAll)]
+    case "p":
+      return [
+        .command(state.info?.autoRefreshPaused == true ? .resumeAutoRefresh : .pauseAutoRefresh)
+      ]
+    case "b": openConfirm(.resetToBundled, &state, now: now)
+    case "d": openConfirm(.dropCache, &state, now: now)
+    case "u": openConfirm(.rollback, &state, now: now)
+    case "/": state.filter.isEditing = true
+    case "s": state.sort.column = state.sort.column.next
+    case "S": state.sort.reversed.toggle()
+    case "l": state.showsEvents.toggle()
+    case "?": state.overlay = .help
+    default: break
+    }
+    return []
+  }
+
+  /// Esc outside any overlay closes the detail pane, else clears a kept filter.
+  private static func closeTopmost(_ state: inout DashboardState) {
+    if state.showsDetail {
+      state.showsDetail = false
+    } else if !state.filter.text.isEmpty {
+      state.filter = FilterState()
+    }
+  }
+
+  /// Opens the confirm dialog for `action` on the selected asset; read-only runs ignore it, and
+  /// a rollback with no previous generation only posts a notice.
+  private static func openConfirm(
+    _ action: ConfirmDialog.Action, _ state: inout DashboardState, now: Date
+  ) {
+    guard !state.options.readonly, let asset = state.selectedAsset(at: now) else { return }
+    if action == .rollback, !asset.canRollback {
+      state.notice = Notice(
+        text: "\(asset.id) has no previous generation to roll back to", postedAt: now)
+      return
+    }
+    let impact = ImpactText.describe(action, asset)
+    state.overlay = .confirm(
+      ConfirmDialog(action: action, targetID: asset.id, impact: impact, openedAt: now))
+  }
+}

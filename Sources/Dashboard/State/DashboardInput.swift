@@ -1,0 +1,19 @@
+import AssetModel
+
+/// Everything that can change the dashboard: an engine event, a key, or the passing of time.
+public enum DashboardInput: Sendable {
+  /// Something the engine published.
+  case engine(EngineEvent)
+  /// A key the user pressed (or a resize the terminal reported).
+  case key(Key)
+  /// Time passed with nothing else happening (expires highlights and notices).
+  case tick
+}
+
+/// What the dashboard asks its host to do after an input.
+public enum DashboardEffect: Sendable, Equatable {
+  /// Send this command to the engine.
+  case command(AssetCommand)
+  /// Restore the terminal and exit.
+  case quit
+}

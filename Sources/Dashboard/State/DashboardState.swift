@@ -1,0 +1,105 @@
+import AssetModel
+import Foundation
+
+/// Everything the dashboard shows, changed only by ``DashboardReducer`` and drawn by
+/// ``DashboardRenderer``.
+///
+/// The selection is an asset id, not a row number, so live re-sorting never moves the cursor to
+/// another asset.
+public struct DashboardState: Sendable, Equatable {
+  /// How long a changed row stays highlighted, in seconds.
+  public static let highlightDuration: TimeInterval = 3
+
+  /// Fixed options for this run.
+  public let options: DashboardOptions
+  /// Engine-wide facts, once the first snapshot arrived.
+  public internal(set) var info: EngineInfo?
+  /// Every asset, in the engine's order.
+  public internal(set) var assets: [AssetStatus] = []
+  /// The selected asset.
+  public internal(set) var selectedID: String?
+  /// The row the selection was last seen on, so a vanished selection moves to the nearest row.
+  public internal(set) var selectedRowHint = 0
+  /// The first table row shown.
+  public internal(set) var scrollOffset = 0
+  /// The filter line.
+  public internal(set) var filter = FilterState()
+  /// The table order.
+  public internal(set) var sort = TableSort()
+  /// The modal layer on top, if any.
+  public internal(set) var overlay: Overlay?
+  /// Whether the detail pane for the selected asset is shown.
+  public internal(set) var showsDetail = false
+  /// Whether the event pane is shown.
+  public internal(set) var showsEvents = true
+  /// The engine's recent log lines.
+  public internal(set) var log = EventLog()
+  /// When each asset last changed, for the row highlight; expired entries are pruned on ticks.
+  public internal(set) var changedAt: [String: Date] = [:]
+  /// Events per second and the last arrival.
+  public internal(set) var health = StreamHealth()
+  /// Engine events that arrived while a confirm dialog froze the table, oldest first.
+  public internal(set) var pendingEvents: [EngineEvent] = []
+  /// The terminal size last reported by a resize key, if any.
+  public internal(set) var terminalSize: TerminalSize?
+  /// A short message for the footer.
+  public internal(set) var notice: Notice?
+
+  /// Creates an empty state waiting for the engine's first snapshot.
+  public init(options: DashboardOptions) {
+    self.options = options
+  }
+
+  /// The asset with `id`, if known.
+  public func asset(_ id: String) -> AssetStatus? {
+    assets.first { $0.id == id }
+  }
+
+  /// The table rows at `now`: the assets that pass the filter, in the current order.
+  public func rows(at now: Date) -> [AssetStatus] {
+    sort.apply(assets.filter { filter.matches($0, now: now) }, now: now)
+  }
+
+  /// The index of the selected row in `rows`: the selected asset's row, or the nearest row when
+  /// it is gone; `nil` when there are no rows.
+  public func selectedIndex(in rows: [AssetStatus]) -> Int? {
+    guard !rows.isEmpty else { return nil }
+    if let selectedID, let index = rows.firstIndex(where: { $0.id == selectedID }) {
+      return index
+    }
+    return min(max(0, selectedRowHint), rows.count - 1)
+  }
+
+  /// The selected asset, if any row is shown.
+  public func selectedAsset(at now: Date) -> AssetStatus? {
+    let rows = rows(at: now)
+    return selectedIndex(in: rows).map { rows[$0] }
+  }
+
+  /// Whether the asset `id` changed recently enough to be highlighted at `now`.
+  public func isRecentlyChanged(_ id: String, at now: Date) -> Bool {
+    guard let at = changedAt[id] else { return false }
+    let age = now.timeIntervalSince(at)
+    return age >= 0 && age < Self.highlightDuration
+  }
+
+  /// Whether a confirm dialog is open (engine events are queued, keys answer it).
+  public var isFrozen: Bool {
+    if case .confirm = overlay { return true }
+    return false
+  }
+}
+
+/// A terminal size in cells.
+public struct TerminalSize: Sendable, Equatable {
+  /// Columns.
+  public var width: Int
+  /// Rows.
+  public var height: Int
+
+  /// Creates a size.
+  public init(width: Int, height: Int) {
+    self.width = width
+    self.height = height
+  }
+}

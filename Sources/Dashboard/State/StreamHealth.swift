@@ -1,0 +1,38 @@
+import Foundation
+
+/// How lively the engine's event stream is: events per second recently and the last arrival.
+public struct StreamHealth: Sendable, Equatable {
+  /// The window the rate is averaged over, in seconds.
+  public static let window: TimeInterval = 5
+  /// Arrival times within the last window (a bounded list; old ones are pruned on each arrival).
+  public private(set) var arrivals: [Date] = []
+  /// When the last event arrived, if any did.
+  public private(set) var lastEventAt: Date?
+
+  /// Creates a health record with no events seen.
+  public init() {}
+
+  /// Records an event arriving at `now`.
+  public mutating func record(at now: Date) {
+    arrivals.append(now)
+    lastEventAt = now
+    prune(now: now)
+  }
+
+  /// Forgets arrivals that fell out of the window before `now`.
+  public mutating func prune(now: Date) {
+    let cutoff = now.addingTimeInterval(-Self.window)
+    if let keep = arrivals.firstIndex(where: { $0 > cutoff }) {
+      arrivals.removeFirst(keep)
+    } else {
+      arrivals.removeAll()
+    }
+  }
+
+  /// Events per second over the window ending at `now`.
+  public func eventsPerSecond(at now: Date) -> Double {
+    let cutoff = now.addingTimeInterval(-Self.window)
+    let recent = arrivals.filter { $0 > cutoff && $0 <= now }.count
+    return Double(recent) / Self.window
+  }
+}

@@ -1,0 +1,84 @@
+import AssetModel
+import Foundation
+
+/// Human-readable sizes, durations and clock times, all pure functions of their inputs.
+enum Formatting {
+  /// A byte count in binary units: `512 B`, `2.1 KiB`, `14 KiB`, `50 MiB`.
+  static func size(_ bytes: Int64) -> String {
+    let units = ["B", "KiB", "MiB", "GiB", "TiB"]
+    var value = Double(bytes)
+    var unit = 0
+    while value >= 1024, unit < units.count - 1 {
+      value /= 1024
+      unit += 1
+    }
+    if unit == 0 { return "\(bytes) B" }
+    // One decimal below 10 units, where it carries information; whole numbers above.
+    if value < 9.95 { return String(format: "%.1f", value) + " " + units[unit] }
+    return "\(Int(value.rounded())) \(units[unit])"
+  }
+
+  /// A transfer rate such as `12 MiB/s`.
+  static func rate(_ bytesPerSecond: Double) -> String {
+    size(Int64(bytesPerSecond.rounded())) + "/s"
+  }
+
+  /// A short duration: `47s`, `3m`, `2h`, `4d`.
+  static func duration(_ seconds: TimeInterval) -> String {
+    let s = max(0, Int(seconds.rounded(.up)))
+    if s < 60 { return "\(s)s" }
+    if s < 3600 { return "\(s / 60)m" }
+    if s < 86400 { return "\(s / 3600)h" }
+    return "\(s / 86400)d"
+  }
+
+  /// How long ago `date` was: `12s ago`, `1m ago`; `-` when unknown.
+  static func ago(_ date: Date?, now: Date) -> String {
+    guard let date else { return "-" }
+    let age = now.timeIntervalSince(date)
+    return agoWords(Int(max(0, age).rounded(.down)))
+  }
+
+  private static func agoWords(_ s: Int) -> String {
+    if s < 60 { return "\(s)s ago" }
+    if s < 3600 { return "\(s / 60)m ago" }
+    if s < 86400 { return "\(s / 3600)h ago" }
+    return "\(s / 86400)d ago"
+  }
+
+  /// How long until `date`: `18s`, `now` once due; `-` when unknown.
+  static func until(_ date: Date?, now: Date) -> String {
+    guard let date else { return "-" }
+    let left = date.timeIntervalSince(now)
+    return left <= 0 ? "now" : duration(left)
+  }
+
+  /// The wall-clock time `HH:MM:SS` of `date` in `timeZone`.
+  static func clock(_ date: Date, timeZone: TimeZone) -> String {
+    var calendar = Calendar(identifier: .gregorian)
+    calendar.timeZone = timeZone
+    let c = calendar.dateComponents([.hour, .minute, .second], from: date)
+    return String(format: "%02d:%02d:%02d", c.hour ?? 0, c.minute ?? 0, c.second ?? 0)
+  }
+
+  /// A date with its day, for the detail pane: `2026-11-21 20:41:07`.
+  static func timestamp(_ date: Date, timeZone: TimeZone) -> String {
+    var calendar = Calendar(identifier: .gregorian)
+    calendar.timeZone = timeZone
+    let c = calendar.dateComponents([.year, .month, .day], from: date)
+    let day = String(format: "%04d-%02d-%02d", c.year ?? 0, c.month ?? 0, c.day ?? 0)
+    return day + " " + clock(date, timeZone: timeZone)
+  }
+
+  /// A refresh interval for the header: `auto 30s`, `auto live`.
+  static func interval(_ seconds: TimeInterval?) -> String {
+    guard let seconds else { return "auto" }
+    return seconds <= 0 ? "auto live" : "auto " + duration(seconds)
+  }
+
+  /// Text that came from outside made safe for a cell (``TerminalText/sanitize(_:maxLength:)``).
+  static func safe(_ text: String?) -> String {
+    guard let text else { return "-" }
+    return TerminalText.sanitize(text, maxLength: 256)
+  }
+}

@@ -1,0 +1,23 @@
+/// A bordered, cleared box with a title in its top edge, for overlays.
+struct BoxFrame {
+  let context: RenderContext
+
+  /// Clears `area`, draws its border in `style` and `title` in the top edge.
+  func render(_ title: String, in area: Rect, style: CellStyle, into buffer: inout ScreenBuffer) {
+    guard area.width >= 2, area.height >= 2 else { return }
+    let g = context.glyphs
+    buffer.fill(area)
+    let inner = String(repeating: g.horizontal, count: area.width - 2)
+    buffer.write(
+      String(g.corners.0) + inner + String(g.corners.1), x: area.x, y: area.y, style: style)
+    buffer.write(
+      String(g.corners.2) + inner + String(g.corners.3), x: area.x, y: area.maxY - 1, style: style)
+    for y in (area.y + 1)..<(area.maxY - 1) {
+      buffer.write(String(g.vertical), x: area.x, y: y, style: style)
+      buffer.write(String(g.vertical), x: area.x + area.width - 1, y: y, style: style)
+    }
+    let label = context.cut(" \(title) ", area.width - 4)
+    buffer.write(
+      label, x: area.x + 2, y: area.y, style: CellStyle(foreground: style.foreground, bold: true))
+  }
+}

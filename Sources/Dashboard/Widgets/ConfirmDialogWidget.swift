@@ -1,0 +1,30 @@
+/// The confirm dialog: what will happen, and that only `y` does it.
+struct ConfirmDialogWidget {
+  let context: RenderContext
+  let dialog: ConfirmDialog
+
+  func render(in area: Rect, into buffer: inout ScreenBuffer) {
+    let width = min(area.width - 2, 64)
+    let lines = TextFit.wrap(dialog.impact, to: width - 4)
+    let box = area.centered(width: width, height: lines.count + 5)
+    BoxFrame(context: context).render(
+      dialog.action.title, in: box, style: context.theme.dialog, into: &buffer)
+    let inner = box.inset(1)
+    for (line, text) in lines.prefix(max(0, inner.height - 3)).enumerated() {
+      buffer.write(text, x: inner.x + 1, y: inner.y + 1 + line, maxWidth: inner.width - 2)
+    }
+    answerLine(in: inner, &buffer)
+  }
+
+  /// `y yes   any other key: no (default)`, on the box's last inner line.
+  private func answerLine(in inner: Rect, _ buffer: inout ScreenBuffer) {
+    var line = SegmentLine()
+    line.add("y", context.theme.key, spacing: 0)
+    line.add("yes", spacing: 1)
+    line.add("any other key", context.theme.key, spacing: 4)
+    line.add("no", spacing: 1)
+    let width = SegmentLine.width(of: line.segments)
+    let x = inner.x + max(1, (inner.width - width) / 2)
+    line.draw(into: &buffer, x: x, y: inner.maxY - 1, width: inner.x + inner.width - x)
+  }
+}

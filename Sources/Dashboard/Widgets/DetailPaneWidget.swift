@@ -1,0 +1,104 @@
+import AssetModel
+import Foundation
+
+/// Everything about the selected asset: where it comes from and lives, its validators and hash,
+/// its times, the last error and the last refreshes.
+struct DetailPaneWidget {
+  let context: RenderContext
+
+  /// Columns for the labels on the left.
+  static let labelWidth = 12
+
+  func render(in area: Rect, into buffer: inout ScreenBuffer) {
+    guard !area.isEmpty else { return }
+    guard let index = context.selectedIndex else {
+      buffer.write(
+        context.rule("details", width: area.width), x: area.x, y: area.y, style: context.theme.title
+      )
+      return
+    }
+    let asset = context.rows[index]
+    buffer.write(
+      context.rule(asset.id, width: area.width), x: area.x, y: area.y, style: context.theme.title)
+    for (line, item) in lines(asset).prefix(max(0, area.height - 1)).enumerated() {
+      let y = area.y + 1 + line
+      let label = context.pad(item.label, Self.labelWidth)
+      buffer.write(label, x: area.x + 1, y: y, style: context.theme.muted)
+      let x = area.x + 2 + Self.labelWidth
+      let room = area.x + area.width - x
+      buffer.write(context.cut(item.value, room), x: x, y: y, maxWidth: room, style: item.style)
+    }
+  }
+
+  private typealias Line = (label: String, value: String, style: CellStyle)
+
+  private func lines(_ asset: AssetStatus) -> [Line] {
+    var out: [Line] = [
+      (
+        "State", TableCellText(context: context).stateWord(asset),
+        context.theme.state(asset.state(at: context.now))
+      ),
+      ("URL", Formatting.safe(asset.remote), .plain),
+      ("Cache path", Formatting.safe(asset.path), .plain),
+      ("Entry", Formatting.safe(asset.entryPath), .plain),
+      ("Serving", serving(asset), .plain),
+      ("ETag", Formatting.safe(asset.etag), .plain),
+      ("Modified", Formatting.safe(asset.lastModified), .plain),
+      ("SHA-256", Formatting.safe(asset.sha256), .plain),
+      ("Size", asset.size.map { "\(Formatting.size($0)) (\($0) bytes)" } ?? "-", .plain),
+      ("Fetched", time(asset.fetchedAt), .plain),
+      ("Checked", time(asset.checkedAt), .plain),
+      ("Next", nextAttempt(asset), .plain),
+    ]
+    if let error = asset.lastError {
+      out.append(("Last error", errorLine(error, asset), context.theme.error))
+    }
+    out.append(("History", asset.history.isEmpty ? "no refreshes yet" : "", .plain))
+    for record in asset.history.prefix(10) {
+      out.append(("", historyLine(record), historyStyle(record)))
+    }
+    return out
+  }
+
+  private func serving(_ asset: AssetStatus) -> String {
+    let version = Formatting.safe(asset.version)
+    let target = Formatting.safe(asset.targetVersion)
+    var text =
+      "\(asset.source.rawValue) copy, version \(version), target \(target), \(asset.format)"
+    if asset.essential { text += ", essential" }
+    if asset.isLive { text += ", live" }
+    return text
+  }
+
+  private func time(_ date: Date?) -> String {
+    guard let date else { return "-" }
+    let stamp = Formatting.timestamp(date, timeZone: context.state.options.timeZone)
+    return "\(stamp) (\(Formatting.ago(date, now: context.now)))"
+  }
+
+  private func nextAttempt(_ asset: AssetStatus) -> String {
+    if asset.isLive { return "live (watching the file)" }
+    guard let next = asset.nextAttemptAt else { return "-" }
+    let stamp = Formatting.timestamp(next, timeZone: context.state.options.timeZone)
+    return "\(stamp) (in \(Formatting.until(next, now: context.now)))"
+  }
+
+  private func errorLine(_ error: AssetErrorRecord, _ asset: AssetStatus) -> String {
+    let failures =
+      asset.consecutiveFailures == 1
+      ? "1 failure" : "\(asset.consecutiveFailures) failures in a row"
+    return "\(Formatting.safe(error.kind)): \(Formatting.safe(error.message)) "
+      + "(\(Formatting.ago(error.at, now: context.now)), \(failures))"
+  }
+
+  private func historyLine(_ record: RefreshRecord) -> String {
+    let time = Formatting.clock(record.at, timeZone: context.state.options.timeZone)
+    let outcome = TextFit.pad(
+      Formatting.safe(record.outcome), to: 11, ellipsis: context.glyphs.ellipsis)
+    return "\(time) \(outcome) \(record.detail.map(Formatting.safe) ?? "")"
+  }
+
+  private func historyStyle(_ record: RefreshRecord) -> CellStyle {
+    record.outcome == "failed" ? context.theme.error : .plain
+  }
+}

@@ -1,0 +1,84 @@
+import AssetModel
+import Foundation
+
+/// The top line: app name, config, versions, counts per state, refresh mode, stream health, clock.
+struct HeaderWidget {
+  let context: RenderContext
+
+  func render(in area: Rect, into buffer: inout ScreenBuffer) {
+    let clock = Formatting.clock(context.now, timeZone: context.state.options.timeZone)
+    let clockX = area.x + area.width - DisplayWidth.of(clock) - 1
+    buffer.write(clock, x: clockX, y: area.y, style: context.theme.strong)
+    left.draw(into: &buffer, x: area.x + 1, y: area.y, width: max(0, clockX - area.x - 3))
+  }
+
+  /// Everything left of the clock; the least useful pieces are dropped first on narrow terminals.
+  private var left: SegmentLine {
+    var line = SegmentLine()
+    let state = context.state
+    line.add("AssetWatch", context.theme.strong)
+    if let config = state.options.configPath ?? state.info?.configPath {
+      line.add(context.cut(Formatting.safe(config), 32), priority: 6)
+    }
+    if let info = state.info {
+      line.add("app " + Formatting.safe(info.appVersion), priority: 7)
+      if let manifest = info.manifestVersion {
+        line.add("manifest " + Formatting.safe(manifest), priority: 4)
+      }
+    }
+    addCounts(to: &line)
+    addRefreshMode(to: &line)
+    line.add(health, context.theme.muted, priority: 5)
+    return line
+  }
+
+  /// `12 fresh 2 stale 1 failed 1 ↓`: the count of each state present, moving ones as one arrow.
+  private func addCounts(to line: inout SegmentLine) {
+    var counts: [AssetState: Int] = [:]
+    for asset in context.state.assets { counts[asset.state(at: context.now), default: 0] += 1 }
+    let order: [AssetState] = [.fresh, .stale, .expired, .failed, .missing, .bundled, .paused]
+    var spacing = 3  // a wider gap sets the counts apart from the versions
+    for state in order {
+      guard let count = counts[state] else { continue }
+      let text = "\(count) \(state.rawValue.lowercased())"
+      line.add(
+        text, context.theme.state(state), priority: Self.countPriority(state), spacing: spacing)
+      spacing = 1
+    }
+    let moving = AssetState.allCases.filter(\.isMoving).reduce(0) { $0 + (counts[$1] ?? 0) }
+    if moving > 0 {
+      line.add(
+        "\(moving) \(context.glyphs.moving)", context.theme.state(.downloading), priority: 3,
+        spacing: spacing)
+    }
+  }
+
+  /// Trouble counts are the last to go; the quiet states go first.
+  private static func countPriority(_ state: AssetState) -> Int {
+    switch state {
+    case .failed, .missing, .expired: 1
+    case .fresh, .stale: 2
+    default: 3
+    }
+  }
+
+  private func addRefreshMode(to line: inout SegmentLine) {
+    guard let info = context.state.info else {
+      line.add("waiting for engine", context.theme.muted, priority: 1, spacing: 3)
+      return
+    }
+    if info.autoRefreshPaused {
+      line.add("PAUSED", context.theme.paused, priority: 1, spacing: 3)
+    } else {
+      line.add(Formatting.interval(info.refreshEvery), priority: 2, spacing: 3)
+    }
+  }
+
+  /// `3.2 ev/s 1s ago`: how lively the engine's event stream is.
+  private var health: String {
+    let health = context.state.health
+    guard let last = health.lastEventAt else { return "no events" }
+    let rate = String(format: "%.1f ev/s", health.eventsPerSecond(at: context.now))
+    return rate + " " + Formatting.ago(last, now: context.now)
+  }
+}

@@ -1,0 +1,41 @@
+import AssetModel
+import Foundation
+
+/// What every widget needs to draw one frame: the state, the time, the glyphs and the styles.
+struct RenderContext {
+  let state: DashboardState
+  let now: Date
+  let glyphs: Glyphs
+  let theme: Theme
+  /// The table rows (filtered and sorted) at `now`.
+  let rows: [AssetStatus]
+  /// The selected row's index in `rows`.
+  let selectedIndex: Int?
+
+  init(state: DashboardState, now: Date) {
+    self.state = state
+    self.now = now
+    glyphs = Glyphs.forOptions(state.options)
+    theme = Theme(options: state.options)
+    rows = state.rows(at: now)
+    selectedIndex = state.selectedIndex(in: rows)
+  }
+
+  /// `text` cut to `width` columns with this terminal's ellipsis.
+  func cut(_ text: String, _ width: Int) -> String {
+    TextFit.truncate(text, to: width, ellipsis: glyphs.ellipsis)
+  }
+
+  /// `text` cut and padded to exactly `width` columns.
+  func pad(_ text: String, _ width: Int) -> String {
+    TextFit.pad(text, to: width, ellipsis: glyphs.ellipsis)
+  }
+
+  /// A horizontal rule with an optional title: `── events ─────`.
+  func rule(_ title: String, width: Int) -> String {
+    let h = String(glyphs.horizontal)
+    let head = title.isEmpty ? "" : h + h + " " + title + " "
+    let rest = max(0, width - DisplayWidth.of(head))
+    return cut(head + String(repeating: h, count: rest), width)
+  }
+}

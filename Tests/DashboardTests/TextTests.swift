@@ -1,0 +1,112 @@
+import AssetModel
+import Foundation
+import Testing
+
+@testable import Dashboard
+
+/// Display width, cutting, formatting, and text from servers made harmless.
+@Suite struct TextTests {
+  @Test func displayWidthOfScripts() {
+    #expect(DisplayWidth.of("model") == 5)
+    #expect(DisplayWidth.of("設定") == 4)
+    #expect(DisplayWidth.of("한국") == 4)
+    #expect(DisplayWidth.of("ｆｕｌｌ") == 8)
+    #expect(DisplayWidth.of("e\u{301}") == 1)  // e + combining acute
+    #expect(DisplayWidth.of("a\u{200B}b") == 2)  // zero-width space
+    #expect(DisplayWidth.of("🚀") == 2)
+  }
+
+  @Test func truncateEndsWithAnEllipsisWithinTheWidth() {
+    #expect(TextFit.truncate("feature-flags", to: 8, ellipsis: "…") == "feature…")
+    #expect(TextFit.truncate("feature-flags", to: 8, ellipsis: "~") == "feature~")
+    #expect(TextFit.truncate("short", to: 8, ellipsis: "…") == "short")
+    // A wide character never straddles the limit.
+    #expect(TextFit.truncate("設定設定", to: 6, ellipsis: "…") == "設定…")
+    #expect(DisplayWidth.of(TextFit.truncate("設定設定", to: 4, ellipsis: "…")) <= 4)
+  }
+
+  @Test func padCountsColumnsNotCharacters() {
+    let padded = TextFit.pad("設定", to: 6, ellipsis: "…")
+    #expect(padded == "設定  ")
+    #expect(DisplayWidth.of(padded) == 6)
+    #expect(TextFit.padLeft("2 KiB", to: 7, ellipsis: "…") == "  2 KiB")
+  }
+
+  @Test func wrapBreaksAtSpaces() {
+    #expect(
+      TextFit.wrap("drop cached copy of model", to: 10) == ["drop", "cached", "copy of", "model"])
+  }
+
+  @Test func sizes() {
+    #expect(Formatting.size(512) == "512 B")
+    #expect(Formatting.size(2150) == "2.1 KiB")
+    #expect(Formatting.size(14 * 1024) == "14 KiB")
+    #expect(Formatting.size(50 * 1024 * 1024) == "50 MiB")
+    #expect(Formatting.size(3 * 1024 * 1024 * 1024) == "3.0 GiB")
+  }
+
+  @Test func relativeTimes() {
+    let now = Fixtures.now
+    #expect(Formatting.ago(Fixtures.ago(12), now: now) == "12s ago")
+    #expect(Formatting.ago(Fixtures.ago(65), now: now) == "1m ago")
+    #expect(Formatting.ago(Fixtures.ago(7200), now: now) == "2h ago")
+    #expect(Formatting.ago(nil, now: now) == "-")
+    #expect(Formatting.until(Fixtures.later(18), now: now) == "18s")
+    #expect(Formatting.until(Fixtures.ago(1), now: now) == "now")
+    #expect(Formatting.clock(now, timeZone: Fixtures.utc) == "20:41:07")
+    #expect(Formatting.clock(now, timeZone: TimeZone(identifier: "Asia/Tokyo")!) == "05:41:07")
+  }
+
+  @Test func escapeSequencesInAnETagRenderAsHarmlessText() {
+    let hostile = [
+      Fixtures.flags.with { $0.etag = "\"\u{1B}[31mred\"" },
+      Fixtures.model.with {
+        $0.etag = "\u{1B}]0;x\u{07}"
+        $0.activity = .idle
+      },
+    ]
+    var state = Fixtures.loadedState(hostile, withLog: false)
+    let entry = EngineLogEntry(
+      at: Fixtures.now, assetID: "model", level: .error, message: "bad \u{1B}[2J\u{9B}1m")
+    _ = DashboardReducer.reduce(&state, .engine(.log(entry)), now: Fixtures.now)
+    let buffer = DashboardRenderer.render(state, width: 120, height: 40, now: Fixtures.now)
+    for cell in buffer.cells {
+      #expect(
+        !cell.text.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) })
+    }
+    let text = ScreenText.characters(buffer).joined(separator: "\n")
+    #expect(text.contains("\"[31mred\""))
+    #expect(text.contains("]0;x"))
+  }
+
+  @Test func wideIDPadsToItsColumn() {
+    let wide = AssetStatus(id: "設定-ja", source: .cached, checkedAt: Fixtures.ago(1))
+    let state = Fixtures.loadedState([wide, Fixtures.flags], withLog: false)
+    let buffer = DashboardRenderer.render(state, width: 80, height: 24, now: Fixtures.now)
+    let lines = ScreenText.characters(buffer)
+    let wideRow = lines.first { $0.contains("設定-ja") }!
+    let plainRow = lines.first { $0.contains("feature-flags") }!
+    // STATE starts at the same column in both rows.
+    let column = { (line: String) in
+      DisplayWidth.of(String(line[..<line.range(of: "FRESH")!.lowerBound]))
+    }
+    #expect(column(wideRow) == column(plainRow))
+  }
+
+  @Test func writingOverHalfAWideCharacterBlanksTheOtherHalf() {
+    var buffer = ScreenBuffer(width: 6, height: 1)
+    buffer.write("設定", x: 0, y: 0)
+    buffer.write("x", x: 1, y: 0)  // over the right half of 設
+    #expect(buffer[0, 0].text == " ")
+    #expect(buffer[1, 0].text == "x")
+    #expect(buffer[2, 0].text == "定")
+    buffer.write("y", x: 2, y: 0)  // over the left half of 定
+    #expect(buffer[3, 0].text == " ")
+  }
+
+  @Test func aWideCharacterThatDoesNotFitLeavesABlank() {
+    var buffer = ScreenBuffer(width: 3, height: 1)
+    #expect(buffer.write("a設", x: 0, y: 0, maxWidth: 2) == 2)
+    #expect(buffer[1, 0].text == " ")
+  }
+}
