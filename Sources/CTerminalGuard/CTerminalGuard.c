@@ -122,11 +122,15 @@ int ctg_pending_stop_signal(void) { return (int)pending_stop_signal; }
 
 void ctg_uninstall_handlers(void) {
     if (fatal_installed) {
-        for (size_t i = 0; i < FATAL_COUNT; i++) sigaction(fatal_signals[i], &previous_fatal[i], NULL);
+        for (size_t i = 0; i < FATAL_COUNT; i++) {
+            sigaction(fatal_signals[i], &previous_fatal[i], NULL);
+        }
         fatal_installed = 0;
     }
     if (stop_installed) {
-        for (size_t i = 0; i < STOP_COUNT; i++) sigaction(stop_signals[i], &previous_stop[i], NULL);
+        for (size_t i = 0; i < STOP_COUNT; i++) {
+            sigaction(stop_signals[i], &previous_stop[i], NULL);
+        }
         stop_installed = 0;
     }
     pending_stop_signal = 0;

@@ -73,7 +73,8 @@ final class CursesScreen {
   private static func startCurses(term: String) throws -> OpaquePointer {
     guard let screen = cncurses_newterm_stdio() else {
       abandon()
-      throw CursesTerminalError(reason: "curses cannot start for TERM=\(term)")
+      throw CursesTerminalError(
+        reason: "TERM=\(term) is not a known terminal type (no terminfo entry)")
     }
     guard cncurses_string_capability("cup") != nil else {
       endwin()

@@ -27,7 +27,8 @@ public enum CursesTerminal {
   /// terminal and says how the session ended; blocks the calling thread meanwhile.
   ///
   /// Curses runs on a thread of its own while the calling thread waits, so never call this on a
-  /// Swift concurrency thread (use `runAsync` there). `wantColor` is false under NO_COLOR or `--no-color`.
+  /// Swift concurrency thread (use `runAsync` there). `wantColor` is false under NO_COLOR or
+  /// `--no-color`.
   /// - Throws: `CursesTerminalError` when the terminal cannot be used (nothing is changed then).
   public static func run<App: TerminalApplication>(
     _ app: sending App, wantColor: Bool
@@ -40,7 +41,7 @@ public enum CursesTerminal {
     return try outcome.wait().get()
   }
 
-  /// Runs `app` in the terminal like `run`, suspending the calling task instead of blocking a thread.
+  /// Runs `app` in the terminal like `run`, suspending the calling task instead of blocking.
   ///
   /// Curses still runs on a thread of its own; the calling task only waits, so this is safe to
   /// call from the main actor or any task.

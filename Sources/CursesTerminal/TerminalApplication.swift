@@ -5,8 +5,9 @@ import Foundation
 /// produces frames.
 ///
 /// The backend calls every requirement on its terminal thread, never concurrently, so an
-/// implementation needs no locking for state that only these methods touch. Data arriving from other
-/// threads (engine events) must reach the app through a thread-safe inbox that `frame` drains.
+/// implementation needs no locking for state that only these methods touch. Data arriving from
+/// other threads (engine events) must reach the app through a thread-safe inbox (a `Mutex`) that
+/// `frame` drains; keys go back out through, for example, an `AsyncStream` continuation.
 public protocol TerminalApplication: AnyObject {
   /// Tells the app what the terminal supports, once, before the first `frame` call.
   func start(capabilities: TerminalCapabilities)
