@@ -1,0 +1,36 @@
+/// Decides when a changed frame may be drawn and how long to wait for keys meanwhile.
+///
+/// Caps drawing at about 30 frames a second (what an ssh link and a human eye need) while keeping
+/// the key wait short enough that the app's frame is polled about 20 times a second when idle.
+struct FramePacer {
+  /// The shortest time between two draws.
+  var minimumInterval: Duration = .milliseconds(33)
+  /// How long to wait for a key when nothing is waiting to be drawn, in milliseconds.
+  var idleWaitMilliseconds: Int32 = 50
+  private var lastDraw: ContinuousClock.Instant?
+
+  /// Creates a pacer with the default 30 fps cap and 50 ms key wait.
+  init() {}
+
+  /// Whether a frame may be drawn at `now`.
+  func mayDraw(at now: ContinuousClock.Instant) -> Bool {
+    guard let lastDraw else { return true }
+    return now - lastDraw >= minimumInterval
+  }
+
+  /// Records that a frame was drawn at `now`.
+  mutating func didDraw(at now: ContinuousClock.Instant) {
+    lastDraw = now
+  }
+
+  /// How long to wait for a key: until the next draw is allowed when a changed frame is
+  /// waiting, otherwise the idle wait. Never below 1 ms, so the loop cannot spin.
+  func waitMilliseconds(framePending: Bool, at now: ContinuousClock.Instant) -> Int32 {
+    guard framePending, let lastDraw else { return idleWaitMilliseconds }
+    let remaining = minimumInterval - (now - lastDraw)
+    let milliseconds =
+      remaining.components.seconds * 1000
+      + remaining.components.attoseconds / 1_000_000_000_000_000
+    return Int32(clamping: max(1, min(Int64(idleWaitMilliseconds), milliseconds + 1)))
+  }
+}

@@ -1,0 +1,46 @@
+import CNCurses
+import Dashboard
+
+/// Draws a `ScreenBuffer` into a curses window and sends it to the terminal in one update.
+final class ScreenPainter {
+  private let window: UnsafeMutablePointer<WINDOW>
+  private let palette: CursesPalette
+  private let unicode: Bool
+  private let maxCharacters = Int(cncurses_cchar_max())
+
+  /// Creates a painter for `window`; `unicode` false draws non-ASCII text as `?`.
+  init(window: UnsafeMutablePointer<WINDOW>, palette: CursesPalette, unicode: Bool) {
+    self.window = window
+    self.palette = palette
+    self.unicode = unicode
+  }
+
+  /// Draws `buffer`, clipped to the window; cells outside the buffer stay blank.
+  ///
+  /// Erases and redraws every cell; curses compares with what the terminal shows and sends only
+  /// the difference, in one `doupdate`.
+  func paint(_ buffer: ScreenBuffer) {
+    werase(window)
+    let rows = min(buffer.height, Int(getmaxy(window)))
+    let columns = min(buffer.width, Int(getmaxx(window)))
+    for y in 0..<rows {
+      for x in 0..<columns {
+        draw(buffer[x, y], x: x, y: y, columnsLeft: columns - x)
+      }
+    }
+    wnoutrefresh(window)
+    doupdate()
+  }
+
+  private func draw(_ cell: Cell, x: Int, y: Int, columnsLeft: Int) {
+    // The left half already drew the wide character over this column.
+    if cell.isContinuation { return }
+    let look = palette.look(for: cell.style)
+    let characters = CellGlyph.characters(
+      for: cell.text, unicode: unicode, columnsLeft: columnsLeft, maxCharacters: maxCharacters)
+    // The bottom-right cell reports ERR (the cursor cannot advance) yet is drawn: ignore.
+    _ = characters.withUnsafeBufferPointer {
+      cncurses_put(window, Int32(y), Int32(x), $0.baseAddress, look.attributes, look.pair)
+    }
+  }
+}

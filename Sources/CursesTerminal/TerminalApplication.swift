@@ -1,0 +1,21 @@
+import Dashboard
+import Foundation
+
+/// An app that the curses backend drives: it learns what the terminal can do, takes keys and
+/// produces frames.
+///
+/// The backend calls every requirement on its terminal thread, never concurrently, so an
+/// implementation needs no locking for state that only these methods touch. Data arriving from
+/// other threads (engine events) must reach the app through a thread-safe inbox (a `Mutex`) that
+/// `frame` drains; keys go back out through, for example, an `AsyncStream` continuation.
+public protocol TerminalApplication: AnyObject {
+  /// Tells the app what the terminal supports, once, before the first `frame` call.
+  func start(capabilities: TerminalCapabilities)
+  /// Handles a key that arrived at `now`; returns false to quit.
+  func handle(_ key: Key, now: Date) -> Bool
+  /// Produces the frame for a terminal of this size; called every loop turn (about 20 times a
+  /// second), and drawn only when it differs from the last frame drawn, at most ~30 times a second.
+  func frame(width: Int, height: Int, now: Date) -> ScreenBuffer
+  /// Whether the app wants to stop (for example, the engine finished); checked every loop turn.
+  var wantsToQuit: Bool { get }
+}

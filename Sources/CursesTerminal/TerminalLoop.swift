@@ -1,0 +1,88 @@
+import CNCurses
+import CTerminalGuard
+import Dashboard
+import Foundation
+
+/// The terminal thread's loop: ask the app for a frame, draw it when it changed, wait for keys.
+final class TerminalLoop {
+  /// Keys handled per turn at most, so a flood of input cannot starve drawing.
+  private static let keysPerTurn = 64
+
+  private let app: any TerminalApplication
+  private let screen: CursesScreen
+  private let painter: ScreenPainter
+  private var pacer = FramePacer()
+  private let clock = ContinuousClock()
+  /// The frame on the terminal now; nil forces the next frame to be drawn (after a resize).
+  private var lastDrawn: ScreenBuffer?
+
+  /// Creates a loop drawing `app` on `screen`.
+  init(app: any TerminalApplication, screen: CursesScreen) {
+    self.app = app
+    self.screen = screen
+    let palette = CursesPalette(
+      colors: screen.capabilities.colors, defaultColors: screen.defaultColors,
+      pairLimit: Int(cncurses_color_pairs()),
+      definePair: { pair, foreground, background in _ = init_pair(pair, foreground, background) })
+    self.painter = ScreenPainter(
+      window: screen.window, palette: palette, unicode: screen.capabilities.unicode)
+  }
+
+  /// Runs until the app quits or SIGINT/SIGTERM arrives.
+  func run() -> TerminalExit {
+    while true {
+      if let exit = pendingExit() { return exit }
+      let framePending = drawFrameIfChanged()
+      let wait = pacer.waitMilliseconds(framePending: framePending, at: clock.now)
+      if !handleKeys(waitingMilliseconds: wait) { return .quit }
+    }
+  }
+
+  private func pendingExit() -> TerminalExit? {
+    let signal = ctg_pending_stop_signal()
+    if signal != 0 { return .signal(signal) }
+    return app.wantsToQuit ? .quit : nil
+  }
+
+  /// Asks the app for a frame and draws it if it changed and the frame cap allows; returns true
+  /// when a changed frame is still waiting to be drawn.
+  private func drawFrameIfChanged() -> Bool {
+    let size = screen.size
+    let frame = app.frame(width: size.width, height: size.height, now: Date())
+    guard frame != lastDrawn else { return false }
+    let now = clock.now
+    guard pacer.mayDraw(at: now) else { return true }
+    painter.paint(frame)
+    lastDrawn = frame
+    pacer.didDraw(at: now)
+    return false
+  }
+
+  /// Waits up to `waitingMilliseconds` for a key, then takes whatever else is already queued;
+  /// returns false when the app wants to quit.
+  private func handleKeys(waitingMilliseconds: Int32) -> Bool {
+    wtimeout(screen.window, waitingMilliseconds)
+    var handled = 0
+    while handled < Self.keysPerTurn, let input = readInput() {
+      handled += 1
+      wtimeout(screen.window, 0)
+      let size = screen.size
+      guard let key = KeyDecoder.decode(input, width: size.width, height: size.height) else {
+        continue
+      }
+      if case .resize = key { lastDrawn = nil }
+      if !app.handle(key, now: Date()) { return false }
+    }
+    return true
+  }
+
+  /// One `wget_wch`; nil on timeout or when a signal interrupted the wait.
+  private func readInput() -> KeyDecoder.Input? {
+    var value: wint_t = 0
+    switch wget_wch(screen.window, &value) {
+    case OK: return .character(UInt32(value))
+    case KEY_CODE_YES: return .keyCode(Int32(bitPattern: value))
+    default: return nil
+    }
+  }
+}
