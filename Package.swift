@@ -66,7 +66,8 @@ let package = Package(
       name: "RemoteAssetsTests",
       dependencies: ["RemoteAssets", "DemoOrigin", .product(name: "Logging", package: "swift-log")]
     ),
-    .testTarget(name: "DashboardTests", dependencies: ["Dashboard"], exclude: ["Snapshots"]),
+    .testTarget(
+      name: "DashboardTests", dependencies: ["Dashboard", "AssetModel"], exclude: ["Snapshots"]),
     .testTarget(name: "EndToEndTests", dependencies: ["DemoOrigin", "AssetModel"]),
     .testTarget(name: "DemoOriginTests", dependencies: ["DemoOrigin"]),
   ],

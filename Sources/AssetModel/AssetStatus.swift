@@ -122,6 +122,8 @@ public struct AssetStatus: Sendable, Equatable, Identifiable {
   public var isLive: Bool
   /// Whether a previous generation exists to roll back to.
   public var canRollback: Bool
+  /// Whether the asset ships a bundled copy (what reset and drop fall back to).
+  public var hasBundledCopy: Bool
   /// What is in flight.
   public var activity: AssetActivity
   /// Whether automatic refreshes are paused.
@@ -137,7 +139,8 @@ public struct AssetStatus: Sendable, Equatable, Identifiable {
     path: String? = nil, entryPath: String? = nil, fetchedAt: Date? = nil, checkedAt: Date? = nil,
     nextAttemptAt: Date? = nil, lastError: AssetErrorRecord? = nil, consecutiveFailures: Int = 0,
     ttl: TimeInterval = 300, maxStale: TimeInterval = 3600, isLive: Bool = false,
-    canRollback: Bool = false, activity: AssetActivity = .idle, paused: Bool = false,
+    canRollback: Bool = false, hasBundledCopy: Bool = false, activity: AssetActivity = .idle,
+    paused: Bool = false,
     history: [RefreshRecord] = []
   ) {
     self.id = id
@@ -162,6 +165,7 @@ public struct AssetStatus: Sendable, Equatable, Identifiable {
     self.maxStale = maxStale
     self.isLive = isLive
     self.canRollback = canRollback
+    self.hasBundledCopy = hasBundledCopy
     self.activity = activity
     self.paused = paused
     self.history = history

@@ -13,7 +13,8 @@ struct AssetWatchCommand: AsyncParsableCommand {
         assetwatch status --json
       """,
     subcommands: [
-      WatchCommand.self, StatusCommand.self, RefreshCommand.self, ResetCommand.self,
+      WatchCommand.self, DemoCommand.self, StatusCommand.self, RefreshCommand.self,
+      ResetCommand.self,
       DropCommand.self, RollbackCommand.self,
       CheckCommand.self,
     ],

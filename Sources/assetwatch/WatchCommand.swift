@@ -1,4 +1,6 @@
 import ArgumentParser
+import CursesTerminal
+import Dashboard
 import Foundation
 import RemoteAssets
 
@@ -25,9 +27,53 @@ struct WatchSession {
   func run() async throws {
     let events = await engine.events()
     await engine.startAutoRefresh()
-    let code = await runPlain(events)
+    let environment = ProcessInfo.processInfo.environment
+    let code: Int32
+    if options.plain {
+      code = await runPlain(events)
+    } else if let reason = CursesTerminal.unavailableReason(environment: environment) {
+      if isatty(STDOUT_FILENO) == 1 {
+        printError("assetwatch: \(reason); printing one line per event")
+      }
+      code = await runPlain(events)
+    } else {
+      code = await runDashboard(events, environment: environment)
+    }
     await engine.shutdown()
     if code != 0 { throw ExitCode(code) }
+  }
+
+  /// The ncurses dashboard; falls back to plain lines if the terminal cannot be opened.
+  private func runDashboard(_ events: AsyncStream<EngineEvent>, environment: [String: String])
+    async -> Int32
+  {
+    let inbox = EventInbox()
+    let pump = Task.detached {
+      for await event in events { inbox.post(event) }
+      inbox.finish()
+    }
+    let (commands, continuation) = AsyncStream.makeStream(of: AssetCommand.self)
+    let engine = self.engine
+    let commander = Task.detached {
+      // Each command runs on its own, so a long refresh never holds up a pause or a drop.
+      for await command in commands { Task { await engine.perform(command) } }
+    }
+    defer {
+      pump.cancel()
+      commander.cancel()
+      continuation.finish()
+    }
+    let wantColor = !options.noColor && (environment["NO_COLOR"] ?? "").isEmpty
+    let app = DashboardApp(
+      options: DashboardOptions(
+        configPath: options.config, readonly: options.readonly, color: wantColor),
+      inbox: inbox, commands: continuation)
+    do {
+      return try await CursesTerminal.runAsync(app, wantColor: wantColor).exitStatus
+    } catch {
+      printError("assetwatch: \(error); printing one line per event")
+      return await runPlain(await engine.events())
+    }
   }
 
   /// Prints lines until SIGINT/SIGTERM; returns the exit status (130/143).

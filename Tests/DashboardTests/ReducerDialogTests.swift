@@ -110,3 +110,12 @@ import Testing
     #expect(state.pendingEvents.count == 1)
   }
 }
+
+@Suite struct ImpactTextTests {
+  @Test func dropSaysWhetherABundledCopyRemains() {
+    let withBundle = AssetStatus(id: "flags", source: .cached, size: 2048, hasBundledCopy: true)
+    let without = AssetStatus(id: "model", source: .cached, size: 2048, hasBundledCopy: false)
+    #expect(ImpactText.describe(.dropCache, withBundle).contains("It will serve the bundled copy."))
+    #expect(ImpactText.describe(.dropCache, without).contains("nothing (it has no bundled copy)"))
+  }
+}

@@ -38,7 +38,8 @@ struct NginxRefreshTests {
     #expect(second.canRollback)
 
     // Invalid JSON -> failed; the last good bytes are still served, hash unchanged.
-    try nginx.put("flags.json", Data(#"{"v": 333"#.utf8))
+    // A different size: nginx derives its ETag from mtime (whole seconds) and size.
+    try nginx.put("flags.json", Data(#"{"v": 4444"#.utf8))
     let failure = try #require(await engine.refresh("flags").failure)
     #expect(failure.kind == .validation)
     #expect(failure.message.contains("invalid JSON"))

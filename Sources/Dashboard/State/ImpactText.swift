@@ -32,10 +32,9 @@ enum ImpactText {
     return "Roll back \(status.id) to the previous generation? It now serves \(current)."
   }
 
-  /// What is served once the cached copy is gone. `AssetStatus` says a bundled copy exists only
-  /// while it is being served, so otherwise the text names both outcomes instead of guessing.
+  /// What is served once the cached copy is gone.
   private static func fallback(_ status: AssetStatus) -> String {
-    status.source == .bundled ? "the bundled copy" : "the bundled copy, or nothing if there is none"
+    status.hasBundledCopy ? "the bundled copy" : "nothing (it has no bundled copy)"
   }
 
   private static func sizeNote(_ status: AssetStatus) -> String {

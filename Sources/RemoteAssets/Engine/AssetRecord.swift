@@ -61,6 +61,7 @@ struct AssetRecord: Sendable {
     s.maxStale = definition.maxStale
     s.isLive = definition.refresh == .live
     s.canRollback = entry.previous != nil
+    s.hasBundledCopy = definition.bundled != nil
     s.activity = activity
     s.paused = paused
     s.history = history

@@ -79,7 +79,7 @@ enum Fixtures {
 
   static let theme = AssetStatus(
     id: "theme", source: .cached, version: "7e3e0001", size: 9000, checkedAt: ago(31),
-    activity: .validating)
+    hasBundledCopy: true, activity: .validating)
 
   static let quiet = AssetStatus(
     id: "quiet-hours", source: .cached, version: "00aa11bb", size: 100, checkedAt: ago(50),

@@ -1,0 +1,80 @@
+import CursesTerminal
+import Dashboard
+import Foundation
+import RemoteAssets
+import Synchronization
+
+/// Engine events waiting for the terminal thread: filled by the async side, drained by `frame`.
+final class EventInbox: Sendable {
+  private let state = Mutex<(events: [EngineEvent], finished: Bool)>(([], false))
+
+  /// Queues an event (never blocks for long: the lock only guards an append).
+  func post(_ event: EngineEvent) { state.withLock { $0.events.append(event) } }
+
+  /// Marks the engine's stream as ended.
+  func finish() { state.withLock { $0.finished = true } }
+
+  /// Takes every queued event.
+  func drain() -> (events: [EngineEvent], finished: Bool) {
+    state.withLock { s in
+      defer { s.events.removeAll(keepingCapacity: true) }
+      return (s.events, s.finished)
+    }
+  }
+}
+
+/// Glue between the curses backend and the pure dashboard: engine events in through the inbox,
+/// keys through the reducer, commands out through a continuation. Runs on the terminal thread.
+final class DashboardApp: TerminalApplication {
+  private let inbox: EventInbox
+  private let commands: AsyncStream<AssetCommand>.Continuation
+  private var options: DashboardOptions
+  private var state: DashboardState
+  private var quit = false
+  private var engineFinished = false
+  private var lastTick = Date.distantPast
+
+  init(
+    options: DashboardOptions, inbox: EventInbox, commands: AsyncStream<AssetCommand>.Continuation
+  ) {
+    self.options = options
+    self.state = DashboardState(options: options)
+    self.inbox = inbox
+    self.commands = commands
+  }
+
+  func start(capabilities: TerminalCapabilities) {
+    options.unicode = options.unicode && capabilities.unicode
+    options.color = options.color && capabilities.colors
+    state = DashboardState(options: options)
+  }
+
+  func handle(_ key: Key, now: Date) -> Bool {
+    apply(.key(key), now: now)
+    return !quit
+  }
+
+  func frame(width: Int, height: Int, now: Date) -> ScreenBuffer {
+    let (events, finished) = inbox.drain()
+    for event in events { apply(.engine(event), now: now) }
+    engineFinished = finished
+    // Relative times, highlights and notices age: tick once a second. The backend draws only
+    // when the rendered buffer differs, so an idle screen costs no output.
+    if now.timeIntervalSince(lastTick) >= 1 {
+      lastTick = now
+      apply(.tick, now: now)
+    }
+    return DashboardRenderer.render(state, width: width, height: height, now: now)
+  }
+
+  var wantsToQuit: Bool { quit || engineFinished }
+
+  private func apply(_ input: DashboardInput, now: Date) {
+    for effect in DashboardReducer.reduce(&state, input, now: now) {
+      switch effect {
+      case .command(let command): commands.yield(command)
+      case .quit: quit = true
+      }
+    }
+  }
+}

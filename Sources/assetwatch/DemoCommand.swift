@@ -1,0 +1,116 @@
+import ArgumentParser
+import DemoOrigin
+import Foundation
+import RemoteAssets
+
+/// `assetwatch demo`: a loopback origin that simulates a rollout, the example config pointed at
+/// it, a temporary cache, and the dashboard.
+struct DemoCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "demo",
+    abstract:
+      "Run the built-in rollout demo: a loopback origin, the example config, the dashboard.",
+    discussion: """
+      Example: assetwatch demo            (then edit examples/live/filter.js and watch it update)
+               assetwatch demo --origin-only --port 8765
+      """)
+
+  @OptionGroup var common: CommonOptions
+
+  @Option(help: "Serve on this loopback port (default: a free one).")
+  var port: Int?
+
+  @Flag(name: .customLong("origin-only"), help: "Only serve the demo origin, until interrupted.")
+  var originOnly = false
+
+  @Option(
+    help: "The example config to run (default: assets.example.json here or beside the package).")
+  var example: String?
+
+  func run() async throws {
+    let simulation: RolloutSimulation
+    do {
+      simulation = try await RolloutSimulation.start(port: port ?? 0)
+    } catch {
+      printError("assetwatch: cannot start the demo origin on port \(port ?? 0): \(error)")
+      throw ExitCode(1)
+    }
+    if originOnly {
+      print(
+        "Demo origin at \(simulation.baseURL) (manifest: \(simulation.baseURL)/manifest.json). Ctrl-C stops it."
+      )
+      let watcher = SignalWatcher(signals: [SIGINT, SIGTERM])
+      let serving = Task { try? await simulation.runUntilCancelled() }
+      var code: Int32 = 0
+      for await number in watcher.signals {
+        code = 128 + number
+        break
+      }
+      serving.cancel()
+      try? await simulation.shutdown()
+      throw ExitCode(code)
+    }
+    let releases = Task { try? await simulation.runUntilCancelled() }
+    defer { releases.cancel() }
+    let engine = try makeEngine(port: simulation.origin.port)
+    let session = WatchSession(engine: engine, options: common)
+    do {
+      try await session.run()
+    } catch {
+      try? await simulation.shutdown()
+      throw error
+    }
+    try? await simulation.shutdown()
+  }
+
+  /// Loads the example config with its port rewritten, and a temporary cache unless one is given.
+  private func makeEngine(port: Int) throws -> AssetEngine {
+    guard let path = example ?? Self.findExample() else {
+      printError(
+        "assetwatch: cannot find assets.example.json; run from the package folder or pass --example FILE"
+      )
+      throw ExitCode(2)
+    }
+    let text: String
+    do {
+      text = try String(contentsOfFile: path, encoding: .utf8)
+    } catch {
+      printError("assetwatch: cannot read \(path): \(error)")
+      throw ExitCode(2)
+    }
+    let rewritten = text.replacingOccurrences(of: "127.0.0.1:8765", with: "127.0.0.1:\(port)")
+    let cache = common.cacheDir ?? Self.temporaryCache()
+    let configuration: EngineConfiguration
+    do {
+      configuration = try ConfigurationLoader.parse(
+        Data(rewritten.utf8), path: path, appVersionOverride: common.appVersion,
+        cacheDirectoryOverride: cache)
+    } catch {
+      for line in error.lines { printError(line) }
+      throw ExitCode(2)
+    }
+    do {
+      return try AssetEngine(configuration: configuration, logger: common.makeLogger())
+    } catch {
+      printError("assetwatch: cannot open the cache \(cache): \(error)")
+      throw ExitCode(1)
+    }
+  }
+
+  /// `assets.example.json` in the working folder, else in the package the binary was built in.
+  static func findExample() -> String? {
+    var candidates = [FileManager.default.currentDirectoryPath + "/assets.example.json"]
+    var dir = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+      .deletingLastPathComponent()
+    for _ in 0..<4 {
+      candidates.append(dir.appendingPathComponent("assets.example.json").path)
+      dir.deleteLastPathComponent()
+    }
+    return candidates.first { FileManager.default.fileExists(atPath: $0) }
+  }
+
+  static func temporaryCache() -> String {
+    FileManager.default.temporaryDirectory.appendingPathComponent("assetwatch-demo-\(getpid())")
+      .path
+  }
+}
