@@ -48,6 +48,7 @@ extension AssetEngine {
   /// - Throws: ``CommandError`` for an unknown id or a disk failure.
   public func dropCache(_ id: String) async throws {
     guard records[id] != nil else { throw CommandError(message: "no asset named \(id)") }
+    records[id]?.epoch &+= 1
     await cancelInFlight(id)
     do {
       try store.withCommitLock { try store.removeEntry(id) }
@@ -108,11 +109,12 @@ extension AssetEngine {
     async throws
   {
     guard records[id] != nil else { throw CommandError(message: "no asset named \(id)") }
+    records[id]?.epoch &+= 1
     await cancelInFlight(id)
     guard var entry = records[id]?.entry else { return }
     change(&entry)
     do {
-      try store.withCommitLock { try store.writeEntry(entry) }
+      try store.commitEntry(entry)
     } catch {
       throw CommandError(message: "\(id): \(verb) failed: \(error)")
     }

@@ -31,6 +31,7 @@ extension AssetEngine {
     guard records[id] != nil else {
       return .failed(FetchError(.unsupported, "no asset named \(id)"))
     }
+    guard !isShutDown else { return .failed(FetchError(.unsupported, "the engine is shut down")) }
     let (task, joined) = startRefresh(id, manual: manual)
     let outcome = await task.value
     return joined ? .inFlight : outcome
@@ -52,7 +53,12 @@ extension AssetEngine {
   }
 
   private func performRefresh(_ id: String, manual: Bool) async -> RefreshOutcome {
-    guard let definition = records[id]?.definition else { return .notModified }
+    await limiter.acquire()
+    defer { Task { await limiter.release() } }
+    // Read after the wait: the manifest may have changed the URL, size or hash meanwhile.
+    guard let definition = records[id]?.definition, let epoch = records[id]?.epoch else {
+      return .notModified
+    }
     guard let remote = definition.remote else {
       return finishFailure(id, FetchError(.unsupported, "the asset has no remote"), quiet: false)
     }
@@ -63,8 +69,6 @@ extension AssetEngine {
     }
     // Live assets are checked several times a second: only changes are worth an event.
     let quiet = definition.refresh == .live && !manual
-    await limiter.acquire()
-    defer { Task { await limiter.release() } }
     if manual { records[id]?.autoRefreshBlocked = false }
     if !quiet { setActivity(id, .checking) }
 
@@ -82,27 +86,48 @@ extension AssetEngine {
         id, FetchError(.storage, "cannot create a partial file: \(error)"), quiet: quiet)
     }
     defer { sink.discard() }  // after a commit the file was renamed away; unlink is then a no-op
-    let current = records[id]?.entry.current
+    // Validators only make sense for the URL that produced the copy held now.
+    let current = records[id]?.entry.current.flatMap {
+      $0.remote == remote.absoluteString ? $0 : nil
+    }
+    // A live file whose last version was rejected is polled against that version, so an
+    // unchanged bad file is not fetched, rejected and logged again ten times a second.
+    let rejected = quiet ? records[id]?.rejectedETag : nil
     let request = FetchRequest(
       url: remote, headers: definition.headers,
       // Without a usable cached copy, a 304 would leave nothing to serve: ask unconditionally.
-      etag: current?.etag, lastModified: current?.lastModified, maxBytes: definition.maxBytes,
+      etag: rejected ?? current?.etag, lastModified: rejected == nil ? current?.lastModified : nil,
+      maxBytes: definition.maxBytes,
       expectedSize: definition.expectedSize, expectedSHA256: definition.sha256,
       timeout: definition.timeout,
       allowInsecure: definition.allowInsecure)
     do {
       switch try await fetcher.fetch(request, into: sink) {
       case .notModified(let metadata):
+        if rejected != nil { return .notModified }  // still the rejected version: nothing new
         guard current != nil else {
           throw FetchError(
             .http, "the server answered 304 Not Modified to an unconditional request", status: 304)
         }
         return finishNotModified(id, metadata: metadata, quiet: quiet)
       case .downloaded(let metadata):
-        if quiet { setActivity(id, .validating) }
-        return try commitDownload(id, sink: sink, metadata: metadata)
+        do {
+          let outcome = try commitDownload(id, sink: sink, metadata: metadata, epoch: epoch)
+          records[id]?.rejectedETag = nil
+          return outcome
+        } catch {
+          records[id]?.rejectedETag = metadata.etag
+          throw error
+        }
       }
     } catch {
+      if Task.isCancelled || records[id]?.epoch != epoch {
+        // Cancelled by shutdown or overtaken by a command (drop, reset, rollback): not a
+        // failure of the asset, so nothing is recorded.
+        records[id]?.activity = .idle
+        publishChange(id)
+        return .failed(FetchError(.unsupported, "cancelled"))
+      }
       let fetchError = error as? FetchError ?? HTTPFetcher.translate(error, phase: "fetching")
       return finishFailure(id, fetchError, quiet: quiet)
     }
@@ -126,11 +151,13 @@ extension AssetEngine {
 
   // MARK: - Outcomes
 
-  private func commitDownload(_ id: String, sink: DownloadSink, metadata: FetchMetadata) throws
-    -> RefreshOutcome
-  {
+  private func commitDownload(
+    _ id: String, sink: DownloadSink, metadata: FetchMetadata, epoch: UInt64
+  ) throws -> RefreshOutcome {
+    guard let record = records[id], record.epoch == epoch else {
+      throw FetchError(.unsupported, "overtaken by a command")
+    }
     setActivity(id, .validating)
-    guard let record = records[id] else { return .notModified }
     let definition = record.definition
     let (sha, size) = sink.digest()
     if let expected = definition.expectedSize, size != expected {
@@ -170,8 +197,8 @@ extension AssetEngine {
       lastModified: metadata.lastModified,
       remote: definition.remote?.absoluteString, fetchedAt: now)
     do {
+      try sink.sync()  // the slow part, outside the lock
       try store.withCommitLock {
-        try sink.sync()
         _ = try store.commitBlob(partialPath: sink.path, sha256: sha)
         if let current = entry.current { entry.previous = current }
         entry.current = generation
@@ -221,11 +248,20 @@ extension AssetEngine {
       return .failed(error)
     }
     let now = clock.now()
+    if quiet, entry.lastError?.message == error.message, entry.consecutiveFailures > 0 {
+      // A live poll hitting the same problem again (a deleted file): said once is enough.
+      records[id]?.activity = .idle
+      records[id]?.entry.nextAttemptAt = nextScheduledCheck(definition, after: now)
+      return .failed(error)
+    }
     entry.lastError = AssetErrorRecord(kind: error.kind.rawValue, message: error.message, at: now)
     entry.consecutiveFailures += 1
     if error.stopsAutoRefresh {
       records[id]?.autoRefreshBlocked = true
       entry.nextAttemptAt = nil
+    } else if error.isRetryable, definition.refresh == .live {
+      // A local file mid-save: look again at the next poll, not after a network backoff.
+      entry.nextAttemptAt = nextScheduledCheck(definition, after: now)
     } else if error.isRetryable {
       entry.nextAttemptAt = now.addingTimeInterval(
         backoff.delay(failures: entry.consecutiveFailures, retryAfter: error.retryAfter))
@@ -246,13 +282,14 @@ extension AssetEngine {
       message += "; automatic refresh stopped until a manual refresh"
     }
     log(id, .error, message)
-    _ = quiet
     return finishAttempt(id, outcome: .failed(error), detail: error.message)
   }
 
+  /// Updates memory, then disk: if the write fails, the schedule and failure count in memory
+  /// still hold (no retry storm on a full or read-only disk).
   private func persist(_ id: String, _ entry: CacheEntry) throws {
-    try store.writeEntry(entry)
     records[id]?.entry = entry
+    try store.commitEntry(entry)
   }
 
   /// Ends an attempt: idle activity, history, metrics, one change event.

@@ -4,7 +4,7 @@ extension AssetEngine {
   /// Starts refreshing by itself: each asset every `refreshEvery` (live ones continuously), with
   /// backoff after failures; the manifest on the default interval. Idempotent.
   public func startAutoRefresh() {
-    guard schedulerTask == nil else { return }
+    guard schedulerTask == nil, !isShutDown else { return }
     let now = clock.now()
     for id in order {
       guard let record = records[id], record.entry.nextAttemptAt == nil else { continue }
