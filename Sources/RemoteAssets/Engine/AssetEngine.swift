@@ -17,7 +17,7 @@ import Metrics
 /// ```
 public actor AssetEngine {
   /// The configuration in force.
-  public let configuration: EngineConfiguration
+  public nonisolated let configuration: EngineConfiguration
   let store: CacheStore
   let fetchers: [any AssetFetcher]
   let ownedHTTPFetcher: HTTPFetcher?
