@@ -52,6 +52,7 @@ extension AssetEngine {
     await cancelInFlight(id)
     do {
       try store.withCommitLock { try store.removeEntry(id) }
+      records[id]?.synced = nil
     } catch {
       throw CommandError(message: "\(id): dropping the cache failed: \(error)")
     }
@@ -111,14 +112,11 @@ extension AssetEngine {
     guard records[id] != nil else { throw CommandError(message: "no asset named \(id)") }
     records[id]?.epoch &+= 1
     await cancelInFlight(id)
-    guard var entry = records[id]?.entry else { return }
-    change(&entry)
     do {
-      try store.commitEntry(entry)
+      try updateEntry(id, change)
     } catch {
       throw CommandError(message: "\(id): \(verb) failed: \(error)")
     }
-    records[id]?.entry = entry
     publishChange(id)
   }
 

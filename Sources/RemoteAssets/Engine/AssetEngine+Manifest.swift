@@ -93,6 +93,7 @@ extension AssetEngine {
           entry: (try? store.readEntry(target.id)).flatMap { $0 }
             ?? CacheEntry(id: target.id, appVersion: configuration.appVersion))
       if records[target.id] == nil {
+        record.synced = (try? store.readEntry(target.id)) ?? nil
         if record.entry.appVersion != configuration.appVersion {
           record.entry = CacheEntry(id: target.id, appVersion: configuration.appVersion)
         }

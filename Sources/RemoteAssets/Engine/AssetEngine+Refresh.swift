@@ -178,17 +178,20 @@ extension AssetEngine {
       }
     }
     let now = clock.now()
-    var entry = record.entry
-    entry.checkedAt = now
-    entry.serverTTL = metadata.maxAge
-    entry.lastError = nil
-    entry.consecutiveFailures = 0
-    entry.nextAttemptAt = nextScheduledCheck(definition, after: now)
-    if let current = entry.current, current.sha256 == sha {
+    func markChecked(_ entry: inout CacheEntry) {
+      entry.checkedAt = now
+      entry.serverTTL = metadata.maxAge
+      entry.lastError = nil
+      entry.consecutiveFailures = 0
+      entry.nextAttemptAt = nextScheduledCheck(definition, after: now)
+    }
+    if let current = record.entry.current, current.sha256 == sha {
       // Same bytes (a server without validators): only freshness and validators move.
-      entry.current?.etag = metadata.etag
-      entry.current?.lastModified = metadata.lastModified
-      try persist(id, entry)
+      try updateEntry(id) { entry in
+        markChecked(&entry)
+        entry.current?.etag = metadata.etag
+        entry.current?.lastModified = metadata.lastModified
+      }
       return finishAttempt(id, outcome: .notModified, detail: "same bytes")
     }
     let version = targetVersion(for: id, sha: sha)
@@ -198,16 +201,14 @@ extension AssetEngine {
       remote: definition.remote?.absoluteString, fetchedAt: now)
     do {
       try sink.sync()  // the slow part, outside the lock
-      try store.withCommitLock {
-        _ = try store.commitBlob(partialPath: sink.path, sha256: sha)
-        if let current = entry.current { entry.previous = current }
+      try updateEntry(id, committing: (sink.path, sha)) { entry in
+        markChecked(&entry)
+        if let current = entry.current, current.sha256 != sha { entry.previous = current }
         entry.current = generation
-        try store.writeEntry(entry)
       }
     } catch {
       throw FetchError(.storage, "committing failed: \(error)")
     }
-    records[id]?.entry = entry
     let shown = version ?? String(sha.prefix(8))
     Counter(label: "remote_assets_bytes_downloaded_total", dimensions: [("asset", id)]).increment(
       by: Int(size))
@@ -219,23 +220,23 @@ extension AssetEngine {
   private func finishNotModified(_ id: String, metadata: FetchMetadata, quiet: Bool)
     -> RefreshOutcome
   {
-    guard var entry = records[id]?.entry, let definition = records[id]?.definition else {
-      return .notModified
-    }
+    guard let record = records[id] else { return .notModified }
     let now = clock.now()
-    let wasFailing = entry.consecutiveFailures > 0
-    entry.checkedAt = now
-    entry.serverTTL = metadata.maxAge
-    entry.lastError = nil
-    entry.consecutiveFailures = 0
-    entry.nextAttemptAt = nextScheduledCheck(definition, after: now)
-    if quiet && !wasFailing {
+    let next = nextScheduledCheck(record.definition, after: now)
+    let markChecked = { (entry: inout CacheEntry) in
+      entry.checkedAt = now
+      entry.serverTTL = metadata.maxAge
+      entry.lastError = nil
+      entry.consecutiveFailures = 0
+      entry.nextAttemptAt = next
+    }
+    if quiet && record.entry.consecutiveFailures == 0 {
       // Live checks: keep freshness in memory; no disk write, no event per poll.
-      records[id]?.entry = entry
+      markChecked(&records[id, default: record].entry)
       return .notModified
     }
     do {
-      try persist(id, entry)
+      try updateEntry(id, markChecked)
     } catch {
       return finishFailure(
         id, FetchError(.storage, "saving metadata failed: \(error)"), quiet: quiet)
@@ -244,31 +245,34 @@ extension AssetEngine {
   }
 
   func finishFailure(_ id: String, _ error: FetchError, quiet: Bool) -> RefreshOutcome {
-    guard var entry = records[id]?.entry, let definition = records[id]?.definition else {
-      return .failed(error)
-    }
+    guard let record = records[id] else { return .failed(error) }
+    let definition = record.definition
     let now = clock.now()
-    if quiet, entry.lastError?.message == error.message, entry.consecutiveFailures > 0 {
+    if quiet, record.entry.lastError?.message == error.message, record.entry.consecutiveFailures > 0
+    {
       // A live poll hitting the same problem again (a deleted file): said once is enough.
       records[id]?.activity = .idle
       records[id]?.entry.nextAttemptAt = nextScheduledCheck(definition, after: now)
       return .failed(error)
     }
-    entry.lastError = AssetErrorRecord(kind: error.kind.rawValue, message: error.message, at: now)
-    entry.consecutiveFailures += 1
+    let failures = record.entry.consecutiveFailures + 1
+    let next: Date?
     if error.stopsAutoRefresh {
       records[id]?.autoRefreshBlocked = true
-      entry.nextAttemptAt = nil
+      next = nil
     } else if error.isRetryable, definition.refresh == .live {
       // A local file mid-save: look again at the next poll, not after a network backoff.
-      entry.nextAttemptAt = nextScheduledCheck(definition, after: now)
+      next = nextScheduledCheck(definition, after: now)
     } else if error.isRetryable {
-      entry.nextAttemptAt = now.addingTimeInterval(
-        backoff.delay(failures: entry.consecutiveFailures, retryAfter: error.retryAfter))
+      next = now.addingTimeInterval(backoff.delay(failures: failures, retryAfter: error.retryAfter))
     } else {
-      entry.nextAttemptAt = nextScheduledCheck(definition, after: now)
+      next = nextScheduledCheck(definition, after: now)
     }
-    try? persist(id, entry)
+    _ = try? updateEntry(id) { entry in
+      entry.lastError = AssetErrorRecord(kind: error.kind.rawValue, message: error.message, at: now)
+      entry.consecutiveFailures = failures
+      entry.nextAttemptAt = next
+    }
     let keeping: String
     switch records[id]?.source {
     case .cached?: keeping = "keeping the last good copy"
@@ -276,20 +280,13 @@ extension AssetEngine {
     default: keeping = "no copy to serve"
     }
     var message = "\(error.message); \(keeping)"
-    if let next = entry.nextAttemptAt {
+    if let next {
       message += "; retry in \(DurationText.format(next.timeIntervalSince(now)))"
     } else if error.stopsAutoRefresh {
       message += "; automatic refresh stopped until a manual refresh"
     }
     log(id, .error, message)
     return finishAttempt(id, outcome: .failed(error), detail: error.message)
-  }
-
-  /// Updates memory, then disk: if the write fails, the schedule and failure count in memory
-  /// still hold (no retry storm on a full or read-only disk).
-  private func persist(_ id: String, _ entry: CacheEntry) throws {
-    records[id]?.entry = entry
-    try store.commitEntry(entry)
   }
 
   /// Ends an attempt: idle activity, history, metrics, one change event.

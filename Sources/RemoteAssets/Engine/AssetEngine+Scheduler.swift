@@ -36,6 +36,8 @@ extension AssetEngine {
 
   /// Starts every refresh that is due (each in its own task; the limiter bounds transfers).
   func tick() {
+    ticks &+= 1
+    if ticks % 10 == 0 { reloadExternalChanges() }  // about once a second
     guard !paused else { return }
     let now = clock.now()
     if configuration.manifest != nil, manifestNextAttempt.map({ $0 <= now }) ?? true {

@@ -38,6 +38,7 @@ public actor AssetEngine {
   var manifestFailures = 0
   var schedulerTask: Task<Void, Never>?
   var isShutDown = false
+  var ticks = 0
 
   /// Creates an engine. Nothing is read until ``start()``.
   ///
@@ -116,14 +117,16 @@ public actor AssetEngine {
     let fresh = CacheEntry(id: id, appVersion: configuration.appVersion)
     var reason: String?
     do {
-      if let entry = try store.readEntry(id) {
+      let disk = try store.readEntry(id)
+      record.synced = disk
+      if let entry = disk {
         if entry.appVersion != configuration.appVersion {
           log(
             id, .info,
             "app version changed from \(entry.appVersion) to \(configuration.appVersion); using the bundled copy"
           )
           record.entry = fresh
-          try? store.commitEntry(fresh)
+          if (try? store.commitEntry(fresh)) != nil { record.synced = fresh }
         } else {
           record.entry = entry
           if let current = entry.current, let problem = store.verifyBlob(current) {
@@ -143,7 +146,7 @@ public actor AssetEngine {
         kind: "corrupt", message: "\(reason); \(fallback)", at: now)
       logger.warning("discarded cached copy", metadata: ["asset": "\(id)", "reason": "\(reason)"])
       log(id, .warning, "\(reason); \(fallback)")
-      try? store.commitEntry(record.entry)
+      if (try? store.commitEntry(record.entry)) != nil { record.synced = record.entry }
     }
     records[id] = record
   }

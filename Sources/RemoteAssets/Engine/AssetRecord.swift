@@ -12,6 +12,9 @@ struct AssetRecord: Sendable {
   var bundledDigest: (sha256: String, size: Int64)?
   /// Set after 401/403: no automatic refresh until a manual one.
   var autoRefreshBlocked = false
+  /// The entry as this process last read it from or wrote it to disk (nil: no file); a
+  /// difference from the disk means another process changed it.
+  var synced: CacheEntry?
   /// Bumped by every command that changes what is served (reset, drop, rollback); a refresh that
   /// started under another epoch discards its result instead of committing over the command.
   var epoch: UInt64 = 0
