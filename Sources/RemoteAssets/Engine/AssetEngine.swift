@@ -161,7 +161,7 @@ public actor AssetEngine {
     do {
       // The store adds every blob named by an entry on disk, read under the commit lock, so a
       // blob another process committed is never taken for garbage.
-      try store.sweep(keep: keep)
+      try store.sweep(keep: keep, resumableIDs: Set(records.keys))
     } catch {
       logger.warning("cache sweep failed", metadata: ["error": "\(error)"])
     }
