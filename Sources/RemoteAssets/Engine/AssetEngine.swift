@@ -7,6 +7,10 @@ import Metrics
 /// refreshes it with conditional requests, commits new bytes only after they validate, and
 /// publishes everything it does through ``events()``.
 ///
+/// Call ``shutdown()`` before letting go of an engine: it ends the event streams, cancels
+/// transfers (keeping their bytes for a resume) and shuts down the HTTP client, which must not be
+/// released while running.
+///
 /// ```swift
 /// let config = try ConfigurationLoader.load(path: "assets.json")
 /// let engine = try AssetEngine(configuration: config)
