@@ -1,8 +1,10 @@
 import Foundation
 
-/// Human-readable byte counts ("2.1 KiB", "50 MiB").
+/// Human-readable byte counts ("512 B", "2.1 KiB", "14 KiB", "50 MiB"), shared by the engine's
+/// messages, the CLI and the dashboard.
 public enum ByteCountText {
-  /// Formats a byte count with binary units.
+  /// Formats a byte count with binary units: one decimal below 10 units, where it carries
+  /// information; whole numbers above.
   public static func format(_ bytes: Int64) -> String {
     let units = ["B", "KiB", "MiB", "GiB", "TiB"]
     var value = Double(bytes)
@@ -12,8 +14,8 @@ public enum ByteCountText {
       unit += 1
     }
     if unit == 0 { return "\(bytes) B" }
-    return value < 10 && value != value.rounded()
-      ? String(format: "%.1f %@", value, units[unit]) : "\(Int(value.rounded())) \(units[unit])"
+    if value < 9.95 { return String(format: "%.1f", value) + " " + units[unit] }
+    return "\(Int(value.rounded())) \(units[unit])"
   }
 }
 

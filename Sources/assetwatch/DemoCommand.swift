@@ -36,9 +36,11 @@ struct DemoCommand: AsyncParsableCommand {
       throw ExitCode(1)
     }
     if originOnly {
-      print(
-        "Demo origin at \(simulation.baseURL) (manifest: \(simulation.baseURL)/manifest.json). Ctrl-C stops it."
-      )
+      // Written unbuffered: a supervising tool reading a pipe must see it before the first signal.
+      FileHandle.standardOutput.write(
+        Data(
+          ("Demo origin at \(simulation.baseURL) (manifest: \(simulation.baseURL)/manifest.json). Ctrl-C stops it."
+            + "\n").utf8))
       let watcher = SignalWatcher(signals: [SIGINT, SIGTERM])
       let serving = Task { try? await simulation.runUntilCancelled() }
       var code: Int32 = 0
@@ -53,7 +55,14 @@ struct DemoCommand: AsyncParsableCommand {
     let releases = Task { try? await simulation.runUntilCancelled() }
     defer { releases.cancel() }
     let engine = try makeEngine(port: simulation.origin.port)
-    let session = WatchSession(engine: engine, options: common)
+    let session = WatchSession(
+      engine: engine, options: common, configLabel: "demo: assets.example.json")
+    defer {
+      // A cache the demo made for itself goes with it; one given by --cache-dir stays.
+      if common.cacheDir == nil {
+        try? FileManager.default.removeItem(atPath: engine.configuration.cacheDirectory.path)
+      }
+    }
     do {
       try await session.run()
     } catch {

@@ -23,6 +23,8 @@ struct WatchCommand: AsyncParsableCommand {
 struct WatchSession {
   let engine: AssetEngine
   let options: CommonOptions
+  /// What the dashboard header names as the config.
+  var configLabel: String? = nil
 
   func run() async throws {
     let events = await engine.events()
@@ -66,7 +68,7 @@ struct WatchSession {
     let wantColor = !options.noColor && (environment["NO_COLOR"] ?? "").isEmpty
     let app = DashboardApp(
       options: DashboardOptions(
-        configPath: options.config, readonly: options.readonly, color: wantColor),
+        configPath: configLabel ?? options.config, readonly: options.readonly, color: wantColor),
       inbox: inbox, commands: continuation)
     do {
       return try await CursesTerminal.runAsync(app, wantColor: wantColor).exitStatus

@@ -1,6 +1,10 @@
 import Foundation
 import Synchronization
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// Runs the built `assetwatch` binary, as a user would from a shell.
 enum BinaryRunner {
   /// The package root (three levels above this file).
@@ -25,7 +29,22 @@ enum BinaryRunner {
     _ arguments: [String], cwd: URL? = nil, environment: [String: String] = [:],
     timeout: TimeInterval = 60
   ) async throws -> Result {
-    let process = WatchedProcess.makeProcess(arguments, cwd: cwd, environment: environment)
+    try await run(
+      WatchedProcess.makeProcess(arguments, cwd: cwd, environment: environment), timeout: timeout)
+  }
+
+  /// Runs another tool (curl, tmux) from PATH the same way.
+  static func runTool(_ name: String, _ arguments: [String], timeout: TimeInterval = 30)
+    async throws -> Result
+  {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = [name] + arguments
+    process.standardInput = FileHandle.nullDevice
+    return try await run(process, timeout: timeout)
+  }
+
+  private static func run(_ process: Process, timeout: TimeInterval) async throws -> Result {
     let out = Pipe()
     let err = Pipe()
     process.standardOutput = out
@@ -80,4 +99,20 @@ struct Scratch {
     return u
   }
   func remove() { try? FileManager.default.removeItem(at: url) }
+}
+
+/// A loopback TCP port that was free a moment ago (bind to 0, read it, close).
+func freeLoopbackPort() -> Int {
+  let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+  defer { close(fd) }
+  var addr = sockaddr_in()
+  addr.sin_family = sa_family_t(AF_INET)
+  addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+  var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+  _ = withUnsafeMutablePointer(to: &addr) {
+    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+      bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0
+    }
+  }
+  return Int(UInt16(bigEndian: addr.sin_port))
 }

@@ -152,3 +152,64 @@ import Testing
     #expect(try store.entryURL("ok-id.1").lastPathComponent == "ok-id.1.json")
   }
 }
+
+/// Two processes on one cache (a dashboard and the CLI): each follows what the other committed.
+@Suite struct SharedCacheTests {
+  @Test func aDropByAnotherProcessIsNotUndoneAndIsPickedUp() async throws {
+    let dir = TempDir()
+    defer { dir.remove() }
+    let fetcher = ScriptedFetcher()
+    fetcher.set(#"{"v": 1}"#, etag: "\"1\"")
+    let asset = AssetDefinition(
+      id: "flags", remote: URL(string: "scripted://flags"), bundled: .bytes(Data("{}".utf8)),
+      format: .json)
+    let dashboard = try makeEngine([asset], cache: dir.url, fetchers: [fetcher])
+    await dashboard.start()
+    #expect(await dashboard.refresh("flags").isUpdated)
+
+    // The CLI, another engine on the same cache, drops the cached copy.
+    let cli = try makeEngine([asset], cache: dir.url, fetchers: [fetcher])
+    await cli.start()
+    try await cli.dropCache("flags")
+    await cli.shutdown()
+
+    // The dashboard's next write (a failed check) must not resurrect the dropped copy...
+    fetcher.set("{broken", etag: "\"2\"")
+    #expect(await dashboard.refresh("flags").failure?.kind == .validation)
+    #expect(await dashboard.status("flags")?.source == .bundled)
+    #expect(try await dashboard.data("flags") == Data("{}".utf8))
+    // ...and a third process sees the same thing.
+    let other = try makeEngine([asset], cache: dir.url, fetchers: [])
+    await other.start()
+    #expect(await other.status("flags")?.source == .bundled)
+    await other.shutdown()
+    await dashboard.shutdown()
+  }
+
+  @Test func aCommitByAnotherProcessShowsUpWhileRunning() async throws {
+    let dir = TempDir()
+    defer { dir.remove() }
+    let fetcher = ScriptedFetcher()
+    fetcher.set(#"{"v": 1}"#, etag: "\"1\"")
+    let asset = AssetDefinition(
+      id: "flags", remote: URL(string: "scripted://flags"), bundled: .bytes(Data("{}".utf8)),
+      format: .json, refresh: .manual)
+    let dashboard = try makeEngine([asset], cache: dir.url, fetchers: [fetcher])
+    await dashboard.start()
+    let events = await dashboard.events()
+    await dashboard.startAutoRefresh()
+
+    let cli = try makeEngine([asset], cache: dir.url, fetchers: [fetcher])
+    await cli.start()
+    #expect(await cli.refresh("flags").isUpdated)
+    let committed = try #require(await cli.status("flags")?.sha256)
+    await cli.shutdown()
+
+    let seen = await firstEvent(in: events) {
+      if case .assetChanged(let s) = $0 { s.sha256 == committed } else { false }
+    }
+    #expect(seen != nil, "the running engine picks up the other process's commit")
+    #expect(try await dashboard.data("flags") == Data(#"{"v": 1}"#.utf8))
+    await dashboard.shutdown()
+  }
+}

@@ -74,6 +74,12 @@ final class ScriptedFetcher: AssetFetcher {
         == Data(#"{"flag": true}"#.utf8))
     #expect(fetcher.fetches == 1)
     fetcher.set(#"{"flag": "later"}"#, etag: "\"2\"")
+    // Fresh (within ttl): neither policy goes to the network.
+    #expect(
+      try await engine.data("flags", policy: .refreshBeforeReturning)
+        == Data(#"{"flag": true}"#.utf8))
+    #expect(fetcher.fetches == 1)
+    clock.advance(by: 61)  // stale now: reads refresh
     let events = await engine.events()
     #expect(
       try await engine.data("flags", policy: .immediateWithBackgroundRefresh)

@@ -311,3 +311,98 @@ import Testing
     await engine.shutdown()
   }
 }
+
+/// What the engine review found: secrets across origins, loopback spoofing, commands racing
+/// refreshes, damaged metadata.
+@Suite struct EngineHardeningTests {
+  @Test func configuredHeadersAreNotSentToAnotherOriginAfterARedirect() async throws {
+    let first = try await LoopbackOrigin.start()
+    let second = try await LoopbackOrigin.start()
+    defer {
+      Task {
+        try? await first.shutdown()
+        try? await second.shutdown()
+      }
+    }
+    await second.setResource("/a.json", body: Data("[2]".utf8), contentType: "application/json")
+    await first.setHandler("/a.json") { _ in
+      OriginResponse(status: 302, headers: [OriginHeader("Location", "\(second.baseURL)/a.json")])
+    }
+    let dir = TempDir()
+    defer { dir.remove() }
+    let asset = AssetDefinition(
+      id: "a", remote: URL(string: "\(first.baseURL)/a.json"), format: .json,
+      headers: [HeaderField(name: "Authorization", value: "Bearer s3cret")])
+    let engine = try makeEngine([asset], cache: dir.url)
+    await engine.start()
+    #expect(await engine.refresh("a").isUpdated)
+    #expect(await first.requests(path: "/a.json").last?.header("Authorization") == "Bearer s3cret")
+    #expect(await second.requests(path: "/a.json").last?.header("Authorization") == nil)
+    await engine.shutdown()
+  }
+
+  @Test func loopbackMeansAnIPLiteralNotAPrefix() {
+    #expect(ConfigValues.isLoopback(host: "127.0.0.1"))
+    #expect(ConfigValues.isLoopback(host: "127.1.2.3"))
+    #expect(!ConfigValues.isLoopback(host: "127.evil.example"))
+    #expect(!ConfigValues.isLoopback(host: "127.0.0.1.nip.io"))
+    #expect(!ConfigValues.isLoopback(host: "localhost.example"))
+  }
+
+  @Test func dropDuringARefreshWinsAndRecordsNoFailure() async throws {
+    let origin = try await LoopbackOrigin.start()
+    defer { Task { try? await origin.shutdown() } }
+    let dir = TempDir()
+    defer { dir.remove() }
+    await origin.setGeneratedResource(
+      "/big.bin", content: GeneratedBytes(length: 4 << 20, seed: 1), bytesPerSecond: 1 << 20)
+    let asset = AssetDefinition(
+      id: "big", remote: URL(string: "\(origin.baseURL)/big.bin"), bundled: .bytes(Data("b".utf8)))
+    let engine = try makeEngine([asset], cache: dir.url)
+    await engine.start()
+    let events = await engine.events()
+    async let outcome = engine.refresh("big")
+    _ = await firstEvent(in: events) { if case .progress = $0 { true } else { false } }
+    try await engine.dropCache("big")
+    _ = await outcome
+    let status = try #require(await engine.status("big"))
+    #expect(status.source == .bundled, "the drop is not undone by the transfer it interrupted")
+    #expect(status.consecutiveFailures == 0)
+    #expect(status.lastError == nil)
+    await engine.shutdown()
+  }
+
+  @Test func entryNamingAnInvalidHashIsCorruptNotACrash() async throws {
+    let dir = TempDir()
+    defer { dir.remove() }
+    let store = try CacheStore(root: dir.url)
+    var entry = CacheEntry(id: "a", appVersion: "1.0.0")
+    entry.current = Generation(sha256: "../../etc/passwd", size: 1, fetchedAt: Date())
+    try store.writeEntry(entry)
+    let engine = try makeEngine(
+      [AssetDefinition(id: "a", remote: nil, bundled: .bytes(Data("x".utf8)))], cache: dir.url,
+      fetchers: [])
+    await engine.start()
+    #expect(await engine.status("a")?.source == .bundled)
+    #expect(await engine.status("a")?.lastError?.kind == "corrupt")
+    await engine.shutdown()
+  }
+
+  @Test func displayedURLsHideUserInfoAndQueries() {
+    let url = URL(string: "https://user:pw@cdn.example.com/a.json?token=abc")!
+    #expect(AssetRecord.displayURL(url) == "https://cdn.example.com/a.json?…")
+  }
+
+  @Test func afterShutdownRefreshFailsAndEventsEnd() async throws {
+    let dir = TempDir()
+    defer { dir.remove() }
+    let engine = try makeEngine(
+      [AssetDefinition(id: "a", remote: URL(string: "http://127.0.0.1:9/a"))], cache: dir.url)
+    await engine.start()
+    await engine.shutdown()
+    #expect(await engine.refresh("a").failure != nil)
+    var count = 0
+    for await _ in await engine.events() { count += 1 }
+    #expect(count == 1, "a snapshot, then the stream ends")
+  }
+}

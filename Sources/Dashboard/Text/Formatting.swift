@@ -4,19 +4,7 @@ import Foundation
 /// Human-readable sizes, durations and clock times, all pure functions of their inputs.
 enum Formatting {
   /// A byte count in binary units: `512 B`, `2.1 KiB`, `14 KiB`, `50 MiB`.
-  static func size(_ bytes: Int64) -> String {
-    let units = ["B", "KiB", "MiB", "GiB", "TiB"]
-    var value = Double(bytes)
-    var unit = 0
-    while value >= 1024, unit < units.count - 1 {
-      value /= 1024
-      unit += 1
-    }
-    if unit == 0 { return "\(bytes) B" }
-    // One decimal below 10 units, where it carries information; whole numbers above.
-    if value < 9.95 { return String(format: "%.1f", value) + " " + units[unit] }
-    return "\(Int(value.rounded())) \(units[unit])"
-  }
+  static func size(_ bytes: Int64) -> String { ByteCountText.format(bytes) }
 
   /// A transfer rate such as `12 MiB/s`.
   static func rate(_ bytesPerSecond: Double) -> String {

@@ -48,9 +48,11 @@ extension AssetEngine {
   /// - Throws: ``CommandError`` for an unknown id or a disk failure.
   public func dropCache(_ id: String) async throws {
     guard records[id] != nil else { throw CommandError(message: "no asset named \(id)") }
+    records[id]?.epoch &+= 1
     await cancelInFlight(id)
     do {
       try store.withCommitLock { try store.removeEntry(id) }
+      records[id]?.synced = nil
     } catch {
       throw CommandError(message: "\(id): dropping the cache failed: \(error)")
     }
@@ -108,15 +110,13 @@ extension AssetEngine {
     async throws
   {
     guard records[id] != nil else { throw CommandError(message: "no asset named \(id)") }
+    records[id]?.epoch &+= 1
     await cancelInFlight(id)
-    guard var entry = records[id]?.entry else { return }
-    change(&entry)
     do {
-      try store.withCommitLock { try store.writeEntry(entry) }
+      try updateEntry(id, change)
     } catch {
       throw CommandError(message: "\(id): \(verb) failed: \(error)")
     }
-    records[id]?.entry = entry
     publishChange(id)
   }
 

@@ -86,11 +86,14 @@ extension AssetEngine {
           definition: {
             var d = configuration.assetDefaults
             d.id = target.id
+            // Default headers go only to the manifest's own origin (checked when the URL is set).
+            d.remote = configuration.manifest
             return d
           }(),
           entry: (try? store.readEntry(target.id)).flatMap { $0 }
             ?? CacheEntry(id: target.id, appVersion: configuration.appVersion))
       if records[target.id] == nil {
+        record.synced = (try? store.readEntry(target.id)) ?? nil
         if record.entry.appVersion != configuration.appVersion {
           record.entry = CacheEntry(id: target.id, appVersion: configuration.appVersion)
         }
@@ -102,6 +105,9 @@ extension AssetEngine {
       if let text = target.url,
         let url = resolveManifestURL(text, allowInsecure: record.definition.allowInsecure)
       {
+        if let configured = record.definition.remote, !HTTPFetcher.sameOrigin(configured, url) {
+          record.definition.headers = []  // tokens are never sent to another origin
+        }
         record.definition.remote = url
       }
       if let size = target.size {
@@ -110,7 +116,7 @@ extension AssetEngine {
       }
       if let sha = target.sha256 { record.definition.sha256 = sha.lowercased() }
       if let essential = target.essential { record.definition.essential = essential }
-      record.targetVersion = target.version
+      record.targetVersion = target.version.map { TerminalText.sanitize($0, maxLength: 64) }
       if let sha = target.sha256?.lowercased(), record.entry.current?.sha256 == sha,
         let version = target.version
       {

@@ -31,6 +31,7 @@ extension AssetEngine {
     guard records[id] != nil else {
       return .failed(FetchError(.unsupported, "no asset named \(id)"))
     }
+    guard !isShutDown else { return .failed(FetchError(.unsupported, "the engine is shut down")) }
     let (task, joined) = startRefresh(id, manual: manual)
     let outcome = await task.value
     return joined ? .inFlight : outcome
@@ -52,7 +53,12 @@ extension AssetEngine {
   }
 
   private func performRefresh(_ id: String, manual: Bool) async -> RefreshOutcome {
-    guard let definition = records[id]?.definition else { return .notModified }
+    await limiter.acquire()
+    defer { Task { await limiter.release() } }
+    // Read after the wait: the manifest may have changed the URL, size or hash meanwhile.
+    guard let definition = records[id]?.definition, let epoch = records[id]?.epoch else {
+      return .notModified
+    }
     guard let remote = definition.remote else {
       return finishFailure(id, FetchError(.unsupported, "the asset has no remote"), quiet: false)
     }
@@ -63,8 +69,6 @@ extension AssetEngine {
     }
     // Live assets are checked several times a second: only changes are worth an event.
     let quiet = definition.refresh == .live && !manual
-    await limiter.acquire()
-    defer { Task { await limiter.release() } }
     if manual { records[id]?.autoRefreshBlocked = false }
     if !quiet { setActivity(id, .checking) }
 
@@ -82,27 +86,48 @@ extension AssetEngine {
         id, FetchError(.storage, "cannot create a partial file: \(error)"), quiet: quiet)
     }
     defer { sink.discard() }  // after a commit the file was renamed away; unlink is then a no-op
-    let current = records[id]?.entry.current
+    // Validators only make sense for the URL that produced the copy held now.
+    let current = records[id]?.entry.current.flatMap {
+      $0.remote == remote.absoluteString ? $0 : nil
+    }
+    // A live file whose last version was rejected is polled against that version, so an
+    // unchanged bad file is not fetched, rejected and logged again ten times a second.
+    let rejected = quiet ? records[id]?.rejectedETag : nil
     let request = FetchRequest(
       url: remote, headers: definition.headers,
       // Without a usable cached copy, a 304 would leave nothing to serve: ask unconditionally.
-      etag: current?.etag, lastModified: current?.lastModified, maxBytes: definition.maxBytes,
+      etag: rejected ?? current?.etag, lastModified: rejected == nil ? current?.lastModified : nil,
+      maxBytes: definition.maxBytes,
       expectedSize: definition.expectedSize, expectedSHA256: definition.sha256,
       timeout: definition.timeout,
       allowInsecure: definition.allowInsecure)
     do {
       switch try await fetcher.fetch(request, into: sink) {
       case .notModified(let metadata):
+        if rejected != nil { return .notModified }  // still the rejected version: nothing new
         guard current != nil else {
           throw FetchError(
             .http, "the server answered 304 Not Modified to an unconditional request", status: 304)
         }
         return finishNotModified(id, metadata: metadata, quiet: quiet)
       case .downloaded(let metadata):
-        if quiet { setActivity(id, .validating) }
-        return try commitDownload(id, sink: sink, metadata: metadata)
+        do {
+          let outcome = try commitDownload(id, sink: sink, metadata: metadata, epoch: epoch)
+          records[id]?.rejectedETag = nil
+          return outcome
+        } catch {
+          records[id]?.rejectedETag = metadata.etag
+          throw error
+        }
       }
     } catch {
+      if Task.isCancelled || records[id]?.epoch != epoch {
+        // Cancelled by shutdown or overtaken by a command (drop, reset, rollback): not a
+        // failure of the asset, so nothing is recorded.
+        records[id]?.activity = .idle
+        publishChange(id)
+        return .failed(FetchError(.unsupported, "cancelled"))
+      }
       let fetchError = error as? FetchError ?? HTTPFetcher.translate(error, phase: "fetching")
       return finishFailure(id, fetchError, quiet: quiet)
     }
@@ -126,11 +151,13 @@ extension AssetEngine {
 
   // MARK: - Outcomes
 
-  private func commitDownload(_ id: String, sink: DownloadSink, metadata: FetchMetadata) throws
-    -> RefreshOutcome
-  {
+  private func commitDownload(
+    _ id: String, sink: DownloadSink, metadata: FetchMetadata, epoch: UInt64
+  ) throws -> RefreshOutcome {
+    guard let record = records[id], record.epoch == epoch else {
+      throw FetchError(.unsupported, "overtaken by a command")
+    }
     setActivity(id, .validating)
-    guard let record = records[id] else { return .notModified }
     let definition = record.definition
     let (sha, size) = sink.digest()
     if let expected = definition.expectedSize, size != expected {
@@ -151,17 +178,20 @@ extension AssetEngine {
       }
     }
     let now = clock.now()
-    var entry = record.entry
-    entry.checkedAt = now
-    entry.serverTTL = metadata.maxAge
-    entry.lastError = nil
-    entry.consecutiveFailures = 0
-    entry.nextAttemptAt = nextScheduledCheck(definition, after: now)
-    if let current = entry.current, current.sha256 == sha {
+    func markChecked(_ entry: inout CacheEntry) {
+      entry.checkedAt = now
+      entry.serverTTL = metadata.maxAge
+      entry.lastError = nil
+      entry.consecutiveFailures = 0
+      entry.nextAttemptAt = nextScheduledCheck(definition, after: now)
+    }
+    if let current = record.entry.current, current.sha256 == sha {
       // Same bytes (a server without validators): only freshness and validators move.
-      entry.current?.etag = metadata.etag
-      entry.current?.lastModified = metadata.lastModified
-      try persist(id, entry)
+      try updateEntry(id) { entry in
+        markChecked(&entry)
+        entry.current?.etag = metadata.etag
+        entry.current?.lastModified = metadata.lastModified
+      }
       return finishAttempt(id, outcome: .notModified, detail: "same bytes")
     }
     let version = targetVersion(for: id, sha: sha)
@@ -170,17 +200,15 @@ extension AssetEngine {
       lastModified: metadata.lastModified,
       remote: definition.remote?.absoluteString, fetchedAt: now)
     do {
-      try store.withCommitLock {
-        try sink.sync()
-        _ = try store.commitBlob(partialPath: sink.path, sha256: sha)
-        if let current = entry.current { entry.previous = current }
+      try sink.sync()  // the slow part, outside the lock
+      try updateEntry(id, committing: (sink.path, sha)) { entry in
+        markChecked(&entry)
+        if let current = entry.current, current.sha256 != sha { entry.previous = current }
         entry.current = generation
-        try store.writeEntry(entry)
       }
     } catch {
       throw FetchError(.storage, "committing failed: \(error)")
     }
-    records[id]?.entry = entry
     let shown = version ?? String(sha.prefix(8))
     Counter(label: "remote_assets_bytes_downloaded_total", dimensions: [("asset", id)]).increment(
       by: Int(size))
@@ -192,23 +220,23 @@ extension AssetEngine {
   private func finishNotModified(_ id: String, metadata: FetchMetadata, quiet: Bool)
     -> RefreshOutcome
   {
-    guard var entry = records[id]?.entry, let definition = records[id]?.definition else {
-      return .notModified
-    }
+    guard let record = records[id] else { return .notModified }
     let now = clock.now()
-    let wasFailing = entry.consecutiveFailures > 0
-    entry.checkedAt = now
-    entry.serverTTL = metadata.maxAge
-    entry.lastError = nil
-    entry.consecutiveFailures = 0
-    entry.nextAttemptAt = nextScheduledCheck(definition, after: now)
-    if quiet && !wasFailing {
+    let next = nextScheduledCheck(record.definition, after: now)
+    let markChecked = { (entry: inout CacheEntry) in
+      entry.checkedAt = now
+      entry.serverTTL = metadata.maxAge
+      entry.lastError = nil
+      entry.consecutiveFailures = 0
+      entry.nextAttemptAt = next
+    }
+    if quiet && record.entry.consecutiveFailures == 0 {
       // Live checks: keep freshness in memory; no disk write, no event per poll.
-      records[id]?.entry = entry
+      markChecked(&records[id, default: record].entry)
       return .notModified
     }
     do {
-      try persist(id, entry)
+      try updateEntry(id, markChecked)
     } catch {
       return finishFailure(
         id, FetchError(.storage, "saving metadata failed: \(error)"), quiet: quiet)
@@ -217,22 +245,34 @@ extension AssetEngine {
   }
 
   func finishFailure(_ id: String, _ error: FetchError, quiet: Bool) -> RefreshOutcome {
-    guard var entry = records[id]?.entry, let definition = records[id]?.definition else {
+    guard let record = records[id] else { return .failed(error) }
+    let definition = record.definition
+    let now = clock.now()
+    if quiet, record.entry.lastError?.message == error.message, record.entry.consecutiveFailures > 0
+    {
+      // A live poll hitting the same problem again (a deleted file): said once is enough.
+      records[id]?.activity = .idle
+      records[id]?.entry.nextAttemptAt = nextScheduledCheck(definition, after: now)
       return .failed(error)
     }
-    let now = clock.now()
-    entry.lastError = AssetErrorRecord(kind: error.kind.rawValue, message: error.message, at: now)
-    entry.consecutiveFailures += 1
+    let failures = record.entry.consecutiveFailures + 1
+    let next: Date?
     if error.stopsAutoRefresh {
       records[id]?.autoRefreshBlocked = true
-      entry.nextAttemptAt = nil
+      next = nil
+    } else if error.isRetryable, definition.refresh == .live {
+      // A local file mid-save: look again at the next poll, not after a network backoff.
+      next = nextScheduledCheck(definition, after: now)
     } else if error.isRetryable {
-      entry.nextAttemptAt = now.addingTimeInterval(
-        backoff.delay(failures: entry.consecutiveFailures, retryAfter: error.retryAfter))
+      next = now.addingTimeInterval(backoff.delay(failures: failures, retryAfter: error.retryAfter))
     } else {
-      entry.nextAttemptAt = nextScheduledCheck(definition, after: now)
+      next = nextScheduledCheck(definition, after: now)
     }
-    try? persist(id, entry)
+    _ = try? updateEntry(id) { entry in
+      entry.lastError = AssetErrorRecord(kind: error.kind.rawValue, message: error.message, at: now)
+      entry.consecutiveFailures = failures
+      entry.nextAttemptAt = next
+    }
     let keeping: String
     switch records[id]?.source {
     case .cached?: keeping = "keeping the last good copy"
@@ -240,19 +280,13 @@ extension AssetEngine {
     default: keeping = "no copy to serve"
     }
     var message = "\(error.message); \(keeping)"
-    if let next = entry.nextAttemptAt {
+    if let next {
       message += "; retry in \(DurationText.format(next.timeIntervalSince(now)))"
     } else if error.stopsAutoRefresh {
       message += "; automatic refresh stopped until a manual refresh"
     }
     log(id, .error, message)
-    _ = quiet
     return finishAttempt(id, outcome: .failed(error), detail: error.message)
-  }
-
-  private func persist(_ id: String, _ entry: CacheEntry) throws {
-    try store.writeEntry(entry)
-    records[id]?.entry = entry
   }
 
   /// Ends an attempt: idle activity, history, metrics, one change event.

@@ -4,7 +4,7 @@ extension AssetEngine {
   /// Starts refreshing by itself: each asset every `refreshEvery` (live ones continuously), with
   /// backoff after failures; the manifest on the default interval. Idempotent.
   public func startAutoRefresh() {
-    guard schedulerTask == nil else { return }
+    guard schedulerTask == nil, !isShutDown else { return }
     let now = clock.now()
     for id in order {
       guard let record = records[id], record.entry.nextAttemptAt == nil else { continue }
@@ -36,6 +36,8 @@ extension AssetEngine {
 
   /// Starts every refresh that is due (each in its own task; the limiter bounds transfers).
   func tick() {
+    ticks &+= 1
+    if ticks % 10 == 0 { reloadExternalChanges() }  // about once a second
     guard !paused else { return }
     let now = clock.now()
     if configuration.manifest != nil, manifestNextAttempt.map({ $0 <= now }) ?? true {

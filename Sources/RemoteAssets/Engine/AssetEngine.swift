@@ -17,7 +17,7 @@ import Metrics
 /// ```
 public actor AssetEngine {
   /// The configuration in force.
-  public let configuration: EngineConfiguration
+  public nonisolated let configuration: EngineConfiguration
   let store: CacheStore
   let fetchers: [any AssetFetcher]
   let ownedHTTPFetcher: HTTPFetcher?
@@ -37,6 +37,8 @@ public actor AssetEngine {
   var manifestNextAttempt: Date?
   var manifestFailures = 0
   var schedulerTask: Task<Void, Never>?
+  var isShutDown = false
+  var ticks = 0
 
   /// Creates an engine. Nothing is read until ``start()``.
   ///
@@ -90,6 +92,7 @@ public actor AssetEngine {
   /// Stops the scheduler, cancels transfers, ends every event stream, and shuts the HTTP client
   /// down.
   public func shutdown() async {
+    isShutDown = true
     schedulerTask?.cancel()
     schedulerTask = nil
     for task in inFlight.values { task.cancel() }
@@ -114,14 +117,16 @@ public actor AssetEngine {
     let fresh = CacheEntry(id: id, appVersion: configuration.appVersion)
     var reason: String?
     do {
-      if let entry = try store.readEntry(id) {
+      let disk = try store.readEntry(id)
+      record.synced = disk
+      if let entry = disk {
         if entry.appVersion != configuration.appVersion {
           log(
             id, .info,
             "app version changed from \(entry.appVersion) to \(configuration.appVersion); using the bundled copy"
           )
           record.entry = fresh
-          try? store.writeEntry(fresh)
+          if (try? store.commitEntry(fresh)) != nil { record.synced = fresh }
         } else {
           record.entry = entry
           if let current = entry.current, let problem = store.verifyBlob(current) {
@@ -141,7 +146,7 @@ public actor AssetEngine {
         kind: "corrupt", message: "\(reason); \(fallback)", at: now)
       logger.warning("discarded cached copy", metadata: ["asset": "\(id)", "reason": "\(reason)"])
       log(id, .warning, "\(reason); \(fallback)")
-      try? store.writeEntry(record.entry)
+      if (try? store.commitEntry(record.entry)) != nil { record.synced = record.entry }
     }
     records[id] = record
   }
@@ -153,16 +158,9 @@ public actor AssetEngine {
       if let sha = record.entry.current?.sha256 { keep.insert(sha) }
       if let sha = record.entry.previous?.sha256 { keep.insert(sha) }
     }
-    // Entries of assets no longer configured keep their blobs until the entry is removed.
-    let entriesDir = store.entries
-    for name in (try? FileManager.default.contentsOfDirectory(atPath: entriesDir.path)) ?? []
-    where name.hasSuffix(".json") {
-      let id = String(name.dropLast(5))
-      guard records[id] == nil, let entry = try? store.readEntry(id) else { continue }
-      if let sha = entry.current?.sha256 { keep.insert(sha) }
-      if let sha = entry.previous?.sha256 { keep.insert(sha) }
-    }
     do {
+      // The store adds every blob named by an entry on disk, read under the commit lock, so a
+      // blob another process committed is never taken for garbage.
       try store.sweep(keep: keep)
     } catch {
       logger.warning("cache sweep failed", metadata: ["error": "\(error)"])
@@ -187,7 +185,8 @@ public actor AssetEngine {
     if case .every(let s) = configuration.defaultRefresh { refreshEvery = s }
     return EngineInfo(
       appVersion: configuration.appVersion, configPath: configuration.configPath,
-      manifestVersion: manifest?.manifest.version, autoRefreshPaused: paused,
+      manifestVersion: manifest?.manifest.version.map { TerminalText.sanitize($0, maxLength: 64) },
+      autoRefreshPaused: paused,
       refreshEvery: refreshEvery)
   }
 
@@ -200,7 +199,9 @@ public actor AssetEngine {
   /// independent subscriber; a slow one never blocks the engine (it gets a new snapshot when it
   /// falls behind). The stream ends at ``shutdown()``.
   public func events() -> AsyncStream<EngineEvent> {
-    hub.subscribe(snapshot: snapshot())
+    let stream = hub.subscribe(snapshot: snapshot())
+    if isShutDown { hub.finishAll() }
+    return stream
   }
 
   /// The bytes served now for `id`.
@@ -209,9 +210,10 @@ public actor AssetEngine {
   public func data(_ id: String, policy: ReadPolicy = .immediate) async throws -> Data {
     switch policy {
     case .immediate: break
-    case .refreshBeforeReturning: _ = await refresh(id)
+    case .refreshBeforeReturning:
+      if isDue(id) { _ = await refresh(id, manual: false) }
     case .immediateWithBackgroundRefresh:
-      if inFlight[id] == nil { Task { _ = await self.refresh(id) } }
+      if isDue(id) { startRefresh(id, manual: false) }
     }
     guard let record = records[id] else { throw AssetUnavailable(id: id, reason: "no such asset") }
     if let current = record.entry.current {
@@ -222,6 +224,19 @@ public actor AssetEngine {
     case .bytes(let data): return data
     case nil: throw AssetUnavailable(id: id, reason: "no cached or bundled copy")
     }
+  }
+
+  /// Whether a read policy should refresh: not fresh now, and not inside a failure backoff (so
+  /// an offline app is not made to wait for a timeout on every read).
+  func isDue(_ id: String) -> Bool {
+    guard let record = records[id], !isShutDown, record.definition.remote != nil else {
+      return false
+    }
+    let now = clock.now()
+    if record.entry.consecutiveFailures > 0, let next = record.entry.nextAttemptAt, next > now {
+      return false
+    }
+    return record.status(store: store, paused: false).state(at: now) != .fresh
   }
 
   /// The file holding the bytes served now (for large assets), or nil when there is none on disk.

@@ -12,6 +12,14 @@ struct AssetRecord: Sendable {
   var bundledDigest: (sha256: String, size: Int64)?
   /// Set after 401/403: no automatic refresh until a manual one.
   var autoRefreshBlocked = false
+  /// The entry as this process last read it from or wrote it to disk (nil: no file); a
+  /// difference from the disk means another process changed it.
+  var synced: CacheEntry?
+  /// Bumped by every command that changes what is served (reset, drop, rollback); a refresh that
+  /// started under another epoch discards its result instead of committing over the command.
+  var epoch: UInt64 = 0
+  /// The validator of the last downloaded version that failed validation (live polling skips it).
+  var rejectedETag: String?
 
   var source: AssetSource {
     if entry.current != nil { return .cached }
@@ -29,9 +37,20 @@ struct AssetRecord: Sendable {
     if history.count > 10 { history.removeLast(history.count - 10) }
   }
 
+  /// A URL as shown to people: no user info, and a query (which may carry a token) elided.
+  static func displayURL(_ url: URL) -> String {
+    if url.isFileURL { return "file://" + url.path }
+    guard var parts = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return "" }
+    parts.user = nil
+    parts.password = nil
+    let elided = parts.query != nil
+    parts.query = nil
+    return TerminalText.sanitize((parts.string ?? "") + (elided ? "?…" : ""))
+  }
+
   func status(store: CacheStore, paused: Bool) -> AssetStatus {
     var s = AssetStatus(id: definition.id)
-    s.remote = definition.remote.map { $0.isFileURL ? "file://" + $0.path : $0.absoluteString }
+    s.remote = definition.remote.map(Self.displayURL)
     s.format = definition.format.rawValue
     s.essential = definition.essential
     s.source = source

@@ -29,6 +29,13 @@ public struct FileFetcher: AssetFetcher {
       try Task.checkCancellation()
       try sink.write(chunk)
     }
+    // An editor may be writing the file right now: only a read that saw one stable version counts.
+    let after = try? FileManager.default.attributesOfItem(atPath: path)
+    let sizeAfter = (after?[.size] as? NSNumber)?.int64Value
+    let modifiedAfter = after?[.modificationDate] as? Date
+    guard sizeAfter == size, modifiedAfter == modified, sink.bytesWritten == size else {
+      throw FetchError(.truncated, "\(path) changed while it was read; reading it again")
+    }
     sink.flushProgress()
     return .downloaded(metadata)
   }

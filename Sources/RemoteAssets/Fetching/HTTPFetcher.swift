@@ -74,8 +74,9 @@ public final class HTTPFetcher: AssetFetcher {
   {
     var url = original.url
     var visited: Set<String> = [url.absoluteString]
+    var request = original
     for _ in 0...Self.maxRedirects {
-      switch try await fetchOnce(original, url: url, sink: sink) {
+      switch try await fetchOnce(request, url: url, sink: sink) {
       case .done(let response):
         return response
       case .redirect(let location):
@@ -86,10 +87,20 @@ public final class HTTPFetcher: AssetFetcher {
         guard visited.insert(next.absoluteString).inserted else {
           throw FetchError(.redirect, "redirect loop at \(next.absoluteString)")
         }
+        if !Self.sameOrigin(original.url, next) {
+          // Configured headers (tokens) are for the configured origin only.
+          request.headers = []
+        }
         url = next
       }
     }
     throw FetchError(.redirect, "more than \(Self.maxRedirects) redirects")
+  }
+
+  /// Whether two URLs share scheme, host and port.
+  static func sameOrigin(_ a: URL, _ b: URL) -> Bool {
+    a.scheme?.lowercased() == b.scheme?.lowercased() && a.host?.lowercased() == b.host?.lowercased()
+      && a.port == b.port
   }
 
   func checkRedirect(from: URL, to: URL, allowInsecure: Bool) throws {

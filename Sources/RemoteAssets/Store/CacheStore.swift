@@ -47,10 +47,17 @@ public struct CacheStore: Sendable {
     return entries.appendingPathComponent(id + ".json")
   }
 
-  /// The blob for a hash (the hash is checked to be 64 hex digits).
+  /// The blob for a hash. Hashes come from our own hashing or from entries `readEntry` checked
+  /// with ``isSHA256(_:)``, so a name can never leave `objects/`.
   func objectURL(_ sha256: String) -> URL {
-    precondition(sha256.count == 64 && sha256.allSatisfy(\.isHexDigit), "not a sha256")
+    precondition(Self.isSHA256(sha256), "not a sha256")
     return objects.appendingPathComponent(sha256)
+  }
+
+  /// Whether `text` is 64 lowercase hexadecimal digits.
+  static func isSHA256(_ text: String) -> Bool {
+    text.utf8.count == 64
+      && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
   }
 
   // MARK: - Lock
@@ -77,6 +84,10 @@ public struct CacheStore: Sendable {
     decoder.dateDecodingStrategy = .iso8601
     do {
       let entry = try decoder.decode(CacheEntry.self, from: data)
+      let hashes = [entry.current?.sha256, entry.previous?.sha256].compactMap { $0 }
+      guard hashes.allSatisfy(Self.isSHA256) else {
+        throw CorruptEntry(reason: "entry metadata names an invalid blob hash")
+      }
       guard entry.formatVersion == CacheEntry.formatVersion, entry.id == id else {
         throw CorruptEntry(
           reason: "entry format \(entry.formatVersion) for \(entry.id) is not understood")
@@ -101,6 +112,11 @@ public struct CacheStore: Sendable {
     encoder.dateEncodingStrategy = .iso8601
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
     try POSIX.writeDurably(try encoder.encode(entry), to: try entryURL(entry.id).path)
+  }
+
+  /// Writes an entry durably under the commit lock (two writers never share the temp file).
+  func commitEntry(_ entry: CacheEntry) throws {
+    try withCommitLock { try writeEntry(entry) }
   }
 
   /// Removes an entry durably (no-op when absent).
@@ -167,6 +183,13 @@ public struct CacheStore: Sendable {
   func sweep(keep: Set<String>) throws {
     try withCommitLock {
       let fm = FileManager.default
+      var keep = keep
+      for name in (try? fm.contentsOfDirectory(atPath: entries.path)) ?? []
+      where name.hasSuffix(".json") {
+        guard let entry = try? readEntry(String(name.dropLast(5))) else { continue }
+        if let sha = entry.current?.sha256 { keep.insert(sha) }
+        if let sha = entry.previous?.sha256 { keep.insert(sha) }
+      }
       for name in (try? fm.contentsOfDirectory(atPath: tmp.path)) ?? [] {
         let path = tmp.appendingPathComponent(name).path
         let fd = open(path, O_RDWR | O_CLOEXEC)
