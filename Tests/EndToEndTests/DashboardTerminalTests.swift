@@ -71,7 +71,9 @@ struct DashboardTerminalTests {
 
   @Test func dumbTerminalGetsPlainLines() async throws {
     try await DashboardFixture.withDashboard(term: "dumb") { _, tmux in
-      let screen = try await tmux.waitFor("plain lines for flags and broken") { screen in
+      // Lines scroll: look at the scrollback too.
+      let screen = try await tmux.waitFor("plain lines for flags and broken", history: true) {
+        screen in
         screen.text.contains("printing one line per event")
           && screen.lines.contains { $0.contains("flags") && $0.contains("FRESH") }
           && screen.lines.contains { $0.contains("broken") && $0.contains("HTTP 503") }

@@ -84,14 +84,16 @@ struct TmuxSession: Sendable {
     try await tmux(["send-keys", "-t", name, "-l", text])
   }
 
-  /// The visible pane as text, one string per line; `escapes` keeps colours and attributes as SGR.
-  func capture(escapes: Bool = false) async throws -> String {
-    try await tmux(["capture-pane", "-t", name, "-p"] + (escapes ? ["-e"] : []))
+  /// The visible pane as text, one string per line; `escapes` keeps colours and attributes as
+  /// SGR, `history` adds the lines scrolled off the top.
+  func capture(escapes: Bool = false, history: Bool = false) async throws -> String {
+    try await tmux(
+      ["capture-pane", "-t", name, "-p"] + (escapes ? ["-e"] : []) + (history ? ["-S", "-"] : []))
   }
 
-  /// The visible pane parsed into lines of styled characters.
-  func screen() async throws -> TmuxScreen {
-    TmuxScreen(capture: try await capture(escapes: true))
+  /// The visible pane (and with `history` the scrollback) parsed into lines of styled characters.
+  func screen(history: Bool = false) async throws -> TmuxScreen {
+    TmuxScreen(capture: try await capture(escapes: true, history: history))
   }
 
   /// Resizes the window (and so the pane, the only one) to `width` x `height`.
@@ -125,18 +127,19 @@ struct TmuxSession: Sendable {
 
   // MARK: - Waiting
 
-  /// Polls the pane until `condition` holds for its screen, and returns that screen.
+  /// Polls the pane (with `history`, its scrollback too) until `condition` holds for its screen,
+  /// and returns that screen.
   ///
   /// - Throws: `TmuxError.timedOut` with the last screen after `timeout` seconds.
   @discardableResult
   func waitFor(
-    _ description: String, timeout: TimeInterval = defaultTimeout,
+    _ description: String, history: Bool = false, timeout: TimeInterval = defaultTimeout,
     _ condition: (TmuxScreen) throws -> Bool
   ) async throws -> TmuxScreen {
     let deadline = Date().addingTimeInterval(timeout)
     var last = TmuxScreen(capture: "")
     while true {
-      last = try await screen()
+      last = try await screen(history: history)
       if try condition(last) { return last }
       guard Date() < deadline else {
         throw TmuxError.timedOut(waitingFor: description, screen: last.text)
