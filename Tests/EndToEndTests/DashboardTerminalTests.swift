@@ -49,6 +49,23 @@ struct DashboardTerminalTests {
     }
   }
 
+  @Test func anIdleDashboardUsesLittleCPU() async throws {
+    try await DashboardFixture.withDashboard { _, tmux in
+      try await tmux.waitFor("every fetch settled") { screen in
+        ["flags", "catalog", "model"].allSatisfy { screen.row($0)?.contains("FRESH") == true }
+          && screen.row("broken")?.contains("FAILED") == true
+      }
+      let pid = try #require(TmuxProcessTable.program("assetwatch", at: try await tmux.panePID()))
+      let before = try #require(TmuxProcessTable.cpuSeconds(pid))
+      // A measurement window, not a synchronization: CPU time used over 3 s of idling.
+      try await Task.sleep(for: .seconds(3))
+      let used = try #require(TmuxProcessTable.cpuSeconds(pid)) - before
+      // Rendering every loop turn (20 a second) cost a debug build about 0.8 s here; rendering
+      // once a second and on events costs 0.03-0.16 s, depending on the machine's load.
+      #expect(used < 0.4, "used \(used) s of CPU in 3 s while idle")
+    }
+  }
+
   @Test func quittingRestoresTheTerminalAndEnds() async throws {
     try await DashboardFixture.withShell { fixture, tmux in
       let pid = try await startDashboardFromShell(fixture, tmux)
