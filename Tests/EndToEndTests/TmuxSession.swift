@@ -119,9 +119,12 @@ struct TmuxSession: Sendable {
 
   /// Stops the private server (and so every process in it) and removes its config.
   func kill() async {
+    let path = try? await display("#{socket_path}")
     // kill-session first: a server with a pane still running was seen to ignore kill-server.
     _ = try? await TmuxCommandRunner.run(["-L", socket, "kill-session", "-t", name])
     _ = try? await TmuxCommandRunner.run(["-L", socket, "kill-server"])
+    // The server leaves its socket file behind; it is ours alone.
+    if let path, !path.isEmpty { try? FileManager.default.removeItem(atPath: path) }
     try? FileManager.default.removeItem(at: configFolder)
   }
 
