@@ -15,7 +15,9 @@ static int restore_sequence_fd = -1;
 static volatile sig_atomic_t pending_stop_signal = 0;
 
 static const int fatal_signals[] = {SIGILL, SIGSEGV, SIGBUS, SIGFPE, SIGTRAP, SIGABRT};
-static const int stop_signals[] = {SIGINT, SIGTERM};
+// SIGHUP: the terminal went away (a dropped ssh session); end cleanly instead of spinning on a
+// dead tty.
+static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
 #define FATAL_COUNT (sizeof fatal_signals / sizeof fatal_signals[0])
 #define STOP_COUNT (sizeof stop_signals / sizeof stop_signals[0])
 static struct sigaction previous_fatal[FATAL_COUNT];

@@ -2,7 +2,7 @@
 public enum TerminalExit: Sendable, Hashable {
   /// The app asked to stop (`handle` returned false or `wantsToQuit` became true).
   case quit
-  /// SIGINT or SIGTERM arrived; the terminal was restored before `run` returned.
+  /// SIGINT, SIGTERM or SIGHUP arrived; the terminal was restored before `run` returned.
   case signal(Int32)
 
   /// The conventional process exit status: 0 for `.quit`, 128 + signal otherwise (130 for

@@ -41,7 +41,17 @@ final class TerminalLoop {
   private func pendingExit() -> TerminalExit? {
     let signal = ctg_pending_stop_signal()
     if signal != 0 { return .signal(signal) }
+    if Self.terminalHungUp() { return .signal(SIGHUP) }
     return app.wantsToQuit ? .quit : nil
+  }
+
+  /// Whether the terminal went away (a dropped ssh session, a killed tmux): the kernel reports a
+  /// hang-up on standard input. Without this check a loop on a dead tty would spin, since every
+  /// read fails at once, even when no SIGHUP reaches this process.
+  private static func terminalHungUp() -> Bool {
+    var descriptor = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+    guard poll(&descriptor, 1, 0) > 0 else { return false }
+    return descriptor.revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0
   }
 
   /// Asks the app for a frame and draws it if it changed and the frame cap allows; returns true
