@@ -13,7 +13,7 @@ struct TmuxSession: Sendable {
   private let configFolder: URL
 
   /// How long a `waitFor` polls before it gives up: generous, for a loaded 2-core machine.
-  static let defaultTimeout: TimeInterval = 20
+  static let defaultTimeout: TimeInterval = 30
 
   /// Starts a private server and a `width` x `height` session running `command` (an argv, quoted
   /// for the shell tmux hands it to) in `cwd`.
