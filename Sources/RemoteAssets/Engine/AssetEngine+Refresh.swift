@@ -72,20 +72,31 @@ extension AssetEngine {
     if manual { records[id]?.autoRefreshBlocked = false }
     if !quiet { setActivity(id, .checking) }
 
+    let resume = takeResume(id, remote: remote)
     let sink: DownloadSink
     do {
-      sink = try DownloadSink(
-        path: try store.partialPath(for: id), maxBytes: definition.maxBytes,
-        expectedSize: definition.expectedSize
-      ) { [weak self] progress in
+      let progress: @Sendable (TransferProgress) -> Void = { [weak self] progress in
         guard let self else { return }
         Task { await self.progressed(id, progress) }
+      }
+      if let resume,
+        let resumed = try? DownloadSink(
+          path: resume.path, maxBytes: definition.maxBytes, expectedSize: definition.expectedSize,
+          resuming: resume.offset, onProgress: progress)
+      {
+        sink = resumed
+      } else {
+        sink = try DownloadSink(
+          path: try store.partialPath(for: id), maxBytes: definition.maxBytes,
+          expectedSize: definition.expectedSize, onProgress: progress)
       }
     } catch {
       return finishFailure(
         id, FetchError(.storage, "cannot create a partial file: \(error)"), quiet: quiet)
     }
-    defer { sink.discard() }  // after a commit the file was renamed away; unlink is then a no-op
+    var keptForResume = false
+    // After a commit the file was renamed away, so the unlink is then a no-op.
+    defer { if !keptForResume { sink.discard() } }
     // Validators only make sense for the URL that produced the copy held now.
     let current = records[id]?.entry.current.flatMap {
       $0.remote == remote.absoluteString ? $0 : nil
@@ -93,7 +104,7 @@ extension AssetEngine {
     // A live file whose last version was rejected is polled against that version, so an
     // unchanged bad file is not fetched, rejected and logged again ten times a second.
     let rejected = quiet ? records[id]?.rejectedETag : nil
-    let request = FetchRequest(
+    var request = FetchRequest(
       url: remote, headers: definition.headers,
       // Without a usable cached copy, a 304 would leave nothing to serve: ask unconditionally.
       etag: rejected ?? current?.etag, lastModified: rejected == nil ? current?.lastModified : nil,
@@ -101,6 +112,7 @@ extension AssetEngine {
       expectedSize: definition.expectedSize, expectedSHA256: definition.sha256,
       timeout: definition.timeout,
       allowInsecure: definition.allowInsecure)
+    if sink.resumeOffset > 0, let resume { request.resume = (sink.resumeOffset, resume.etag) }
     do {
       switch try await fetcher.fetch(request, into: sink) {
       case .notModified(let metadata):
@@ -121,6 +133,13 @@ extension AssetEngine {
         }
       }
     } catch {
+      let fetchError = error as? FetchError ?? HTTPFetcher.translate(error, phase: "fetching")
+      // Transport trouble or quitting mid-download: keep the bytes for a Range request next time
+      // (not when a command overtook the transfer).
+      let transient = [.network, .timeout, .truncated].contains(fetchError.kind)
+      if records[id]?.epoch == epoch, transient || (Task.isCancelled && isShutDown) {
+        keptForResume = keepForResume(id, sink: sink, remote: remote)
+      }
       if Task.isCancelled || records[id]?.epoch != epoch {
         // Cancelled by shutdown or overtaken by a command (drop, reset, rollback): not a
         // failure of the asset, so nothing is recorded.
@@ -128,7 +147,6 @@ extension AssetEngine {
         publishChange(id)
         return .failed(FetchError(.unsupported, "cancelled"))
       }
-      let fetchError = error as? FetchError ?? HTTPFetcher.translate(error, phase: "fetching")
       return finishFailure(id, fetchError, quiet: quiet)
     }
   }

@@ -7,6 +7,10 @@ import Metrics
 /// refreshes it with conditional requests, commits new bytes only after they validate, and
 /// publishes everything it does through ``events()``.
 ///
+/// Call ``shutdown()`` before letting go of an engine: it ends the event streams, cancels
+/// transfers (keeping their bytes for a resume) and shuts down the HTTP client, which must not be
+/// released while running.
+///
 /// ```swift
 /// let config = try ConfigurationLoader.load(path: "assets.json")
 /// let engine = try AssetEngine(configuration: config)
@@ -161,7 +165,7 @@ public actor AssetEngine {
     do {
       // The store adds every blob named by an entry on disk, read under the commit lock, so a
       // blob another process committed is never taken for garbage.
-      try store.sweep(keep: keep)
+      try store.sweep(keep: keep, resumableIDs: Set(records.keys))
     } catch {
       logger.warning("cache sweep failed", metadata: ["error": "\(error)"])
     }

@@ -13,6 +13,8 @@ public final class DownloadSink: Sendable {
     var windowStartBytes: Int64 = 0
     var windowStart: ContinuousClock.Instant
     var rateSamples: [(ContinuousClock.Instant, Int64)] = []
+    /// The validator of the response being written, for a later `If-Range`.
+    var responseETag: String?
   }
 
   // `PartialFile` is not Sendable; the Mutex is the only way to reach it, so access is serialized.
@@ -24,16 +26,26 @@ public final class DownloadSink: Sendable {
   /// The partial file's path.
   let path: String
 
-  /// Creates a sink writing a new partial file at `path`.
+  /// Bytes already in the partial when the sink was made (a resumed download), else 0.
+  public let resumeOffset: Int64
+
+  /// Creates a sink writing a new partial file at `path`, or continuing the kept partial there
+  /// after its first `resuming` bytes.
   init(
-    path: String, maxBytes: Int64, expectedSize: Int64?,
+    path: String, maxBytes: Int64, expectedSize: Int64?, resuming: Int64? = nil,
     onProgress: @escaping @Sendable (TransferProgress) -> Void
   ) throws {
     let now = ContinuousClock.now
-    let partial = try PartialFile(path: path)
+    let partial =
+      if let resuming { try PartialFile(resuming: path, prefix: resuming) } else {
+        try PartialFile(path: path)
+      }
     self.path = path
-    self.state = Mutex(
-      State(partial: partial, expectedTotal: expectedSize, lastProgressAt: now, windowStart: now))
+    self.resumeOffset = resuming ?? 0
+    var initial = State(
+      partial: partial, expectedTotal: expectedSize, lastProgressAt: now, windowStart: now)
+    initial.windowStartBytes = resuming ?? 0
+    self.state = Mutex(initial)
     self.maxBytes = maxBytes
     self.expectedSize = expectedSize
     self.onProgress = onProgress
@@ -45,7 +57,8 @@ public final class DownloadSink: Sendable {
   /// Tells the sink the total the server announced (Content-Length).
   ///
   /// - Throws: ``FetchError`` `.tooLarge` or `.size` at once when the total cannot be accepted.
-  public func announce(totalBytes: Int64?) throws {
+  public func announce(totalBytes: Int64?, etag: String? = nil) throws {
+    state.withLock { $0.responseETag = etag }
     guard let totalBytes else { return }
     if totalBytes > maxBytes {
       throw FetchError(
@@ -129,6 +142,25 @@ public final class DownloadSink: Sendable {
 
   /// Flushes the partial to disk (before it is renamed into `objects/`).
   func sync() throws { try state.withLock { try $0.partial.sync() } }
+
+  /// Where a resumed request could continue: the bytes held and the response's strong ETag.
+  /// nil when nothing worth keeping was written or the validator is weak or missing.
+  func resumePoint(minimumBytes: Int64) -> (bytes: Int64, etag: String, total: Int64?)? {
+    state.withLock { s in
+      guard s.partial.bytesWritten >= minimumBytes, let etag = s.responseETag,
+        !etag.hasPrefix("W/")
+      else { return nil }
+      return (s.partial.bytesWritten, etag, s.expectedTotal)
+    }
+  }
+
+  /// Flushes and closes the partial but leaves it on disk (kept for a resume).
+  func keep() throws {
+    try state.withLock { s in
+      try s.partial.sync()
+      s.partial.close()
+    }
+  }
 
   /// Closes the partial and deletes it if it is still in `tmp/`.
   func discard() { state.withLock { $0.partial.discard() } }

@@ -20,6 +20,9 @@ public struct FetchRequest: Sendable {
   public var timeout: TimeInterval
   /// Whether plain http to non-loopback hosts (and https -> http redirects) are allowed.
   public var allowInsecure: Bool
+  /// Continue a kept partial: the bytes held (already in the sink) and the strong ETag of the
+  /// version they belong to. The fetcher asks for the rest with `Range` + `If-Range`.
+  public var resume: (offset: Int64, etag: String)?
 
   /// Creates a request.
   public init(

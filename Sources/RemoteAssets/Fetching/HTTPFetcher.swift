@@ -136,6 +136,11 @@ public final class HTTPFetcher: AssetFetcher {
     if let lastModified = request.lastModified {
       http.headers.replaceOrAdd(name: "If-Modified-Since", value: lastModified)
     }
+    if let resume = request.resume {
+      // If-Range: the rest of *this* version, or the whole of a new one (never a splice).
+      http.headers.replaceOrAdd(name: "Range", value: "bytes=\(resume.offset)-")
+      http.headers.replaceOrAdd(name: "If-Range", value: resume.etag)
+    }
 
     let response: HTTPClientResponse
     do {
@@ -161,8 +166,28 @@ public final class HTTPFetcher: AssetFetcher {
       }
       return .redirect(location)
     case 200:
-      try await stream(response, request: request, sink: sink)
+      try await stream(response, request: request, sink: sink, from: 0)
       return .done(.downloaded(metadata))
+    case 206:
+      guard let resume = request.resume else {
+        throw FetchError(.http, "HTTP 206 to a request that asked for no range", status: 206)
+      }
+      let range = headers.first(name: "Content-Range").flatMap(ContentRange.init)
+      guard let range, range.start == resume.offset, metadata.etag == resume.etag else {
+        try sink.reset()  // the kept bytes cannot be trusted to continue: drop them
+        throw FetchError(.truncated, "the server resumed at the wrong place; starting over")
+      }
+      try await stream(
+        response, request: request, sink: sink, from: range.start, total: range.total)
+      return .done(.downloaded(metadata))
+    case 416:
+      // Nothing left to send: complete if the server's length is what we hold.
+      let total = headers.first(name: "Content-Range").flatMap(ContentRange.init)?.total
+      guard let resume = request.resume, total == resume.offset else {
+        try sink.reset()
+        throw FetchError(.truncated, "HTTP 416 Range Not Satisfiable; starting over")
+      }
+      return .done(.downloaded(FetchMetadata(etag: resume.etag, finalURL: url)))
     default:
       let snippet = await Self.errorSnippet(response.body)
       let reason = response.status.reasonPhrase
@@ -172,17 +197,20 @@ public final class HTTPFetcher: AssetFetcher {
     }
   }
 
-  /// Streams a 200 body into the sink, chunk by chunk (backpressure keeps memory bounded).
-  private func stream(_ response: HTTPClientResponse, request: FetchRequest, sink: DownloadSink)
-    async throws
-  {
-    try sink.reset()
+  /// Streams a body into the sink, chunk by chunk (backpressure keeps memory bounded): a 200 from
+  /// the start (anything kept is discarded), a 206 appended after the `start` bytes held.
+  private func stream(
+    _ response: HTTPClientResponse, request: FetchRequest, sink: DownloadSink, from start: Int64,
+    total: Int64? = nil
+  ) async throws {
+    if start == 0 { try sink.reset() }
     let lengths = response.headers["Content-Length"]
     let contentLength = lengths.count == 1 ? Int64(lengths[0]) : nil
     if lengths.count > 1 {
       throw FetchError(.truncated, "the response has \(lengths.count) Content-Length headers")
     }
-    try sink.announce(totalBytes: contentLength)
+    try sink.announce(
+      totalBytes: total ?? contentLength, etag: response.headers.first(name: "ETag"))
     let chunked = response.headers["Transfer-Encoding"].contains {
       $0.lowercased().contains("chunked")
     }
@@ -196,7 +224,7 @@ public final class HTTPFetcher: AssetFetcher {
       throw Self.translate(error, phase: "reading the body after \(sink.bytesWritten) bytes")
     }
     sink.flushProgress()
-    let received = sink.bytesWritten
+    let received = sink.bytesWritten - start
     if let contentLength, received != contentLength {
       throw FetchError(.truncated, "the body ended after \(received) of \(contentLength) bytes")
     }
@@ -262,6 +290,26 @@ public final class HTTPFetcher: AssetFetcher {
       if let n = Double(d.dropFirst("max-age=".count)) { return max(0, n) }
     }
     return nil
+  }
+}
+
+/// `Content-Range: bytes START-END/TOTAL` (or `bytes */TOTAL`).
+struct ContentRange {
+  var start: Int64
+  var total: Int64?
+
+  init?(_ text: String) {
+    let value = text.trimmingCharacters(in: .whitespaces)
+    guard value.lowercased().hasPrefix("bytes ") else { return nil }
+    let parts = value.dropFirst(6).split(separator: "/", maxSplits: 1)
+    guard parts.count == 2 else { return nil }
+    total = Int64(parts[1])
+    if parts[0] == "*" {
+      start = -1
+    } else {
+      guard let s = parts[0].split(separator: "-").first.flatMap({ Int64($0) }) else { return nil }
+      start = s
+    }
   }
 }
 

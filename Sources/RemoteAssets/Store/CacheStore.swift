@@ -180,7 +180,7 @@ public struct CacheStore: Sendable {
   /// Removes partials no live writer holds, stale entry temps, and blobs that no entry names.
   ///
   /// - Parameter keep: hashes still referenced (current and previous generations of every entry).
-  func sweep(keep: Set<String>) throws {
+  func sweep(keep: Set<String>, resumableIDs: Set<String> = []) throws {
     try withCommitLock {
       let fm = FileManager.default
       var keep = keep
@@ -192,6 +192,13 @@ public struct CacheStore: Sendable {
       }
       for name in (try? fm.contentsOfDirectory(atPath: tmp.path)) ?? [] {
         let path = tmp.appendingPathComponent(name).path
+        // Kept partials of configured assets wait for their Range request.
+        let suffixes = [".resume.part", ".resume.json"]
+        if let suffix = suffixes.first(where: name.hasSuffix),
+          resumableIDs.contains(String(name.dropLast(suffix.count)))
+        {
+          continue
+        }
         let fd = open(path, O_RDWR | O_CLOEXEC)
         guard fd >= 0 else { continue }
         if POSIX.tryLock(fd) { unlink(path) }

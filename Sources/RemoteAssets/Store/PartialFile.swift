@@ -24,6 +24,40 @@ final class PartialFile: @unchecked Sendable {
     self.path = path
   }
 
+  /// Reopens a kept partial to continue it: cuts it to `prefix` bytes (the part known durable)
+  /// and re-hashes that prefix (a SHA-256 state cannot be saved mid-way).
+  init(resuming path: String, prefix: Int64) throws {
+    fd = try POSIX.open(path, O_RDWR)
+    self.path = path
+    guard POSIX.tryLock(fd) else {
+      Glibc.close(fd)
+      throw StorageError(operation: "lock", path: path, code: EWOULDBLOCK)
+    }
+    if ftruncate(fd, off_t(prefix)) != 0 {
+      let code = errno
+      Glibc.close(fd)
+      throw StorageError(operation: "truncate", path: path, code: code)
+    }
+    var buffer = [UInt8](repeating: 0, count: 1 << 20)
+    var offset: Int64 = 0
+    while offset < prefix {
+      let n = buffer.withUnsafeMutableBytes {
+        pread(fd, $0.baseAddress, min($0.count, Int(prefix - offset)), off_t(offset))
+      }
+      if n <= 0 {
+        let code = n < 0 ? errno : EIO
+        Glibc.close(fd)
+        throw StorageError(operation: "read", path: path, code: code)
+      }
+      buffer.withUnsafeBytes {
+        hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[0..<n]))
+      }
+      offset += Int64(n)
+    }
+    lseek(fd, off_t(prefix), SEEK_SET)
+    bytesWritten = prefix
+  }
+
   /// Appends bytes and feeds them to the hash.
   func write(_ bytes: UnsafeRawBufferPointer) throws {
     try POSIX.writeAll(fd, bytes, path: path)

@@ -1,0 +1,123 @@
+import DemoOrigin
+import Foundation
+import Synchronization
+import Testing
+
+@testable import RemoteAssets
+
+/// Large downloads continue where they stopped: `Range` + `If-Range` with the strong ETag; a
+/// server that answers 200 instead of 206 restarts cleanly.
+@Suite struct ResumeTests {
+  static let content = GeneratedBytes(length: 3 << 20, seed: 42)
+  static let etag = "\"model-v1\""
+
+  /// Serves `content` honouring `Range` + `If-Range` by hand; the first request is cut after
+  /// `cutAfter` bytes. With `ignoreRanges` it always answers 200.
+  static func handler(cutAfter: Int, ignoreRanges: Bool = false) -> LoopbackOrigin.Handler {
+    let calls = Mutex(0)
+    return { request in
+      let call = calls.withLock {
+        $0 += 1
+        return $0
+      }
+      let total = content.length
+      var response = OriginResponse(
+        headers: [OriginHeader("ETag", etag)], body: .generated(content))
+      if call == 1 { response.interruption = .close(afterBodyBytes: cutAfter) }
+      if !ignoreRanges, let range = request.header("Range"), request.header("If-Range") == etag,
+        let start = Int(range.dropFirst("bytes=".count).dropLast())
+      {
+        response.status = 206
+        response.body = OriginBody.generated(content).slice(start..<total)
+        response.headers.append(
+          OriginHeader("Content-Range", "bytes \(start)-\(total - 1)/\(total)"))
+      }
+      return response
+    }
+  }
+
+  func engine(_ origin: LoopbackOrigin, dir: TempDir) throws -> AssetEngine {
+    let asset = AssetDefinition(
+      id: "model", remote: URL(string: "\(origin.baseURL)/model.bin"),
+      expectedSize: Int64(Self.content.length), sha256: Self.content.sha256Hex(), maxBytes: 8 << 20)
+    return try makeEngine([asset], cache: dir.url)
+  }
+
+  @Test func aCutDownloadResumesWithRangeAndIfRange() async throws {
+    let origin = try await LoopbackOrigin.start()
+    defer { Task { try? await origin.shutdown() } }
+    let dir = TempDir()
+    defer { dir.remove() }
+    await origin.setHandler("/model.bin", Self.handler(cutAfter: 1 << 20))
+    let engine = try engine(origin, dir: dir)
+    await engine.start()
+    #expect(await engine.refresh("model").failure?.kind == .truncated)
+    #expect(
+      FileManager.default.fileExists(
+        atPath: dir.url.appendingPathComponent("tmp/model.resume.part").path))
+
+    #expect(await engine.refresh("model").isUpdated)
+    let second = try #require(await origin.requests(path: "/model.bin").last)
+    let range = try #require(second.header("Range"))
+    let offset = try #require(Int(range.dropFirst("bytes=".count).dropLast()))
+    #expect(offset >= 256 * 1024, "asked only for the rest")
+    #expect(second.header("If-Range") == Self.etag)
+    #expect(await engine.status("model")?.sha256 == Self.content.sha256Hex())
+    #expect(
+      !FileManager.default.fileExists(
+        atPath: dir.url.appendingPathComponent("tmp/model.resume.json").path))
+    await engine.shutdown()
+  }
+
+  @Test func aServerThatIgnoresTheRangeRestartsCleanly() async throws {
+    let origin = try await LoopbackOrigin.start()
+    defer { Task { try? await origin.shutdown() } }
+    let dir = TempDir()
+    defer { dir.remove() }
+    await origin.setHandler("/model.bin", Self.handler(cutAfter: 1 << 20, ignoreRanges: true))
+    let engine = try engine(origin, dir: dir)
+    await engine.start()
+    #expect(await engine.refresh("model").failure != nil)
+    #expect(await engine.refresh("model").isUpdated, "the 200 body replaces the kept prefix")
+    #expect(await origin.requests(path: "/model.bin").last?.header("Range") != nil)
+    #expect(await engine.status("model")?.sha256 == Self.content.sha256Hex())
+    await engine.shutdown()
+  }
+}
+
+/// nginx honours `If-Range`: quitting mid-download and starting again continues with a 206.
+@Suite(.enabled(if: Tools.shouldRun("nginx"), "needs nginx (apt-get install -y nginx-light)"))
+struct NginxResumeTests {
+  @Test func quittingMidDownloadResumesOnTheNextStart() async throws {
+    let nginx = try NginxServer()
+    defer { nginx.stop() }
+    let dir = TempDir()
+    defer { dir.remove() }
+    var bytes = Data(count: 6 << 20)
+    bytes.withUnsafeMutableBytes { raw in
+      for i in stride(from: 0, to: raw.count, by: 512) {
+        raw[i] = UInt8(truncatingIfNeeded: i / 512)
+      }
+    }
+    try nginx.put("slow/model.bin", bytes)
+    let asset = AssetDefinition(
+      id: "model", remote: URL(string: "\(nginx.baseURL)/slow/model.bin"),
+      expectedSize: Int64(bytes.count), sha256: CacheStoreTests.sha256(bytes), maxBytes: 16 << 20)
+    let first = try makeEngine([asset], cache: dir.url)
+    await first.start()
+    let events = await first.events()
+    let transfer = Task { await first.refresh("model") }
+    _ = await firstEvent(in: events) {
+      if case .progress(_, let p) = $0 { p.receivedBytes >= 1 << 20 } else { false }
+    }
+    await first.shutdown()  // the user quits mid-download
+    _ = await transfer.value
+
+    let second = try makeEngine([asset], cache: dir.url)
+    await second.start()
+    #expect(await second.refresh("model").isUpdated)
+    #expect(await second.status("model")?.sha256 == CacheStoreTests.sha256(bytes))
+    #expect(nginx.hits("/slow/model.bin").last?.contains("\" 206 ") == true, "nginx sent the rest")
+    await second.shutdown()
+  }
+}
