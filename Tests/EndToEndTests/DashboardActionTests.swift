@@ -12,10 +12,10 @@ struct DashboardActionTests {
     try await DashboardFixture.withDashboard { fixture, tmux in
       try await tmux.waitForTable(fresh: ["model"])
       let before = await fixture.origin.requestCount(path: "/model.bin")
-      // New content, served slowly (2 MiB at 256 KiB/s: about 8 s), so the download is visible.
+      // New content, served slowly (128 KiB at 16 KiB/s: about 8 s), so the download is visible.
       await fixture.origin.setGeneratedResource(
         "/model.bin", content: GeneratedBytes(length: DashboardFixture.modelSize, seed: 2),
-        bytesPerSecond: 256 << 10)
+        bytesPerSecond: 16 << 10)
       try await tmux.press("j", "j")
       try await tmux.waitForSelection("model")
       try await tmux.press("r")

@@ -13,7 +13,7 @@ struct TmuxSession: Sendable {
   private let configFolder: URL
 
   /// How long a `waitFor` polls before it gives up: generous, for a loaded 2-core machine.
-  static let defaultTimeout: TimeInterval = 20
+  static let defaultTimeout: TimeInterval = 30
 
   /// Starts a private server and a `width` x `height` session running `command` (an argv, quoted
   /// for the shell tmux hands it to) in `cwd`.
@@ -28,15 +28,9 @@ struct TmuxSession: Sendable {
     let id = UUID().uuidString.prefix(8).lowercased()
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("aw-tmux-\(id)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    let config = folder.appendingPathComponent("tmux.conf")
-    try Data(
-      """
-      set -g default-terminal "\(term)"
-      set -g status off
-
-      """.utf8
-    ).write(to: config)
     let session = TmuxSession(socket: "aw-\(id)", name: "aw\(id)", configFolder: folder)
+    let config = folder.appendingPathComponent("tmux.conf")
+    try Data(session.serverConfig(term: term).utf8).write(to: config)
     var arguments = [
       "-f", config.path, "new-session", "-d", "-s", session.name, "-x", "\(width)", "-y",
       "\(height)", "-c", cwd.path,
@@ -52,6 +46,26 @@ struct TmuxSession: Sendable {
     arguments.append(command.map(Self.shellQuoted).joined(separator: " "))
     try await session.tmux(arguments)
     return session
+  }
+
+  /// The private server's config: TERM, no status line, and a watchdog that stops the server
+  /// (socket file and config folder included) once this test process is gone, so a test run that
+  /// crashes leaves no dashboards running.
+  private func serverConfig(term: String) -> String {
+    let stop = [
+      "while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done",
+      "rm -rf \(configFolder.path)",
+      // Unlink the socket, then SIGTERM the server: a kill-server would end this job first.
+      "x=$(tmux -L \(socket) display -p \"#{socket_path} #{pid}\")",
+      "rm -f \"${x% *}\"",
+      "kill \"${x##* }\"",
+    ].joined(separator: "; ")
+    return """
+      set -g default-terminal "\(term)"
+      set -g status off
+      run-shell -b '\(stop)'
+
+      """
   }
 
   /// `text` in single quotes for `sh`.
