@@ -213,3 +213,22 @@ import Testing
     await dashboard.shutdown()
   }
 }
+
+extension SharedCacheTests {
+  @Test func ownWritesAreNotMistakenForAnotherProcess() async throws {
+    let dir = TempDir()
+    defer { dir.remove() }
+    let fetcher = ScriptedFetcher()
+    fetcher.set(#"{"v": 1}"#, etag: "\"1\"")
+    let asset = AssetDefinition(
+      id: "flags", remote: URL(string: "scripted://flags"), format: .json, refresh: .manual)
+    let engine = try makeEngine([asset], cache: dir.url, fetchers: [fetcher])
+    await engine.start()
+    #expect(await engine.refresh("flags").isUpdated)
+    #expect(await engine.refresh("flags") == .notModified)
+    let epochBefore = await engine.records["flags"]?.epoch
+    await engine.reloadExternalChanges()
+    #expect(await engine.records["flags"]?.epoch == epochBefore, "no change was seen on disk")
+    await engine.shutdown()
+  }
+}

@@ -130,7 +130,9 @@ public actor AssetEngine {
             "app version changed from \(entry.appVersion) to \(configuration.appVersion); using the bundled copy"
           )
           record.entry = fresh
-          if (try? store.commitEntry(fresh)) != nil { record.synced = fresh }
+          if (try? store.commitEntry(fresh)) != nil {
+            record.synced = (try? store.readEntry(id)) ?? fresh
+          }
         } else {
           record.entry = entry
           if let current = entry.current, let problem = store.verifyBlob(current) {
@@ -150,7 +152,9 @@ public actor AssetEngine {
         kind: "corrupt", message: "\(reason); \(fallback)", at: now)
       logger.warning("discarded cached copy", metadata: ["asset": "\(id)", "reason": "\(reason)"])
       log(id, .warning, "\(reason); \(fallback)")
-      if (try? store.commitEntry(record.entry)) != nil { record.synced = record.entry }
+      if (try? store.commitEntry(record.entry)) != nil {
+        record.synced = (try? store.readEntry(id)) ?? record.entry
+      }
     }
     records[id] = record
   }

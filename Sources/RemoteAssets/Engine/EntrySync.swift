@@ -47,7 +47,9 @@ extension AssetEngine {
       throw error
     }
     records[id]?.entry = result
-    records[id]?.synced = result
+    // What the disk holds now, as a reader decodes it (dates lose their fractions in ISO 8601),
+    // so the next comparison with the disk sees no change where there was none.
+    records[id]?.synced = (try? store.readEntry(id)) ?? result
     return result
   }
 

@@ -15,6 +15,8 @@ public final class DownloadSink: Sendable {
     var rateSamples: [(ContinuousClock.Instant, Int64)] = []
     /// The validator of the response being written, for a later `If-Range`.
     var responseETag: String?
+    /// Whether a response head arrived (the stall watchdog times bodies, not heads).
+    var bodyStarted = false
   }
 
   // `PartialFile` is not Sendable; the Mutex is the only way to reach it, so access is serialized.
@@ -58,7 +60,14 @@ public final class DownloadSink: Sendable {
   ///
   /// - Throws: ``FetchError`` `.tooLarge` or `.size` at once when the total cannot be accepted.
   public func announce(totalBytes: Int64?, etag: String? = nil) throws {
-    state.withLock { $0.responseETag = etag }
+    state.withLock { s in
+      s.responseETag = etag
+      if !s.bodyStarted {
+        s.bodyStarted = true
+        s.windowStart = ContinuousClock.now
+        s.windowStartBytes = s.partial.bytesWritten
+      }
+    }
     guard let totalBytes else { return }
     if totalBytes > maxBytes {
       throw FetchError(
@@ -116,7 +125,7 @@ public final class DownloadSink: Sendable {
   func stallReason(window: Duration, minimumBytes: Int64) -> String? {
     state.withLock { s in
       let now = ContinuousClock.now
-      guard now - s.windowStart >= window else { return nil }
+      guard s.bodyStarted, now - s.windowStart >= window else { return nil }
       let moved = s.partial.bytesWritten - s.windowStartBytes
       s.windowStart = now
       s.windowStartBytes = s.partial.bytesWritten

@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import Synchronization
 
 /// Fetches `http://` and `https://` assets with async-http-client, streaming the body through our
 /// own loop (see notes/http-and-storage.md for why not `FileDownloadDelegate`).
@@ -34,7 +35,19 @@ public final class HTTPFetcher: AssetFetcher {
   /// Shuts the HTTP client down.
   ///
   /// - Throws: the client's shutdown error.
-  public func shutdown() async throws { try await client.shutdown() }
+  public func shutdown() async throws {
+    guard isShutDown.exchange(true, ordering: .acquiring) == false else { return }
+    try await client.shutdown()
+  }
+
+  private let isShutDown = Atomic<Bool>(false)
+
+  deinit {
+    // An owner that forgot `shutdown()` (or a failed test) must not crash the process: the
+    // client traps when released while running. This runs on whatever thread drops the last
+    // reference, never an event loop of the client's own, so the blocking shutdown is safe.
+    if !isShutDown.load(ordering: .acquiring) { try? client.syncShutdown() }
+  }
 
   public func canFetch(_ url: URL) -> Bool {
     let scheme = url.scheme?.lowercased()
