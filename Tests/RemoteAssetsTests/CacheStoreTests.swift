@@ -76,36 +76,31 @@ import Testing
     await engine.shutdown()
   }
 
+  /// Replaces the cache's only blob with `bytes`, as a disk fault or a crash would.
+  func damageTheBlob(in cache: URL, with bytes: Data) throws {
+    let objects = cache.appendingPathComponent("objects")
+    let blobs = try FileManager.default.contentsOfDirectory(atPath: objects.path)
+    try bytes.write(to: objects.appendingPathComponent(try #require(blobs.first)))
+  }
+
   @Test func truncatedBlobFallsBackToBundled() async throws {
     let dir = TempDir()
     defer { dir.remove() }
     let (cache, asset) = try await populatedCache(dir)
-    let blobs = try FileManager.default.contentsOfDirectory(
-      atPath: cache.appendingPathComponent("objects").path)
-    let blob = cache.appendingPathComponent("objects/\(try #require(blobs.first))")
-    try Data(#"{"cach"#.utf8).write(to: blob)
-    let engine = try makeEngine([asset], cache: cache, fetchers: [])
-    await engine.start()
-    let status = try #require(await engine.status("flags"))
+    try damageTheBlob(in: cache, with: Data(#"{"cach"#.utf8))
+    let status = try #require(try await statusAfterOfflineStart(asset, cache: cache))
     #expect(status.source == .bundled)
     #expect(status.lastError?.message.contains("bytes") == true)
-    await engine.shutdown()
   }
 
   @Test func blobWithWrongHashFallsBackToBundled() async throws {
     let dir = TempDir()
     defer { dir.remove() }
     let (cache, asset) = try await populatedCache(dir)
-    let blobs = try FileManager.default.contentsOfDirectory(
-      atPath: cache.appendingPathComponent("objects").path)
-    // Same size, different bytes.
-    try Data(#"{"cached": nope}"#.utf8).write(
-      to: cache.appendingPathComponent("objects/\(try #require(blobs.first))"))
-    let engine = try makeEngine([asset], cache: cache, fetchers: [])
-    await engine.start()
-    #expect(await engine.status("flags")?.source == .bundled)
-    #expect(await engine.status("flags")?.lastError?.message.contains("SHA-256") == true)
-    await engine.shutdown()
+    try damageTheBlob(in: cache, with: Data(#"{"cached": nope}"#.utf8))  // same size
+    let status = try #require(try await statusAfterOfflineStart(asset, cache: cache))
+    #expect(status.source == .bundled)
+    #expect(status.lastError?.message.contains("SHA-256") == true)
   }
 
   @Test func newAppVersionResetsToBundledEvenWhenEntryIsCorrupt() async throws {

@@ -56,12 +56,7 @@ struct NginxRefreshTests {
     defer { nginx.stop() }
     let dir = TempDir()
     defer { dir.remove() }
-    var bytes = Data(count: 6 << 20)
-    bytes.withUnsafeMutableBytes { raw in
-      for i in stride(from: 0, to: raw.count, by: 4096) {
-        raw[i] = UInt8(truncatingIfNeeded: i / 4096)
-      }
-    }
+    let bytes = patternedData(megabytes: 6, period: 4096)
     try nginx.put("slow/model.bin", bytes)
     let sha = CacheStoreTests.sha256(bytes)
     let asset = AssetDefinition(

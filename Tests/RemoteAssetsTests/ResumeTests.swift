@@ -93,12 +93,7 @@ struct NginxResumeTests {
     defer { nginx.stop() }
     let dir = TempDir()
     defer { dir.remove() }
-    var bytes = Data(count: 6 << 20)
-    bytes.withUnsafeMutableBytes { raw in
-      for i in stride(from: 0, to: raw.count, by: 512) {
-        raw[i] = UInt8(truncatingIfNeeded: i / 512)
-      }
-    }
+    let bytes = patternedData(megabytes: 6, period: 512)
     try nginx.put("slow/model.bin", bytes)
     let asset = AssetDefinition(
       id: "model", remote: URL(string: "\(nginx.baseURL)/slow/model.bin"),

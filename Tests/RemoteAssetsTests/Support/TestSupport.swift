@@ -74,3 +74,24 @@ func firstEvent(
     return first
   }
 }
+
+/// `megabytes` MiB that differ every `period` bytes: cheap to make, and a wrong offset shows up in
+/// the hash.
+func patternedData(megabytes: Int, period: Int) -> Data {
+  var bytes = Data(count: megabytes << 20)
+  bytes.withUnsafeMutableBytes { raw in
+    for i in stride(from: 0, to: raw.count, by: period) {
+      raw[i] = UInt8(truncatingIfNeeded: i / period)
+    }
+  }
+  return bytes
+}
+
+/// Starts an engine over `cache` with no fetchers (disk only) and returns the status of `id`.
+func statusAfterOfflineStart(_ asset: AssetDefinition, cache: URL) async throws -> AssetStatus? {
+  let engine = try makeEngine([asset], cache: cache, fetchers: [])
+  await engine.start()
+  let status = await engine.status(asset.id)
+  await engine.shutdown()
+  return status
+}
