@@ -64,7 +64,10 @@ let package = Package(
     ),
     .testTarget(
       name: "RemoteAssetsTests",
-      dependencies: ["RemoteAssets", "DemoOrigin", .product(name: "Logging", package: "swift-log")]
+      dependencies: [
+        "RemoteAssets", "DemoOrigin", .product(name: "Logging", package: "swift-log"),
+        .product(name: "MetricsTestKit", package: "swift-metrics"),
+      ]
     ),
     .testTarget(
       name: "DashboardTests", dependencies: ["Dashboard", "AssetModel"], exclude: ["Snapshots"]),

@@ -1,5 +1,4 @@
 import Foundation
-import Metrics
 
 extension AssetEngine {
   /// Refreshes one asset now: a conditional request; new bytes are validated and committed, or the
@@ -228,8 +227,7 @@ extension AssetEngine {
       throw FetchError(.storage, "committing failed: \(error)")
     }
     let shown = version ?? String(sha.prefix(8))
-    Counter(label: "remote_assets_bytes_downloaded_total", dimensions: [("asset", id)]).increment(
-      by: Int(size))
+    metrics.downloaded(id, bytes: size)
     log(id, .info, "updated to \(shown) (\(ByteCountText.format(size)))")
     sweep()
     return finishAttempt(id, outcome: .updated(version: shown), detail: shown)
@@ -315,9 +313,10 @@ extension AssetEngine {
     records[id]?.appendHistory(
       RefreshRecord(
         at: clock.now(), outcome: outcome.word, detail: detail.map { TerminalText.sanitize($0) }))
-    Counter(
-      label: "remote_assets_refresh_total", dimensions: [("asset", id), ("outcome", outcome.word)]
-    ).increment()
+    metrics.attempt(id, outcome: outcome.word)
+    if let status = status(id) {
+      metrics.state(id, failures: status.consecutiveFailures, servedBytes: status.size)
+    }
     publishChange(id)
     return outcome
   }

@@ -28,6 +28,7 @@ public actor AssetEngine {
   let clock: any EngineClock
   let logger: Logger
   let backoff: Backoff
+  let metrics: EngineMetrics
   let hub = EventHub()
   let limiter: TransferLimiter
 
@@ -52,12 +53,16 @@ public actor AssetEngine {
   ///     `canFetch` a URL is used.
   ///   - clock: time source (inject ``ManualClock`` in tests).
   ///   - logger: swift-log logger (header values are never logged).
+  ///   - backoff: the retry policy after failures.
+  ///   - metricsFactory: where metrics go; the bootstrapped `MetricsSystem.factory` by default.
   /// - Throws: ``StorageError`` when the cache directory cannot be created.
   public init(
     configuration: EngineConfiguration, fetchers: [any AssetFetcher]? = nil,
     clock: any EngineClock = SystemClock(),
-    logger: Logger = Logger(label: "RemoteAssets"), backoff: Backoff = Backoff()
+    logger: Logger = Logger(label: "RemoteAssets"), backoff: Backoff = Backoff(),
+    metricsFactory: (any MetricsFactory)? = nil
   ) throws {
+    self.metrics = EngineMetrics(factory: metricsFactory ?? MetricsSystem.factory)
     self.configuration = configuration
     self.store = try CacheStore(root: configuration.cacheDirectory)
     if let fetchers {
