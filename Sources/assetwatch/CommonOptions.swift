@@ -54,12 +54,18 @@ struct CommonOptions: ParsableArguments {
 
   /// Loads the config and starts an engine from the disk cache (no network).
   func startEngine() async throws -> AssetEngine {
-    let configuration = try loadConfiguration()
+    try await startEngine(configuration: try loadConfiguration())
+  }
+
+  /// Opens the cache of `configuration` and starts an engine from it (no network); a cache that
+  /// cannot be opened is reported on stderr with exit status 1.
+  func startEngine(configuration: EngineConfiguration) async throws -> AssetEngine {
     let engine: AssetEngine
     do {
       engine = try AssetEngine(configuration: configuration, logger: makeLogger())
     } catch {
-      printError("assetwatch: cannot open the cache: \(error)")
+      printError(
+        "assetwatch: cannot open the cache \(configuration.cacheDirectory.path): \(error)")
       throw ExitCode(1)
     }
     await engine.start()

@@ -54,7 +54,7 @@ struct DemoCommand: AsyncParsableCommand {
     }
     let releases = Task { try? await simulation.runUntilCancelled() }
     defer { releases.cancel() }
-    let engine = try makeEngine(port: simulation.origin.port)
+    let engine = try await startEngine(port: simulation.origin.port)
     let session = WatchSession(
       engine: engine, options: common, configLabel: "demo: assets.example.json")
     defer {
@@ -73,7 +73,7 @@ struct DemoCommand: AsyncParsableCommand {
   }
 
   /// Loads the example config with its port rewritten, and a temporary cache unless one is given.
-  private func makeEngine(port: Int) throws -> AssetEngine {
+  private func startEngine(port: Int) async throws -> AssetEngine {
     guard let path = example ?? Self.findExample() else {
       printError(
         "assetwatch: cannot find assets.example.json; run from the package folder or pass --example FILE"
@@ -98,12 +98,7 @@ struct DemoCommand: AsyncParsableCommand {
       for line in error.lines { printError(line) }
       throw ExitCode(2)
     }
-    do {
-      return try AssetEngine(configuration: configuration, logger: common.makeLogger())
-    } catch {
-      printError("assetwatch: cannot open the cache \(cache): \(error)")
-      throw ExitCode(1)
-    }
+    return try await common.startEngine(configuration: configuration)
   }
 
   /// `assets.example.json` in the working folder, else in the package the binary was built in.

@@ -40,4 +40,21 @@ import Testing
 
     #expect(await origin.interrupt() == 130)
   }
+
+  @Test func demoStartsItsEngineFromDiskBeforeWatching() async throws {
+    let dir = Scratch()
+    defer { dir.remove() }
+    let example = BinaryRunner.packageRoot.appendingPathComponent("assets.example.json").path
+    let demo = try WatchedProcess(
+      [
+        "demo", "--plain", "--example", example, "--cache-dir",
+        dir.url.appendingPathComponent("cache").path,
+      ],
+      cwd: dir.url)
+    defer { demo.stop() }
+    // A started engine knows its bundled copies' versions before any network traffic.
+    #expect(
+      await demo.waitForOutput(containing: "BUNDLED      version "), "\(demo.output)")
+    #expect(await demo.interrupt() == 130)
+  }
 }
