@@ -66,8 +66,6 @@ final class EventHub: Sendable {
     }
     for sub in all { sub.continuation.finish() }
   }
-
-  var subscriberCount: Int { subscribers.withLock { $0.count } }
 }
 
 /// Limits how many transfers run at once; waiters are served in order.
