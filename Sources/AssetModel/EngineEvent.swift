@@ -12,6 +12,8 @@ public struct EngineInfo: Sendable, Equatable {
   public var autoRefreshPaused: Bool
   /// The default refresh interval, in seconds (`nil` when none).
   public var refreshEvery: TimeInterval?
+  /// Why the cache cannot be written, when it cannot (intact copies are still served).
+  public var cacheReadOnly: String? = nil
 
   /// Creates engine info.
   public init(

@@ -69,6 +69,10 @@ struct CommonOptions: ParsableArguments {
       throw ExitCode(1)
     }
     await engine.start()
+    if let note = await engine.info().cacheReadOnly {
+      printError(
+        "assetwatch: \(TerminalText.sanitize(note)); serving intact copies, saving nothing")
+    }
     return engine
   }
 }

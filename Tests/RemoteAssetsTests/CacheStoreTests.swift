@@ -142,9 +142,11 @@ import Testing
     defer { dir.remove() }
     let store = try CacheStore(root: dir.url)
     for bad in ["../x", "a/b", ".hidden", "..", "", "A"] {
-      #expect(throws: StorageError.self) { _ = try store.entryURL(bad) }
+      #expect(throws: StorageError.self) { _ = try store.readEntry(bad) }
+      #expect(store.entryPath(bad) == nil)
+      #expect(throws: StorageError.self) { _ = try store.createPartial(for: bad) }
     }
-    #expect(try store.entryURL("ok-id.1").lastPathComponent == "ok-id.1.json")
+    #expect(store.entryPath("ok-id.1")?.hasSuffix("/entries/ok-id.1.json") == true)
   }
 }
 

@@ -116,3 +116,71 @@ struct NginxResumeTests {
     await second.shutdown()
   }
 }
+
+/// A download killed with SIGKILL continues in the next process: the partial is made durable and
+/// its record rewritten while bytes arrive, not only when a transfer fails.
+@Suite(.enabled(if: Tools.shouldRun("nginx"), "needs nginx (apt-get install -y nginx-light)"))
+struct KilledDownloadResumeTests {
+  /// The `assetwatch` binary built next to the tests (scripts/test.sh builds it first).
+  static var binary: String {
+    if let path = ProcessInfo.processInfo.environment["ASSETWATCH_BIN"] { return path }
+    return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent().appendingPathComponent(".build/debug/assetwatch").path
+  }
+
+  @Test func aRefreshKilledMidDownloadResumesWith206() async throws {
+    let nginx = try NginxServer()
+    defer { nginx.stop() }
+    let dir = TempDir()
+    defer { dir.remove() }
+    let bytes = patternedData(megabytes: 12, period: 4093)
+    try nginx.put("slow/model.bin", bytes)
+    let sha = CacheStoreTests.sha256(bytes)
+    let config = dir.file(
+      "assets.json",
+      """
+      { "appVersion": "1", "cacheDirectory": "cache",
+        "assets": [ { "id": "model", "remote": "\(nginx.baseURL)/slow/model.bin",
+                      "format": "binary", "size": \(bytes.count), "sha256": "\(sha)",
+                      "maxBytes": "64MiB", "timeout": "30s" } ] }
+      """)
+    let record = dir.url.appendingPathComponent("cache/tmp/model.resume.json")
+
+    let child = Process()
+    child.executableURL = URL(fileURLWithPath: Self.binary)
+    child.arguments = ["refresh", "model", "--config", config.path]
+    child.standardOutput = FileHandle.nullDevice
+    child.standardError = FileHandle.nullDevice
+    try child.run()
+    // Wait (bounded) until a checkpoint vouches for some bytes, then kill without warning.
+    var vouched: Int64 = 0
+    for _ in 0..<300 where vouched == 0 {
+      if let data = try? Data(contentsOf: record),
+        let decoded = try? JSONDecoder().decode(ResumeRecord.self, from: data)
+      {
+        vouched = decoded.bytes
+      } else {
+        try await Task.sleep(for: .milliseconds(50))
+      }
+    }
+    kill(child.processIdentifier, SIGKILL)
+    child.waitUntilExit()
+    #expect(vouched > 0, "a resume record was written while downloading")
+    #expect(vouched < Int64(bytes.count))
+
+    let engine = try makeEngine(
+      [
+        AssetDefinition(
+          id: "model", remote: URL(string: "\(nginx.baseURL)/slow/model.bin"), format: .binary,
+          expectedSize: Int64(bytes.count), sha256: sha, maxBytes: 64 << 20, timeout: 30)
+      ], cache: dir.url.appendingPathComponent("cache"))
+    await engine.start()
+    #expect(await engine.refresh("model").isUpdated)
+    #expect(await engine.status("model")?.sha256 == sha)
+    #expect(try await engine.data("model") == bytes)
+    let hits = nginx.hits("/slow/model.bin")
+    #expect(hits.count == 2)
+    #expect(hits.last?.contains("\" 206 ") == true, "nginx sent only the rest: \(hits)")
+    await engine.shutdown()
+  }
+}

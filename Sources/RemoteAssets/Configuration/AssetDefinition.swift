@@ -152,6 +152,9 @@ public struct EngineConfiguration: Sendable, Equatable {
   public var assets: [AssetDefinition]
   /// How many transfers may run at once.
   public var maxConcurrentTransfers: Int
+  /// The longest a commit waits for another process's cache lock before it fails (naming the
+  /// holder).
+  public var lockTimeout: Duration = .seconds(10)
   /// The settings an asset added by the manifest gets (the config's `defaults`).
   public var assetDefaults: AssetDefinition
 

@@ -50,6 +50,7 @@ extension AssetEngine {
     guard records[id] != nil else { throw CommandError(message: "no asset named \(id)") }
     records[id]?.epoch &+= 1
     await cancelInFlight(id)
+    let dropped = [records[id]?.entry.current?.sha256, records[id]?.entry.previous?.sha256]
     do {
       try store.withCommitLock { try store.removeEntry(id) }
       records[id]?.synced = nil
@@ -60,7 +61,7 @@ extension AssetEngine {
     if let definition = records[id]?.definition {
       records[id]?.entry.nextAttemptAt = nextScheduledCheck(definition, after: clock.now())
     }
-    sweep()
+    for case let sha? in dropped where !isBlobReferenced(sha) { store.removeBlob(sha) }
     publishChange(id)
     log(
       id, .info,

@@ -3,13 +3,9 @@ import Foundation
 extension AssetEngine {
   static let manifestMaxBytes: Int64 = 4 << 20
 
-  var manifestFile: String { store.root.appendingPathComponent("manifest.json").path }
-
   /// Reads the last fetched manifest from disk so an offline start knows its targets.
   func loadStoredManifest() {
-    guard configuration.manifest != nil,
-      let data = FileManager.default.contents(atPath: manifestFile)
-    else { return }
+    guard configuration.manifest != nil, let data = try? store.readManifest() else { return }
     let decoder = JSONDecoder()
     decoder.dateDecodingStrategy = .iso8601
     guard let stored = try? decoder.decode(StoredManifest.self, from: data) else {
@@ -27,8 +23,8 @@ extension AssetEngine {
     guard let fetcher = fetchers.first(where: { $0.canFetch(url) }) else { return }
     let now = clock.now()
     do {
-      let sink = try DownloadSink(
-        path: try store.partialPath(for: "manifest"), maxBytes: Self.manifestMaxBytes,
+      let sink = DownloadSink(
+        partial: try store.createPartial(for: "manifest"), maxBytes: Self.manifestMaxBytes,
         expectedSize: nil
       ) { _ in }
       defer { sink.discard() }
@@ -40,14 +36,14 @@ extension AssetEngine {
       case .notModified:
         manifest?.checkedAt = now
       case .downloaded(let metadata):
-        let data = try Data(contentsOf: URL(fileURLWithPath: sink.path))
+        let data = try sink.withPartial { try FileDigest.readAll($0.fd, path: $0.path) }
         let parsed = try Manifest.parse(data)
         let stored = StoredManifest(
           etag: metadata.etag, lastModified: metadata.lastModified, checkedAt: now, manifest: parsed
         )
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
-        try POSIX.writeDurably(try encoder.encode(stored), to: manifestFile)
+        if !store.isReadOnly { try store.writeManifest(try encoder.encode(stored)) }
         let changed = manifest?.manifest != parsed
         manifest = stored
         if changed {
@@ -80,28 +76,22 @@ extension AssetEngine {
   /// Sets each named asset's target version, URL, size and hash; adds assets the config lacks.
   func apply(_ manifest: Manifest) {
     for target in manifest.assets {
-      var record =
-        records[target.id]
-        ?? AssetRecord(
-          definition: {
-            var d = configuration.assetDefaults
-            d.id = target.id
-            // Default headers go only to the manifest's own origin (checked when the URL is set).
-            d.remote = configuration.manifest
-            return d
-          }(),
-          entry: (try? store.readEntry(target.id)).flatMap { $0 }
-            ?? CacheEntry(id: target.id, appVersion: configuration.appVersion))
       if records[target.id] == nil {
-        record.synced = (try? store.readEntry(target.id)) ?? nil
-        if record.entry.appVersion != configuration.appVersion {
-          record.entry = CacheEntry(id: target.id, appVersion: configuration.appVersion)
-        }
-        if record.entry.nextAttemptAt == nil, schedulerTask != nil {
-          record.entry.nextAttemptAt = clock.now()
-        }
+        var definition = configuration.assetDefaults
+        definition.id = target.id
+        // Default headers go only to the manifest's own origin (checked when the URL is set).
+        definition.remote = configuration.manifest
+        records[target.id] = AssetRecord(
+          definition: definition,
+          entry: CacheEntry(id: target.id, appVersion: configuration.appVersion))
         order.append(target.id)
+        // The same checks as a configured asset at start: app version, blob size and hash.
+        loadFromDisk(target.id)
+        if records[target.id]?.entry.nextAttemptAt == nil, schedulerTask != nil {
+          records[target.id]?.entry.nextAttemptAt = clock.now()
+        }
       }
+      guard var record = records[target.id] else { continue }
       if let text = target.url,
         let url = resolveManifestURL(text, allowInsecure: record.definition.allowInsecure)
       {

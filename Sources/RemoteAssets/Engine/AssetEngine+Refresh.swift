@@ -52,8 +52,9 @@ extension AssetEngine {
   }
 
   private func performRefresh(_ id: String, manual: Bool) async -> RefreshOutcome {
-    await limiter.acquire()
-    defer { Task { await limiter.release() } }
+    let essential = records[id]?.definition.essential ?? false
+    await limiter.acquire(essential: essential)
+    defer { Task { await limiter.release(essential: essential) } }
     // Read after the wait: the manifest may have changed the URL, size or hash meanwhile.
     guard let definition = records[id]?.definition, let epoch = records[id]?.epoch else {
       return .notModified
@@ -78,24 +79,22 @@ extension AssetEngine {
         guard let self else { return }
         Task { await self.progressed(id, progress) }
       }
-      if let resume,
-        let resumed = try? DownloadSink(
-          path: resume.path, maxBytes: definition.maxBytes, expectedSize: definition.expectedSize,
-          resuming: resume.offset, onProgress: progress)
-      {
-        sink = resumed
-      } else {
-        sink = try DownloadSink(
-          path: try store.partialPath(for: id), maxBytes: definition.maxBytes,
-          expectedSize: definition.expectedSize, onProgress: progress)
-      }
+      sink = DownloadSink(
+        partial: try resume?.partial ?? store.createPartial(for: id),
+        maxBytes: definition.maxBytes, expectedSize: definition.expectedSize,
+        journal: resumeJournal(id, remote: remote), onProgress: progress)
     } catch {
       return finishFailure(
         id, FetchError(.storage, "cannot create a partial file: \(error)"), quiet: quiet)
     }
     var keptForResume = false
-    // After a commit the file was renamed away, so the unlink is then a no-op.
-    defer { if !keptForResume { sink.discard() } }
+    // After a commit the file was moved into objects/, so discarding it is then a no-op.
+    defer {
+      if !keptForResume {
+        sink.forgetResume()
+        sink.discard()
+      }
+    }
     // Validators only make sense for the URL that produced the copy held now.
     let current = records[id]?.entry.current.flatMap {
       $0.remote == remote.absoluteString ? $0 : nil
@@ -137,7 +136,7 @@ extension AssetEngine {
       // (not when a command overtook the transfer).
       let transient = [.network, .timeout, .truncated].contains(fetchError.kind)
       if records[id]?.epoch == epoch, transient || (Task.isCancelled && isShutDown) {
-        keptForResume = keepForResume(id, sink: sink, remote: remote)
+        keptForResume = sink.keepForResume()
       }
       if Task.isCancelled || records[id]?.epoch != epoch {
         // Cancelled by shutdown or overtaken by a command (drop, reset, rollback): not a
@@ -218,7 +217,7 @@ extension AssetEngine {
       remote: definition.remote?.absoluteString, fetchedAt: now)
     do {
       try sink.sync()  // the slow part, outside the lock
-      try updateEntry(id, committing: (sink.path, sha)) { entry in
+      try updateEntry(id, committing: (sink, sha)) { entry in
         markChecked(&entry)
         if let current = entry.current, current.sha256 != sha { entry.previous = current }
         entry.current = generation
@@ -229,7 +228,6 @@ extension AssetEngine {
     let shown = version ?? String(sha.prefix(8))
     metrics.downloaded(id, bytes: size)
     log(id, .info, "updated to \(shown) (\(ByteCountText.format(size)))")
-    sweep()
     return finishAttempt(id, outcome: .updated(version: shown), detail: shown)
   }
 
@@ -276,6 +274,8 @@ extension AssetEngine {
     if error.stopsAutoRefresh {
       records[id]?.autoRefreshBlocked = true
       next = nil
+    } else if definition.refresh == .manual {
+      next = nil  // manual means manual: no automatic retry either
     } else if error.isRetryable, definition.refresh == .live {
       // A local file mid-save: look again at the next poll, not after a network backoff.
       next = nextScheduledCheck(definition, after: now)

@@ -44,6 +44,8 @@ public actor AssetEngine {
   var schedulerTask: Task<Void, Never>?
   var isShutDown = false
   var ticks = 0
+  /// How many sweeps ran (tests check that commits do not sweep).
+  var sweepCount = 0
 
   /// Creates an engine. Nothing is read until ``start()``.
   ///
@@ -55,7 +57,9 @@ public actor AssetEngine {
   ///   - logger: swift-log logger (header values are never logged).
   ///   - backoff: the retry policy after failures.
   ///   - metricsFactory: where metrics go; the bootstrapped `MetricsSystem.factory` by default.
-  /// - Throws: ``StorageError`` when the cache directory cannot be created.
+  /// - Throws: ``CacheDirectoryError`` when the cache folder is one the engine refuses (a
+  ///   symlink, writable by others, or a non-empty folder it did not make). A cache that cannot
+  ///   be written opens read-only instead (see ``CacheStore/isReadOnly``).
   public init(
     configuration: EngineConfiguration, fetchers: [any AssetFetcher]? = nil,
     clock: any EngineClock = SystemClock(),
@@ -64,7 +68,8 @@ public actor AssetEngine {
   ) throws {
     self.metrics = EngineMetrics(factory: metricsFactory ?? MetricsSystem.factory)
     self.configuration = configuration
-    self.store = try CacheStore(root: configuration.cacheDirectory)
+    self.store = try CacheStore(
+      root: configuration.cacheDirectory, lockTimeout: configuration.lockTimeout)
     if let fetchers {
       self.fetchers = fetchers
       self.ownedHTTPFetcher = nil
@@ -93,6 +98,12 @@ public actor AssetEngine {
   public func start() async {
     guard !started else { return }
     started = true
+    if let reason = store.readOnlyReason {
+      log(nil, .warning, "read-only cache (\(reason)); serving intact copies, nothing is saved")
+    }
+    if store.adopted {
+      log(nil, .info, "adopted the cache folder \(store.root.path) (marker written)")
+    }
     for id in order { loadFromDisk(id) }
     loadStoredManifest()
     sweep()
@@ -110,7 +121,9 @@ public actor AssetEngine {
     try? await ownedHTTPFetcher?.shutdown()
   }
 
-  private func loadFromDisk(_ id: String) {
+  /// Loads one asset's entry from disk: an intact entry of the same app version is used;
+  /// anything else falls back to the bundled copy with the reason kept as `lastError`.
+  func loadFromDisk(_ id: String) {
     guard var record = records[id] else { return }
     let now = clock.now()
     if case .file(let url) = record.definition.bundled {
@@ -164,7 +177,9 @@ public actor AssetEngine {
     records[id] = record
   }
 
-  /// Deletes partials nobody writes and blobs no entry names (keeping previous generations).
+  /// Deletes, by name, what the engine left behind: partials nobody writes, kept partials
+  /// nobody can resume, and blobs no entry names (previous generations are kept). Runs at start;
+  /// skipped when another process holds the lock or the cache is read-only.
   func sweep() {
     var keep = Set<String>()
     for record in records.values {
@@ -174,7 +189,17 @@ public actor AssetEngine {
     do {
       // The store adds every blob named by an entry on disk, read under the commit lock, so a
       // blob another process committed is never taken for garbage.
-      try store.sweep(keep: keep, resumableIDs: Set(records.keys))
+      if let report = try store.sweep(keep: keep, resumableIDs: Set(records.keys)) {
+        sweepCount &+= 1
+        if report != CacheStore.SweepReport() {
+          logger.debug(
+            "cache swept",
+            metadata: [
+              "partials": "\(report.partials)", "orphanedResumes": "\(report.orphanedResumes)",
+              "temps": "\(report.temps)", "blobs": "\(report.blobs)",
+            ])
+        }
+      }
     } catch {
       logger.warning("cache sweep failed", metadata: ["error": "\(error)"])
     }
@@ -196,11 +221,13 @@ public actor AssetEngine {
   public func info() -> EngineInfo {
     var refreshEvery: TimeInterval?
     if case .every(let s) = configuration.defaultRefresh { refreshEvery = s }
-    return EngineInfo(
+    var info = EngineInfo(
       appVersion: configuration.appVersion, configPath: configuration.configPath,
       manifestVersion: manifest?.manifest.version.map { TerminalText.sanitize($0, maxLength: 64) },
       autoRefreshPaused: paused,
       refreshEvery: refreshEvery)
+    info.cacheReadOnly = store.readOnlyReason.map { "read-only cache: \($0)" }
+    return info
   }
 
   /// A full snapshot: what ``events()`` sends first.
@@ -230,7 +257,7 @@ public actor AssetEngine {
     }
     guard let record = records[id] else { throw AssetUnavailable(id: id, reason: "no such asset") }
     if let current = record.entry.current {
-      return try Data(contentsOf: store.objectURL(current.sha256))
+      return try store.readBlob(current.sha256)
     }
     switch record.definition.bundled {
     case .file(let url): return try Data(contentsOf: url)

@@ -71,7 +71,7 @@ struct AssetRecord: Sendable {
       }
       if case .file(let url) = bundled { s.path = url.path }
     }
-    s.entryPath = try? store.entryURL(definition.id).path
+    s.entryPath = store.entryPath(definition.id)
     s.checkedAt = entry.current == nil ? nil : entry.checkedAt
     s.nextAttemptAt = entry.nextAttemptAt
     s.lastError = entry.lastError

@@ -22,14 +22,17 @@ enum EntrySync {
 
 extension AssetEngine {
   /// Changes an asset's entry under the commit lock: reads the disk entry, folds in what another
-  /// process changed, applies `change`, optionally moves a blob into `objects/`, and writes the
-  /// result durably. Memory is updated even when the write fails, so schedules and failure counts
-  /// hold on a full or read-only disk.
+  /// process changed, applies `change`, optionally moves a download into `objects/`, and writes
+  /// the result durably.
   ///
-  /// - Throws: the storage error (memory is updated all the same).
+  /// When the write fails, memory takes only the attempt bookkeeping (error, failure count,
+  /// schedule, and freshness when no bytes were committed), never a new payload: what is served
+  /// is always what the disk holds, and the failure stays visible on a full or read-only disk.
+  ///
+  /// - Throws: the storage error.
   @discardableResult
   func updateEntry(
-    _ id: String, committing blob: (path: String, sha256: String)? = nil,
+    _ id: String, committing blob: (sink: DownloadSink, sha256: String)? = nil,
     _ change: (inout CacheEntry) -> Void
   ) throws -> CacheEntry {
     guard let record = records[id] else { throw CommandError(message: "no asset named \(id)") }
@@ -39,18 +42,46 @@ extension AssetEngine {
         let disk = (try? store.readEntry(id)) ?? nil
         result = EntrySync.base(ours: record.entry, disk: disk, lastSynced: record.synced)
         change(&result)
-        if let blob { _ = try store.commitBlob(partialPath: blob.path, sha256: blob.sha256) }
+        if let blob {
+          try blob.sink.withPartial { partial in
+            try store.commitBlob(partial, sha256: blob.sha256)
+            partial.markMoved()
+          }
+        }
         try store.writeEntry(result)
       }
     } catch {
-      records[id]?.entry = result
+      var kept = record.entry
+      kept.lastError = result.lastError
+      kept.consecutiveFailures = result.consecutiveFailures
+      kept.nextAttemptAt = result.nextAttemptAt
+      if blob == nil, kept.current == result.current {
+        kept.checkedAt = result.checkedAt
+        kept.serverTTL = result.serverTTL
+      }
+      records[id]?.entry = kept
       throw error
     }
+    let replaced = [record.entry.current?.sha256, record.entry.previous?.sha256]
     records[id]?.entry = result
     // What the disk holds now, as a reader decodes it (dates lose their fractions in ISO 8601),
     // so the next comparison with the disk sees no change where there was none.
     records[id]?.synced = (try? store.readEntry(id)) ?? result
+    // A commit removes only the blob it pushed out, when no asset of this engine still names it;
+    // anything else (another process's blobs) waits for the sweep at the next start.
+    for case let sha? in replaced
+    where sha != result.current?.sha256 && sha != result.previous?.sha256 {
+      if !isBlobReferenced(sha) { store.removeBlob(sha) }
+    }
     return result
+  }
+
+  /// Whether any asset's current or previous generation names the blob.
+  func isBlobReferenced(_ sha256: String) -> Bool {
+    records.values.contains {
+      $0.entry.current?.sha256 == sha256 || $0.entry.previous?.sha256 == sha256
+        || $0.synced?.current?.sha256 == sha256 || $0.synced?.previous?.sha256 == sha256
+    }
   }
 
   /// Picks up entries other processes changed (a `drop` from the CLI while the dashboard runs),

@@ -69,26 +69,40 @@ final class EventHub: Sendable {
 }
 
 /// Limits how many transfers run at once; waiters are served in order.
+///
+/// Essential assets have a lane of their own with the same limit: they never queue behind
+/// non-essential transfers (four slow downloads of large optional assets must not keep a small
+/// essential config waiting past its timeout).
 actor TransferLimiter {
+  private struct Lane {
+    var running = 0
+    var waiters: [CheckedContinuation<Void, Never>] = []
+  }
   private let limit: Int
-  private var running = 0
-  private var waiters: [CheckedContinuation<Void, Never>] = []
+  private var lanes = [Lane(), Lane()]
 
   init(limit: Int) { self.limit = max(1, limit) }
 
-  func acquire() async {
-    if running < limit {
-      running += 1
+  /// Waits for a transfer slot in the asset's lane.
+  func acquire(essential: Bool = false) async {
+    let lane = essential ? 1 : 0
+    if lanes[lane].running < limit {
+      lanes[lane].running += 1
       return
     }
-    await withCheckedContinuation { waiters.append($0) }
+    await withCheckedContinuation { lanes[lane].waiters.append($0) }
   }
 
-  func release() {
-    if waiters.isEmpty {
-      running -= 1
+  /// Gives a slot back (to the next waiter of the same lane).
+  func release(essential: Bool = false) {
+    let lane = essential ? 1 : 0
+    if lanes[lane].waiters.isEmpty {
+      lanes[lane].running -= 1
     } else {
-      waiters.removeFirst().resume()
+      lanes[lane].waiters.removeFirst().resume()
     }
   }
+
+  /// Transfers running now in each lane (for tests).
+  func running() -> (regular: Int, essential: Int) { (lanes[0].running, lanes[1].running) }
 }

@@ -17,6 +17,11 @@ public final class DownloadSink: Sendable {
     var responseETag: String?
     /// Whether a response head arrived (the stall watchdog times bodies, not heads).
     var bodyStarted = false
+    /// Bytes and time of the last resume checkpoint.
+    var checkpointBytes: Int64 = 0
+    var checkpointAt: ContinuousClock.Instant
+    /// Whether a resume record vouches for a prefix of the partial now.
+    var journaled = false
   }
 
   // `PartialFile` is not Sendable; the Mutex is the only way to reach it, so access is serialized.
@@ -24,29 +29,31 @@ public final class DownloadSink: Sendable {
   private let maxBytes: Int64
   private let expectedSize: Int64?
   private let onProgress: @Sendable (TransferProgress) -> Void
+  /// Keeps the download resumable across a crash (nil: not resumable, e.g. the manifest).
+  let journal: ResumeJournal?
 
-  /// The partial file's path.
-  let path: String
+  /// The partial file's path (for messages and format checks).
+  var path: String { state.withLock { $0.partial.path } }
 
   /// Bytes already in the partial when the sink was made (a resumed download), else 0.
   public let resumeOffset: Int64
 
-  /// Creates a sink writing a new partial file at `path`, or continuing the kept partial there
-  /// after its first `resuming` bytes.
+  /// Creates a sink writing into `partial` (a new file, or a kept one reopened after its
+  /// durable prefix for a resume).
   init(
-    path: String, maxBytes: Int64, expectedSize: Int64?, resuming: Int64? = nil,
+    partial: PartialFile, maxBytes: Int64, expectedSize: Int64?, journal: ResumeJournal? = nil,
     onProgress: @escaping @Sendable (TransferProgress) -> Void
-  ) throws {
+  ) {
     let now = ContinuousClock.now
-    let partial =
-      if let resuming { try PartialFile(resuming: path, prefix: resuming) } else {
-        try PartialFile(path: path)
-      }
-    self.path = path
-    self.resumeOffset = resuming ?? 0
+    let offset = partial.bytesWritten
+    self.resumeOffset = offset
+    self.journal = journal
     var initial = State(
-      partial: partial, expectedTotal: expectedSize, lastProgressAt: now, windowStart: now)
-    initial.windowStartBytes = resuming ?? 0
+      partial: partial, expectedTotal: expectedSize, lastProgressAt: now, windowStart: now,
+      checkpointAt: now)
+    initial.windowStartBytes = offset
+    initial.checkpointBytes = offset
+    initial.journaled = offset > 0
     self.state = Mutex(initial)
     self.maxBytes = maxBytes
     self.expectedSize = expectedSize
@@ -96,6 +103,16 @@ public final class DownloadSink: Sendable {
         throw FetchError(.storage, "writing the download failed: \(error)")
       }
       let now = ContinuousClock.now
+      if let journal,
+        s.partial.bytesWritten - s.checkpointBytes >= journal.byteInterval
+          || now - s.checkpointAt >= journal.interval
+      {
+        s.checkpointAt = now
+        if journal.checkpoint(s.partial, etag: s.responseETag, total: s.expectedTotal) {
+          s.checkpointBytes = s.partial.bytesWritten
+          s.journaled = true
+        }
+      }
       guard now - s.lastProgressAt >= .milliseconds(100) else { return nil }
       s.lastProgressAt = now
       return Self.progress(&s, now: now)
@@ -111,6 +128,10 @@ public final class DownloadSink: Sendable {
   /// Discards what was written so far (a redirect, or a server that restarted the body).
   public func reset() throws {
     try state.withLock { s in
+      // The record vouches for bytes about to be overwritten: forget it first.
+      if s.journaled { journal?.invalidate() }
+      s.journaled = false
+      s.checkpointBytes = 0
       do { try s.partial.reset() } catch {
         throw FetchError(.storage, "resetting the download failed: \(error)")
       }
@@ -152,27 +173,33 @@ public final class DownloadSink: Sendable {
   /// Flushes the partial to disk (before it is renamed into `objects/`).
   func sync() throws { try state.withLock { try $0.partial.sync() } }
 
-  /// Where a resumed request could continue: the bytes held and the response's strong ETag.
-  /// nil when nothing worth keeping was written or the validator is weak or missing.
-  func resumePoint(minimumBytes: Int64) -> (bytes: Int64, etag: String, total: Int64?)? {
-    state.withLock { s in
-      guard s.partial.bytesWritten >= minimumBytes, let etag = s.responseETag,
-        !etag.hasPrefix("W/")
-      else { return nil }
-      return (s.partial.bytesWritten, etag, s.expectedTotal)
+  /// Keeps what was written for a later resume: a final checkpoint of everything written.
+  /// Returns whether a record now vouches for it (false: nothing worth keeping, a weak or
+  /// missing validator, or no journal).
+  func keepForResume() -> Bool {
+    guard let journal else { return false }
+    return state.withLock { s in
+      let kept = journal.checkpoint(s.partial, etag: s.responseETag, total: s.expectedTotal)
+      if kept { s.partial.close() }
+      return kept
     }
   }
 
-  /// Flushes and closes the partial but leaves it on disk (kept for a resume).
-  func keep() throws {
-    try state.withLock { s in
-      try s.partial.sync()
-      s.partial.close()
+  /// Forgets any resume record (after a commit or a failure that discards the bytes).
+  func forgetResume() {
+    state.withLock { s in
+      if s.journaled { journal?.invalidate() }
+      s.journaled = false
     }
   }
 
   /// Closes the partial and deletes it if it is still in `tmp/`.
   func discard() { state.withLock { $0.partial.discard() } }
+
+  /// Runs `body` with the partial file (commit, resume bookkeeping), under the sink's lock.
+  func withPartial<T>(_ body: (PartialFile) throws -> T) rethrows -> T {
+    try state.withLock { try body($0.partial) }
+  }
 
   private static func progress(_ s: inout State, now: ContinuousClock.Instant) -> TransferProgress {
     s.rateSamples.append((now, s.partial.bytesWritten))

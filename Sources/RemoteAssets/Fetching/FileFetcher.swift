@@ -1,7 +1,14 @@
 import Foundation
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// Fetches `file://` assets through the same pipeline as HTTP: the file's modification time and
 /// size stand in for an ETag, so an unchanged file is `notModified`.
+///
+/// Only regular files are read, and nothing blocks: the file is opened with `O_NONBLOCK`, so a
+/// FIFO (or a device) at the path is refused at once instead of hanging the refresh.
 public struct FileFetcher: AssetFetcher {
   /// Creates a file fetcher.
   public init() {}
@@ -11,32 +18,65 @@ public struct FileFetcher: AssetFetcher {
   public func fetch(_ request: FetchRequest, into sink: DownloadSink) async throws -> FetchResponse
   {
     let path = request.url.path
-    guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else {
-      throw FetchError(.http, "\(path) does not exist or cannot be read", status: 404)
+    let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+    guard fd >= 0 else {
+      let code = errno
+      if code == ENOENT {
+        throw FetchError(.http, "\(path) does not exist", status: 404)
+      }
+      throw FetchError(
+        .http, "\(path) cannot be read (\(String(cString: strerror(code))))", status: 403)
     }
-    let size = (attributes[.size] as? NSNumber)?.int64Value ?? 0
-    let modified = (attributes[.modificationDate] as? Date) ?? .distantPast
-    let etag = "\"\(Int64(modified.timeIntervalSince1970 * 1_000_000))-\(size)\""
+    defer { close(fd) }
+    var before = stat()
+    guard fstat(fd, &before) == 0 else {
+      throw FetchError(.http, "\(path) cannot be read", status: 403)
+    }
+    guard (before.st_mode & S_IFMT) == S_IFREG else {
+      throw FetchError(
+        .validation,
+        "\(path) is not a regular file (\(Self.kind(before.st_mode))); only files are read")
+    }
+    let size = Int64(before.st_size)
+    let stamp = Self.stamp(before)
+    let etag = "\"\(stamp)-\(size)\""
+    let modified = Date(timeIntervalSince1970: TimeInterval(before.st_mtim.tv_sec))
     let metadata = FetchMetadata(
       etag: etag, lastModified: HTTPDate.format(modified), finalURL: request.url)
     if request.etag == etag { return .notModified(metadata) }
     try sink.announce(totalBytes: size)
-    guard let handle = FileHandle(forReadingAtPath: path) else {
-      throw FetchError(.http, "\(path) cannot be read", status: 403)
-    }
-    defer { try? handle.close() }
-    while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+    var buffer = [UInt8](repeating: 0, count: 1 << 20)
+    while true {
       try Task.checkCancellation()
-      try sink.write(chunk)
+      let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+      if n < 0, errno == EINTR { continue }
+      if n < 0 { throw FetchError(.http, "\(path) cannot be read", status: 403) }
+      if n == 0 { break }
+      try buffer.withUnsafeBytes { try sink.write(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
     }
     // An editor may be writing the file right now: only a read that saw one stable version counts.
-    let after = try? FileManager.default.attributesOfItem(atPath: path)
-    let sizeAfter = (after?[.size] as? NSNumber)?.int64Value
-    let modifiedAfter = after?[.modificationDate] as? Date
-    guard sizeAfter == size, modifiedAfter == modified, sink.bytesWritten == size else {
+    var after = stat()
+    guard stat(path, &after) == 0, Self.stamp(after) == stamp, Int64(after.st_size) == size,
+      after.st_ino == before.st_ino, sink.bytesWritten == size
+    else {
       throw FetchError(.truncated, "\(path) changed while it was read; reading it again")
     }
     sink.flushProgress()
     return .downloaded(metadata)
+  }
+
+  /// Modification time in microseconds.
+  private static func stamp(_ info: stat) -> Int64 {
+    Int64(info.st_mtim.tv_sec) * 1_000_000 + Int64(info.st_mtim.tv_nsec) / 1000
+  }
+
+  private static func kind(_ mode: mode_t) -> String {
+    switch mode & S_IFMT {
+    case S_IFIFO: return "a FIFO"
+    case S_IFDIR: return "a folder"
+    case S_IFCHR, S_IFBLK: return "a device"
+    case S_IFSOCK: return "a socket"
+    default: return "not a file"
+    }
   }
 }

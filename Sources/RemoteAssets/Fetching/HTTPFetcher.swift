@@ -92,6 +92,8 @@ public final class HTTPFetcher: AssetFetcher {
       switch try await fetchOnce(request, url: url, sink: sink) {
       case .done(let response):
         return response
+      case .restartWithoutRange:
+        request.resume = nil
       case .redirect(let location):
         guard let next = URL(string: location, relativeTo: url)?.absoluteURL else {
           throw FetchError(.redirect, "redirect to an invalid location")
@@ -132,6 +134,8 @@ public final class HTTPFetcher: AssetFetcher {
   private enum Step {
     case done(FetchResponse)
     case redirect(String)
+    /// The kept bytes cannot be proven complete or continued: ask for the whole body again.
+    case restartWithoutRange
   }
 
   private func fetchOnce(_ request: FetchRequest, url: URL, sink: DownloadSink) async throws -> Step
@@ -194,11 +198,19 @@ public final class HTTPFetcher: AssetFetcher {
         response, request: request, sink: sink, from: range.start, total: range.total)
       return .done(.downloaded(metadata))
     case 416:
-      // Nothing left to send: complete if the server's length is what we hold.
+      // Nothing left to send. The bytes held count as complete only when the server's length is
+      // what we hold AND the config or manifest can prove it (an expected size equal to it, or a
+      // hash checked before commit); otherwise a server saying `*/<what you have>` could make a
+      // truncated file look whole. Anything else: start over without a Range.
       let total = headers.first(name: "Content-Range").flatMap(ContentRange.init)?.total
-      guard let resume = request.resume, total == resume.offset else {
+      guard let resume = request.resume, total == resume.offset,
+        request.expectedSize == resume.offset || request.expectedSHA256 != nil
+      else {
+        guard request.resume != nil else {
+          throw FetchError(.http, "HTTP 416 Range Not Satisfiable", status: 416)
+        }
         try sink.reset()
-        throw FetchError(.truncated, "HTTP 416 Range Not Satisfiable; starting over")
+        return .restartWithoutRange
       }
       return .done(.downloaded(FetchMetadata(etag: resume.etag, finalURL: url)))
     default:

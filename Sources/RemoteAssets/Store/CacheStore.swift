@@ -6,86 +6,272 @@ import Foundation
 #endif
 
 /// The on-disk cache: `tmp/` partials, immutable `objects/<sha256>` blobs, `entries/<id>.json`
-/// metadata and `.lock` (never deleted) for `flock`.
+/// metadata, `.lock` (never deleted) for `flock`, and the `CACHEDIR.TAG` ownership marker.
 ///
-/// Every method is synchronous file I/O; callers run it off latency-sensitive executors.
-/// Readers need no lock: blobs never change and entries are replaced by atomic rename.
+/// Every file operation goes through the folders' descriptors (``DirectoryHandle``) without
+/// following symlinks; see ``CacheLayout`` for every name the store makes, which are the only
+/// names it ever deletes. Readers need no lock: blobs never change and entries are replaced by
+/// atomic rename.
+///
+/// A cache that cannot be written (a read-only mount, a folder of another user) opens read-only:
+/// intact copies are served, nothing is written, and ``isReadOnly`` says so.
 public struct CacheStore: Sendable {
   /// The cache root.
   public let root: URL
-  var tmp: URL { root.appendingPathComponent("tmp") }
-  var objects: URL { root.appendingPathComponent("objects") }
-  var entries: URL { root.appendingPathComponent("entries") }
-  var lockPath: String { root.appendingPathComponent(".lock").path }
+  /// Whether the cache cannot be written: nothing is committed, swept or kept for resume.
+  public let isReadOnly: Bool
+  /// Why the cache is read-only, when it is.
+  public let readOnlyReason: String?
+  /// Whether this open wrote the ownership marker into a folder laid out by an older release.
+  let adopted: Bool
 
-  /// Opens (creating when needed) a cache at `root`.
+  let rootFolder: DirectoryHandle?
+  let tmpFolder: DirectoryHandle?
+  let objectsFolder: DirectoryHandle?
+  let entriesFolder: DirectoryHandle?
+  let lock: CacheLock?
+
+  /// The largest entry or record file read (they are a few hundred bytes).
+  static let metadataLimit = 1 << 20
+
+  /// Opens (creating when needed) the cache at `root`.
   ///
-  /// - Throws: ``StorageError`` when the folders cannot be created.
-  public init(root: URL) throws(StorageError) {
-    self.root = root.standardizedFileURL
-    for dir in [self.root, tmp, objects, entries] {
+  /// - Parameters:
+  ///   - root: the cache folder.
+  ///   - lockTimeout: the longest a commit waits for another process's commit lock.
+  /// - Throws: ``CacheDirectoryError`` when the folder is not one the engine may use: a symlink,
+  ///   writable by group or others, or a non-empty folder the engine did not make.
+  public init(root: URL, lockTimeout: Duration = .seconds(10)) throws(CacheDirectoryError) {
+    let root = root.standardizedFileURL
+    self.root = root
+    let path = root.path
+    var readOnlyReason: String?
+
+    var info = stat()
+    if lstat(path, &info) != 0 {
+      if errno == ENOENT {
+        readOnlyReason = Self.create(path)
+      } else {
+        readOnlyReason = "the cache folder cannot be examined: \(String(cString: strerror(errno)))"
+      }
+    } else if (info.st_mode & S_IFMT) == S_IFLNK {
+      throw CacheDirectoryError(
+        path: path,
+        problem:
+          "is a symbolic link; AssetWatch never follows links into its cache: point cacheDirectory (or --cache-dir) at the real folder"
+      )
+    }
+
+    let rootFolder: DirectoryHandle?
+    do {
+      rootFolder = try DirectoryHandle.open(path: path)
+    } catch {
+      guard readOnlyReason != nil else {
+        throw CacheDirectoryError(path: path, problem: "cannot be opened (\(error.reason))")
+      }
+      rootFolder = nil
+    }
+    guard let rootFolder else {
+      // Nothing on disk and nothing can be made: serve bundled copies only.
+      self.isReadOnly = true
+      self.readOnlyReason = readOnlyReason
+      self.adopted = false
+      self.rootFolder = nil
+      self.tmpFolder = nil
+      self.objectsFolder = nil
+      self.entriesFolder = nil
+      self.lock = nil
+      return
+    }
+    try Self.checkMode(rootFolder)
+    let writable = rootFolder.isWritable
+    if !writable, readOnlyReason == nil {
+      readOnlyReason = "the cache folder is not writable (read-only file system or permissions)"
+    }
+    let adopted = try Self.claim(rootFolder, writable: writable)
+
+    func sub(_ name: String) throws(CacheDirectoryError) -> DirectoryHandle? {
       do {
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let folder = try rootFolder.subfolder(name, create: writable)
+        try Self.checkMode(folder)
+        return folder
+      } catch let error as CacheDirectoryError {
+        throw error
+      } catch let error as StorageError {
+        if error.code == ENOENT, !writable { return nil }
+        if error.code == ELOOP || error.code == ENOTDIR {
+          throw CacheDirectoryError(
+            path: rootFolder.child(name),
+            problem:
+              "is not a folder (a symbolic link or a file); remove it and AssetWatch recreates it")
+        }
+        throw CacheDirectoryError(path: rootFolder.child(name), problem: error.reason)
       } catch {
-        throw StorageError(
-          operation: "mkdir", path: dir.path,
-          code: (error as NSError).code == 0 ? EIO : Int32(EACCES))
+        throw CacheDirectoryError(path: rootFolder.child(name), problem: "\(error)")
       }
     }
-    let fd = try POSIX.open(lockPath, O_RDWR | O_CREAT)
-    close(fd)
+    self.rootFolder = rootFolder
+    self.tmpFolder = try sub(CacheLayout.tmp)
+    self.objectsFolder = try sub(CacheLayout.objects)
+    self.entriesFolder = try sub(CacheLayout.entries)
+    self.adopted = adopted
+    if writable {
+      do {
+        let fd = try rootFolder.openFile(CacheLayout.lock, O_RDWR | O_CREAT)
+        close(fd)
+      } catch {
+        throw CacheDirectoryError(
+          path: rootFolder.child(CacheLayout.lock), problem: "cannot be used (\(error.reason))")
+      }
+      self.lock = CacheLock(folder: rootFolder, timeout: lockTimeout)
+    } else {
+      self.lock = nil
+    }
+    self.isReadOnly = !writable
+    self.readOnlyReason = writable ? nil : readOnlyReason
+  }
+
+  /// Creates the cache folder (parents as needed, the folder itself `0700`); returns why it
+  /// could not be created, or nil.
+  private static func create(_ path: String) -> String? {
+    let parent = (path as NSString).deletingLastPathComponent
+    if !parent.isEmpty {
+      try? FileManager.default.createDirectory(
+        atPath: parent, withIntermediateDirectories: true)
+    }
+    if mkdir(path, 0o700) != 0, errno != EEXIST {
+      return "the cache folder cannot be created: \(String(cString: strerror(errno)))"
+    }
+    _ = chmod(path, 0o700)
+    return nil
+  }
+
+  /// Refuses a folder that others may write to, as ssh refuses a loose `~/.ssh`: anyone who can
+  /// write there could swap a blob or plant a link.
+  private static func checkMode(_ folder: DirectoryHandle) throws(CacheDirectoryError) {
+    var info = stat()
+    guard fstat(folder.fd, &info) == 0 else { return }
+    let mode = info.st_mode & 0o7777
+    if mode & 0o022 != 0 {
+      throw CacheDirectoryError(
+        path: folder.path,
+        problem:
+          "is writable by group or others (mode \(String(mode, radix: 8))); run: chmod go-w '\(folder.path)'"
+      )
+    }
+  }
+
+  /// Makes sure the engine owns the folder: the marker is there, or the folder is empty or laid
+  /// out only with names the engine makes (an older release's cache), in which case the marker is
+  /// written. Returns whether an existing layout was adopted.
+  private static func claim(_ root: DirectoryHandle, writable: Bool) throws(CacheDirectoryError)
+    -> Bool
+  {
+    if let marker = try? root.status(CacheLayout.marker) {
+      guard (marker.st_mode & S_IFMT) == S_IFREG else {
+        throw CacheDirectoryError(
+          path: root.child(CacheLayout.marker), problem: "is not a regular file; remove it")
+      }
+      return false
+    }
+    let names: [(name: String, isFile: Bool)]
+    do { names = try root.list() } catch {
+      throw CacheDirectoryError(path: root.path, problem: "cannot be listed (\(error.reason))")
+    }
+    if let stranger = strangers(in: root, names: names) {
+      throw CacheDirectoryError(
+        path: root.path,
+        problem:
+          "is not empty and was not made by AssetWatch (it holds '\(TerminalText.sanitize(stranger, maxLength: 80))' and no \(CacheLayout.marker)); use an empty or new folder for the cache"
+      )
+    }
+    guard writable else { return false }
+    do {
+      try root.writeDurably(Data(CacheLayout.markerContent.utf8), as: CacheLayout.marker)
+    } catch {
+      throw CacheDirectoryError(
+        path: root.child(CacheLayout.marker), problem: "cannot be written (\(error.reason))")
+    }
+    return !names.isEmpty
+  }
+
+  /// The first name in the root or its known sub-folders that the engine never makes.
+  private static func strangers(
+    in root: DirectoryHandle, names: [(name: String, isFile: Bool)]
+  ) -> String? {
+    for (name, _) in names {
+      guard CacheLayout.isRootName(name) else { return name }
+      guard [CacheLayout.tmp, CacheLayout.objects, CacheLayout.entries].contains(name) else {
+        continue
+      }
+      guard let folder = try? root.subfolder(name, create: false) else { return name }
+      for (inner, isFile) in (try? folder.list()) ?? [] {
+        guard isFile, CacheLayout.isKnown(inner, in: name) else { return "\(name)/\(inner)" }
+      }
+    }
+    return nil
   }
 
   // MARK: - Paths
 
-  /// The entry file for an id. Ids are validated at config time; this re-checks so a bad id can
-  /// never name a file outside `entries/`.
-  func entryURL(_ id: String) throws(StorageError) -> URL {
-    guard ConfigValues.idProblem(id) == nil else {
-      throw StorageError(operation: "entry", path: id, code: EINVAL)
-    }
-    return entries.appendingPathComponent(id + ".json")
+  /// The entry file's path for an id (shown in the detail pane; never opened by path).
+  func entryPath(_ id: String) -> String? {
+    guard CacheLayout.isID(id) else { return nil }
+    return root.appendingPathComponent(CacheLayout.entries).appendingPathComponent(id + ".json")
+      .path
   }
 
-  /// The blob for a hash. Hashes come from our own hashing or from entries `readEntry` checked
-  /// with ``isSHA256(_:)``, so a name can never leave `objects/`.
+  /// The blob's path for a hash (what `status` shows and ``AssetEngine/fileURL(_:)`` returns).
   func objectURL(_ sha256: String) -> URL {
-    precondition(Self.isSHA256(sha256), "not a sha256")
-    return objects.appendingPathComponent(sha256)
+    precondition(SHA256Text.isValid(sha256), "not a sha256")
+    return root.appendingPathComponent(CacheLayout.objects).appendingPathComponent(sha256)
   }
 
-  /// Whether `text` is 64 lowercase hexadecimal digits.
-  static func isSHA256(_ text: String) -> Bool {
-    text.utf8.count == 64
-      && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+  private func folder(_ handle: DirectoryHandle?, _ name: String) throws(StorageError)
+    -> DirectoryHandle
+  {
+    guard let handle else {
+      throw StorageError(
+        operation: "use (the cache is read-only)",
+        path: root.appendingPathComponent(name).path, code: EROFS)
+    }
+    return handle
   }
 
   // MARK: - Lock
 
-  /// Runs `body` holding the exclusive commit lock (`flock` on `.lock`), waiting for it.
+  /// Runs `body` holding the exclusive commit lock, waiting a bounded time for it.
+  ///
+  /// - Throws: ``StorageError`` when the cache is read-only or the lock stays held by another
+  ///   process (the message names it); what `body` throws.
   func withCommitLock<T>(_ body: () throws -> T) throws -> T {
-    let fd = try POSIX.open(lockPath, O_RDWR | O_CREAT)
-    defer { close(fd) }  // closing releases the flock
-    while flock(fd, LOCK_EX) != 0 {
-      if errno != EINTR { throw StorageError(operation: "flock", path: lockPath, code: errno) }
+    guard let lock else {
+      throw StorageError(operation: "lock (the cache is read-only)", path: root.path, code: EROFS)
     }
-    return try body()
+    return try lock.withLock(body)
   }
 
   // MARK: - Entries
 
   /// Reads an entry; `nil` when there is none.
   ///
-  /// - Throws: a readable reason when the file exists but cannot be decoded.
+  /// - Throws: a readable reason when the file exists but cannot be used.
   func readEntry(_ id: String) throws -> CacheEntry? {
-    let url = try entryURL(id)
-    guard let data = FileManager.default.contents(atPath: url.path) else { return nil }
+    guard CacheLayout.isID(id) else {
+      throw StorageError(operation: "entry", path: id, code: EINVAL)
+    }
+    guard let entries = entriesFolder else { return nil }
+    guard let data = try entries.read(id + ".json", limit: Self.metadataLimit) else { return nil }
+    return try Self.decodeEntry(data, id: id)
+  }
+
+  static func decodeEntry(_ data: Data, id: String) throws -> CacheEntry {
     let decoder = JSONDecoder()
     decoder.dateDecodingStrategy = .iso8601
     do {
       let entry = try decoder.decode(CacheEntry.self, from: data)
       let hashes = [entry.current?.sha256, entry.previous?.sha256].compactMap { $0 }
-      guard hashes.allSatisfy(Self.isSHA256) else {
+      guard hashes.allSatisfy(SHA256Text.isValid) else {
         throw CorruptEntry(reason: "entry metadata names an invalid blob hash")
       }
       guard entry.formatVersion == CacheEntry.formatVersion, entry.id == id else {
@@ -106,12 +292,16 @@ public struct CacheStore: Sendable {
     var description: String { reason }
   }
 
-  /// Writes an entry durably. This is the commit point.
+  /// Writes an entry durably. This is the commit point. Call it holding the commit lock.
   func writeEntry(_ entry: CacheEntry) throws {
+    guard CacheLayout.isID(entry.id) else {
+      throw StorageError(operation: "entry", path: entry.id, code: EINVAL)
+    }
     let encoder = JSONEncoder()
     encoder.dateEncodingStrategy = .iso8601
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-    try POSIX.writeDurably(try encoder.encode(entry), to: try entryURL(entry.id).path)
+    try folder(entriesFolder, CacheLayout.entries).writeDurably(
+      try encoder.encode(entry), as: entry.id + ".json")
   }
 
   /// Writes an entry durably under the commit lock (two writers never share the temp file).
@@ -119,104 +309,238 @@ public struct CacheStore: Sendable {
     try withCommitLock { try writeEntry(entry) }
   }
 
-  /// Removes an entry durably (no-op when absent).
+  /// Removes an entry durably (no-op when absent). Call it holding the commit lock.
   func removeEntry(_ id: String) throws {
-    let url = try entryURL(id)
-    if unlink(url.path) == 0 {
-      try POSIX.fsyncDirectory(entries.path)
+    guard CacheLayout.isID(id) else {
+      throw StorageError(operation: "entry", path: id, code: EINVAL)
     }
+    let entries = try folder(entriesFolder, CacheLayout.entries)
+    if entries.remove(id + ".json") { try entries.sync() }
+  }
+
+  // MARK: - Manifest
+
+  /// The stored manifest's bytes, or nil.
+  func readManifest() throws -> Data? {
+    try rootFolder?.read(CacheLayout.manifest, limit: 16 << 20)
+  }
+
+  /// Stores the manifest durably.
+  func writeManifest(_ data: Data) throws {
+    try folder(isReadOnly ? nil : rootFolder, "").writeDurably(data, as: CacheLayout.manifest)
   }
 
   // MARK: - Blobs
 
-  /// A new, unique path in `tmp/` for a partial download of `name` (an asset id or `manifest`).
-  func partialPath(for name: String) throws -> String {
-    guard name == "manifest" || ConfigValues.idProblem(name) == nil else {
-      throw StorageError(operation: "partial", path: name, code: EINVAL)
+  /// Creates a new partial file in `tmp/` for a download of `owner` (an asset id or `manifest`),
+  /// exclusive and locked while it is written.
+  func createPartial(for owner: String) throws -> PartialFile {
+    guard owner == "manifest" || CacheLayout.isID(owner) else {
+      throw StorageError(operation: "partial", path: owner, code: EINVAL)
     }
-    return tmp.appendingPathComponent("\(name).\(UInt64.random(in: 0...UInt64.max)).part").path
+    let tmp = try folder(tmpFolder, CacheLayout.tmp)
+    let name = "\(owner).\(UInt64.random(in: 0...UInt64.max)).part"
+    return try PartialFile(folder: tmp, name: name, fd: try tmp.createExclusive(name))
   }
 
   /// Moves a finished, hashed and fsynced partial into `objects/<sha256>` and makes the move
   /// durable. The blob is named by its hash, so committing the same bytes twice is harmless.
-  func commitBlob(partialPath: String, sha256: String) throws -> URL {
-    let target = objectURL(sha256)
-    try POSIX.rename(partialPath, target.path)
-    try POSIX.fsyncDirectory(objects.path)
-    return target
+  func commitBlob(_ partial: PartialFile, sha256: String) throws {
+    guard SHA256Text.isValid(sha256) else {
+      throw StorageError(operation: "blob", path: sha256, code: EINVAL)
+    }
+    let objects = try folder(objectsFolder, CacheLayout.objects)
+    try partial.folder.rename(partial.name, to: objects, as: sha256)
+    try objects.sync()
+  }
+
+  /// Removes a blob no generation names any more (after a commit replaced it).
+  func removeBlob(_ sha256: String) {
+    guard SHA256Text.isValid(sha256), let objects = objectsFolder, !isReadOnly else { return }
+    if objects.remove(sha256) { try? objects.sync() }
+  }
+
+  /// Opens a blob for reading (never through a symlink); the caller closes the descriptor.
+  func openBlob(_ sha256: String) throws -> Int32 {
+    guard SHA256Text.isValid(sha256) else {
+      throw StorageError(operation: "blob", path: sha256, code: EINVAL)
+    }
+    return try folder(objectsFolder, CacheLayout.objects).openFile(sha256, O_RDONLY)
+  }
+
+  /// The bytes of a blob.
+  func readBlob(_ sha256: String) throws -> Data {
+    let fd = try openBlob(sha256)
+    defer { close(fd) }
+    return try FileDigest.readAll(fd, path: objectURL(sha256).path)
   }
 
   /// Checks a blob against its expected size and hash; returns the problem, or nil when intact.
   func verifyBlob(_ generation: Generation) -> String? {
-    let url = objectURL(generation.sha256)
-    guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path) else {
+    let fd: Int32
+    do {
+      fd = try openBlob(generation.sha256)
+    } catch let error as StorageError where error.code == ENOENT {
       return "the cached blob \(generation.sha256.prefix(8)) is missing"
+    } catch {
+      return "the cached blob \(generation.sha256.prefix(8)) cannot be read (\(error))"
     }
-    let size = (attributes[.size] as? NSNumber)?.int64Value ?? -1
-    guard size == generation.size else {
-      return "the cached blob has \(size) bytes, expected \(generation.size)"
+    defer { close(fd) }
+    var info = stat()
+    _ = fstat(fd, &info)
+    guard Int64(info.st_size) == generation.size else {
+      return "the cached blob has \(info.st_size) bytes, expected \(generation.size)"
     }
-    guard let digest = try? Self.sha256(ofFile: url.path), digest == generation.sha256 else {
+    guard let digest = try? FileDigest.sha256(fd: fd), digest == generation.sha256 else {
       return "the cached blob's SHA-256 does not match its metadata"
     }
     return nil
   }
 
-  /// SHA-256 of a file, read in 1 MiB chunks.
+  /// SHA-256 of a file outside the cache (a bundled copy), read in 1 MiB chunks.
   static func sha256(ofFile path: String) throws -> String {
-    guard let handle = FileHandle(forReadingAtPath: path) else {
-      throw StorageError(operation: "open", path: path, code: ENOENT)
+    let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+    if fd < 0 { throw StorageError(operation: "open", path: path, code: errno) }
+    defer { close(fd) }
+    var info = stat()
+    guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+      throw StorageError(operation: "open (not a regular file)", path: path, code: EINVAL)
     }
-    defer { try? handle.close() }
-    var hasher = SHA256()
-    while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-      hasher.update(data: chunk)
-    }
-    return hasher.finalize().hexString
+    return try FileDigest.sha256(fd: fd)
   }
 
   // MARK: - Sweep
 
-  /// Removes partials no live writer holds, stale entry temps, and blobs that no entry names.
+  /// What a sweep removed, for logs and tests.
+  struct SweepReport: Equatable {
+    var partials = 0
+    var orphanedResumes = 0
+    var temps = 0
+    var blobs = 0
+  }
+
+  /// Removes, by name only, what the engine left behind: partials no live writer holds, kept
+  /// partials nobody can resume, interrupted temp files, and blobs no entry names. Files the
+  /// engine does not recognise are never touched. Skipped (nil) when another process holds the
+  /// lock or the cache is read-only.
   ///
-  /// - Parameter keep: hashes still referenced (current and previous generations of every entry).
-  func sweep(keep: Set<String>, resumableIDs: Set<String> = []) throws {
-    try withCommitLock {
-      let fm = FileManager.default
+  /// - Parameters:
+  ///   - keep: hashes still referenced in memory (current and previous generations).
+  ///   - resumableIDs: assets whose kept partials may be resumed.
+  func sweep(keep: Set<String>, resumableIDs: Set<String> = []) throws -> SweepReport? {
+    guard let lock, let tmp = tmpFolder, let objects = objectsFolder, let entries = entriesFolder,
+      let rootFolder
+    else { return nil }
+    return try lock.withLockIfFree {
+      var report = SweepReport()
       var keep = keep
-      for name in (try? fm.contentsOfDirectory(atPath: entries.path)) ?? []
-      where name.hasSuffix(".json") {
-        guard let entry = try? readEntry(String(name.dropLast(5))) else { continue }
-        if let sha = entry.current?.sha256 { keep.insert(sha) }
-        if let sha = entry.previous?.sha256 { keep.insert(sha) }
-      }
-      for name in (try? fm.contentsOfDirectory(atPath: tmp.path)) ?? [] {
-        let path = tmp.appendingPathComponent(name).path
-        // Kept partials of configured assets wait for their Range request.
-        let suffixes = [".resume.part", ".resume.json"]
-        if let suffix = suffixes.first(where: name.hasSuffix),
-          resumableIDs.contains(String(name.dropLast(suffix.count)))
-        {
-          continue
+      let entryNames = try entries.list()
+      for (name, _) in entryNames {
+        if let id = CacheLayout.entryID(name) {
+          guard let entry = try? readEntry(id) else { continue }
+          if let sha = entry.current?.sha256 { keep.insert(sha) }
+          if let sha = entry.previous?.sha256 { keep.insert(sha) }
+        } else if CacheLayout.isWriteTemp(name, of: { CacheLayout.entryID($0) != nil }) {
+          if entries.remove(name) { report.temps += 1 }
         }
-        let fd = open(path, O_RDWR | O_CLOEXEC)
-        guard fd >= 0 else { continue }
-        if POSIX.tryLock(fd) { unlink(path) }
-        close(fd)
       }
-      for name in (try? fm.contentsOfDirectory(atPath: entries.path)) ?? []
-      where name.hasSuffix(".tmp") {
-        unlink(entries.appendingPathComponent(name).path)
+      for (name, _) in try rootFolder.list()
+      where CacheLayout.isWriteTemp(name, of: { $0 == CacheLayout.manifest }) {
+        if rootFolder.remove(name) { report.temps += 1 }
       }
-      for name in (try? fm.contentsOfDirectory(atPath: objects.path)) ?? []
-      where !keep.contains(name) {
-        unlink(objects.appendingPathComponent(name).path)
+      let tmpNames = Set(try tmp.list().map(\.name))
+      for name in tmpNames {
+        switch CacheLayout.tmpName(name) {
+        case nil:
+          continue  // not ours: never touched
+        case .partial:
+          if Self.isUnlocked(tmp, name), tmp.remove(name) { report.partials += 1 }
+        case .resumePart(let id):
+          let recorded = tmpNames.contains(id + ".resume.json")
+          if !(recorded && resumableIDs.contains(id)), Self.isUnlocked(tmp, name),
+            tmp.remove(name)
+          {
+            report.orphanedResumes += 1
+          }
+        case .resumeRecord(let id):
+          if !(tmpNames.contains(id + ".resume.part") && resumableIDs.contains(id)),
+            tmp.remove(name)
+          {
+            report.orphanedResumes += 1
+          }
+        case .resumeRecordTemp:
+          if tmp.remove(name) { report.temps += 1 }
+        }
       }
+      for (name, _) in try objects.list()
+      where CacheLayout.isObjectName(name) && !keep.contains(name) {
+        if objects.remove(name) { report.blobs += 1 }
+      }
+      return report
     }
+  }
+
+  /// Whether no process holds the file's `flock` (a live writer keeps its partial locked).
+  private static func isUnlocked(_ folder: DirectoryHandle, _ name: String) -> Bool {
+    guard let fd = try? folder.openFile(name, O_RDONLY) else { return false }
+    defer { close(fd) }
+    return POSIX.tryLock(fd)
+  }
+}
+
+/// A cache folder the engine refuses to use, and what to do about it.
+public struct CacheDirectoryError: Error, Sendable, CustomStringConvertible {
+  /// The folder (or file in it) at fault.
+  public var path: String
+  /// What is wrong, and the fix.
+  public var problem: String
+
+  public var description: String { "\(path) \(problem)" }
+}
+
+/// Reading and hashing files through descriptors.
+enum FileDigest {
+  /// SHA-256 of everything from the descriptor's start, read in 1 MiB chunks.
+  static func sha256(fd: Int32) throws -> String {
+    var hasher = SHA256()
+    var buffer = [UInt8](repeating: 0, count: 1 << 20)
+    var offset: off_t = 0
+    while true {
+      let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, offset) }
+      if n < 0, errno == EINTR { continue }
+      if n < 0 { throw StorageError(operation: "read", path: "fd \(fd)", code: errno) }
+      if n == 0 { break }
+      buffer.withUnsafeBytes {
+        hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[0..<n]))
+      }
+      offset += off_t(n)
+    }
+    return hasher.finalize().hexString
+  }
+
+  /// Every byte of the file behind `fd`.
+  static func readAll(_ fd: Int32, path: String) throws -> Data {
+    var info = stat()
+    guard fstat(fd, &info) == 0 else {
+      throw StorageError(operation: "stat", path: path, code: errno)
+    }
+    var data = Data(count: Int(info.st_size))
+    var offset = 0
+    while offset < data.count {
+      let n = data.withUnsafeMutableBytes {
+        pread(fd, $0.baseAddress! + offset, $0.count - offset, off_t(offset))
+      }
+      if n < 0, errno == EINTR { continue }
+      if n < 0 { throw StorageError(operation: "read", path: path, code: errno) }
+      if n == 0 { break }
+      offset += n
+    }
+    data.count = offset
+    return data
   }
 }
 
 extension Digest {
   /// Lowercase hexadecimal.
-  var hexString: String { self.map { String(format: "%02x", $0) }.joined() }
+  var hexString: String { SHA256Text.hex(self) }
 }

@@ -7,31 +7,51 @@ import Foundation
 
 /// A file in `tmp/` that a download streams into, hashing as it goes.
 ///
-/// It is `flock`ed while open so a sweep by another process leaves it alone.
+/// It is `flock`ed while open so a sweep by another process leaves it alone. It is reached only
+/// through its folder's descriptor (never by path), so a link planted at its name is never
+/// followed.
 ///
-/// `@unchecked Sendable` is safe because a `PartialFile` is created inside `DownloadSink.init` and
-/// stored only in that sink's `Mutex`; it is never handed out, so every access is serialized by the
-/// lock. (Without it, passing a caller's buffer into the locked state trips region isolation.)
+/// `@unchecked Sendable` is safe because a `PartialFile` is created by the store and then owned by
+/// one `DownloadSink`, which keeps it in a `Mutex`; it is never handed out, so every access is
+/// serialized by that lock. (Without it, passing a caller's buffer into the locked state trips
+/// region isolation.)
 final class PartialFile: @unchecked Sendable {
-  let path: String
+  /// The folder holding the file (`tmp/`).
+  let folder: DirectoryHandle
+  /// The file's name in that folder; changes when the file is kept for a resume.
+  private(set) var name: String
   private(set) var fd: Int32
   private(set) var bytesWritten: Int64 = 0
   private var hasher = SHA256()
 
-  init(path: String) throws {
-    fd = try POSIX.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_EXCL, mode: 0o644)
+  /// The file's path, for messages.
+  var path: String { folder.child(name) }
+
+  /// Wraps a file the store just created exclusively, and locks it.
+  init(folder: DirectoryHandle, name: String, fd: Int32) throws {
+    self.folder = folder
+    self.name = name
+    self.fd = fd
     _ = POSIX.tryLock(fd)
-    self.path = path
   }
 
   /// Reopens a kept partial to continue it: cuts it to `prefix` bytes (the part known durable)
   /// and re-hashes that prefix (a SHA-256 state cannot be saved mid-way).
-  init(resuming path: String, prefix: Int64) throws {
-    fd = try POSIX.open(path, O_RDWR)
-    self.path = path
+  ///
+  /// - Throws: ``StorageError`` when the file is missing, not a regular file, shorter than
+  ///   `prefix`, or locked by a live writer in another process.
+  init(resuming name: String, in folder: DirectoryHandle, prefix: Int64) throws {
+    self.folder = folder
+    self.name = name
+    fd = try folder.openFile(name, O_RDWR)
     guard POSIX.tryLock(fd) else {
       Glibc.close(fd)
-      throw StorageError(operation: "lock", path: path, code: EWOULDBLOCK)
+      throw StorageError(operation: "lock", path: folder.child(name), code: EWOULDBLOCK)
+    }
+    var info = stat()
+    guard fstat(fd, &info) == 0, Int64(info.st_size) >= prefix, prefix >= 0 else {
+      Glibc.close(fd)
+      throw StorageError(operation: "resume (shorter than its record)", path: path, code: EINVAL)
     }
     if ftruncate(fd, off_t(prefix)) != 0 {
       let code = errno
@@ -77,14 +97,35 @@ final class PartialFile: @unchecked Sendable {
   /// The hash of everything written.
   func finalizeHash() -> String { hasher.finalize().hexString }
 
+  /// The hash of everything written so far, leaving the running hash untouched.
+  func prefixHash() -> String {
+    let copy = hasher
+    return copy.finalize().hexString
+  }
+
   /// Flushes the bytes to disk.
   func sync() throws { try POSIX.fsync(fd, path: path) }
 
+  /// Flushes the data (not necessarily the metadata) to disk: the periodic resume checkpoint.
+  func syncData() throws {
+    if fdatasync(fd) != 0 { throw StorageError(operation: "fdatasync", path: path, code: errno) }
+  }
+
+  /// Renames the file within its folder (the descriptor and its lock stay valid).
+  func rename(to newName: String) throws {
+    guard newName != name else { return }
+    try folder.rename(name, to: folder, as: newName)
+    name = newName
+  }
+
   /// Closes and deletes the file (after a failure, or when it was not moved into `objects/`).
   func discard() {
+    if fd >= 0 { folder.remove(name) }
     close()
-    unlink(path)
   }
+
+  /// Marks the file as moved elsewhere (committed), so `discard` no longer removes the name.
+  func markMoved() { close() }
 
   /// Closes the descriptor (and releases the lock).
   func close() {

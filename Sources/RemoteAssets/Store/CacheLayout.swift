@@ -1,0 +1,136 @@
+/// The names the engine makes in a cache folder, and nothing else.
+///
+/// The sweep removes only files whose names parse here, and a folder without the ownership
+/// marker is adopted only when every name in it parses here: a file the engine does not
+/// recognise is never deleted.
+///
+/// ```
+/// <cache>/CACHEDIR.TAG                  ownership marker (the Cache Directory Tagging format)
+/// <cache>/.lock                         flock'ed for commits; never deleted
+/// <cache>/manifest.json                 the last fetched manifest
+/// <cache>/control.sock                  the control socket, when enabled
+/// <cache>/tmp/<name>.<n>.part           a download in progress (flock'ed while written)
+/// <cache>/tmp/<id>.resume.part|.json    a kept partial and its resume record
+/// <cache>/objects/<sha256>              immutable blobs
+/// <cache>/entries/<id>.json             the metadata that names a blob: the commit point
+/// ```
+enum CacheLayout {
+  /// The marker file's name: tools that honour the Cache Directory Tagging convention (tar
+  /// `--exclude-caches`, borg, restic) skip the folder in backups.
+  static let marker = "CACHEDIR.TAG"
+  /// The marker's content; the first line is the convention's fixed signature.
+  static let markerContent = """
+    Signature: 8a477f597d28d172789f06886806bc55
+    # This folder is an AssetWatch cache (RemoteAssets). Its contents are rebuilt from the
+    # network or the app's bundled copies; the engine deletes only names it made itself.
+
+    """
+  static let lock = ".lock"
+  static let manifest = "manifest.json"
+  static let controlSocket = "control.sock"
+  static let tmp = "tmp"
+  static let objects = "objects"
+  static let entries = "entries"
+
+  /// A name in `tmp/`.
+  enum TmpName: Equatable {
+    /// `<name>.<n>.part`: a download being written (name is an asset id or `manifest`).
+    case partial(owner: String)
+    /// `<id>.resume.part`: a kept partial.
+    case resumePart(id: String)
+    /// `<id>.resume.json`: its record.
+    case resumeRecord(id: String)
+    /// `<id>.resume.json.<n>.tmp`: a record being written.
+    case resumeRecordTemp(id: String)
+  }
+
+  /// Parses a `tmp/` name; nil for a name the engine never makes.
+  static func tmpName(_ name: String) -> TmpName? {
+    if let id = strip(name, suffix: ".resume.part"), isID(id) { return .resumePart(id: id) }
+    if let id = strip(name, suffix: ".resume.json"), isID(id) { return .resumeRecord(id: id) }
+    if let base = strip(name, suffix: ".tmp"), let (stem, n) = splitNumber(base), !n.isEmpty,
+      let id = strip(stem, suffix: ".resume.json"), isID(id)
+    {
+      return .resumeRecordTemp(id: id)
+    }
+    if let base = strip(name, suffix: ".part"), let (owner, n) = splitNumber(base), !n.isEmpty,
+      owner == "manifest" || isID(owner)
+    {
+      return .partial(owner: owner)
+    }
+    return nil
+  }
+
+  /// Whether `name` is an entry (`<id>.json`) and its id.
+  static func entryID(_ name: String) -> String? {
+    guard let id = strip(name, suffix: ".json"), isID(id) else { return nil }
+    return id
+  }
+
+  /// Whether `name` is a temp file left by an interrupted durable write in `entries/` or the
+  /// root: `<file>.tmp` (older releases) or `<file>.<n>.tmp`.
+  static func isWriteTemp(_ name: String, of file: (String) -> Bool) -> Bool {
+    guard let base = strip(name, suffix: ".tmp") else { return false }
+    if file(base) { return true }
+    guard let (stem, n) = splitNumber(base), !n.isEmpty else { return false }
+    return file(stem)
+  }
+
+  /// Whether `name` is a blob name (64 lowercase hexadecimal digits).
+  static func isObjectName(_ name: String) -> Bool { SHA256Text.isValid(name) }
+
+  /// Whether `name` (at the cache root) is one the engine makes.
+  static func isRootName(_ name: String) -> Bool {
+    [marker, lock, manifest, controlSocket, tmp, objects, entries].contains(name)
+      || isWriteTemp(name, of: { $0 == manifest })
+  }
+
+  /// Whether `name` inside `folder` is one the engine makes.
+  static func isKnown(_ name: String, in folder: String) -> Bool {
+    switch folder {
+    case tmp: return tmpName(name) != nil
+    case objects: return isObjectName(name)
+    case entries:
+      return entryID(name) != nil || isWriteTemp(name, of: { entryID($0) != nil })
+    default: return false
+    }
+  }
+
+  /// Whether `text` is a valid asset id (`[a-z0-9][a-z0-9._-]{0,63}`).
+  static func isID(_ text: String) -> Bool { ConfigValues.idProblem(text) == nil }
+
+  private static func strip(_ name: String, suffix: String) -> String? {
+    name.hasSuffix(suffix) ? String(name.dropLast(suffix.count)) : nil
+  }
+
+  /// Splits `stem.<digits>` into the stem and the digits ("" when there is no numeric suffix).
+  private static func splitNumber(_ name: String) -> (String, String)? {
+    guard let dot = name.lastIndex(of: ".") else { return (name, "") }
+    let digits = name[name.index(after: dot)...]
+    guard !digits.isEmpty, digits.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
+      return (name, "")
+    }
+    return (String(name[..<dot]), String(digits))
+  }
+}
+
+/// SHA-256 digests as text: the one check used for configs, manifests, entries and blob names.
+enum SHA256Text {
+  /// Whether `text` is 64 lowercase ASCII hexadecimal digits.
+  static func isValid(_ text: String) -> Bool {
+    text.utf8.count == 64
+      && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+  }
+
+  /// Lowercase hexadecimal of a digest's bytes, without a formatter per byte.
+  static func hex<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
+    let digits = Array("0123456789abcdef".utf8)
+    var out: [UInt8] = []
+    out.reserveCapacity(64)
+    for byte in bytes {
+      out.append(digits[Int(byte >> 4)])
+      out.append(digits[Int(byte & 0x0f)])
+    }
+    return String(decoding: out, as: UTF8.self)
+  }
+}

@@ -1,0 +1,219 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// An open folder of the cache, and every file operation the store makes inside it.
+///
+/// All access goes through the folder's descriptor with `openat`-family calls and one path
+/// component at a time, with `O_NOFOLLOW`: a symlink planted in the cache (at an entry's temp
+/// name, a partial, the lock) is never followed, and a folder swapped for a symlink after it was
+/// opened changes nothing, because the descriptor still names the folder that was checked.
+/// New files are created `0600` and folders `0700`, whatever the umask (`fchmod` after creation).
+///
+/// The descriptor is immutable and closed once, in `deinit`; the kernel serializes the calls made
+/// on it, so the handle is safe to share between threads.
+final class DirectoryHandle: Sendable {
+  /// The descriptor (`O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC`).
+  let fd: Int32
+  /// The folder's path, for messages and for the paths shown to people.
+  let path: String
+
+  private init(fd: Int32, path: String) {
+    self.fd = fd
+    self.path = path
+  }
+
+  deinit { close(fd) }
+
+  /// Opens an existing folder; a symlink in its last component is refused (`ELOOP`).
+  static func open(path: String) throws(StorageError) -> DirectoryHandle {
+    let fd = Glibc.open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+    if fd < 0 { throw StorageError(operation: "open folder", path: path, code: errno) }
+    return DirectoryHandle(fd: fd, path: path)
+  }
+
+  /// Opens the sub-folder `name`, creating it `0700` when `create` is set and it is absent.
+  func subfolder(_ name: String, create: Bool) throws(StorageError) -> DirectoryHandle {
+    try Self.checkName(name)
+    if create, mkdirat(fd, name, 0o700) == 0 {
+      // mkdirat's mode is cut by the umask: set it exactly.
+      _ = fchmodat(fd, name, 0o700, 0)
+    }
+    let sub = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+    if sub < 0 {
+      throw StorageError(operation: "open folder", path: child(name), code: errno)
+    }
+    return DirectoryHandle(fd: sub, path: child(name))
+  }
+
+  /// The path of `name` inside this folder (for messages and status output only).
+  func child(_ name: String) -> String { path.hasSuffix("/") ? path + name : path + "/" + name }
+
+  // MARK: - Files
+
+  /// Opens `name` without following a symlink; with `O_CREAT` a new file gets mode `0600`.
+  ///
+  /// Only regular files are accepted: a FIFO, device or folder planted at the name is refused
+  /// without blocking (`O_NONBLOCK` on the open, cleared afterwards).
+  func openFile(_ name: String, _ flags: Int32) throws(StorageError) -> Int32 {
+    try Self.checkName(name)
+    let fd = openat(self.fd, name, flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0o600)
+    if fd < 0 { throw StorageError(operation: "open", path: child(name), code: errno) }
+    var info = stat()
+    guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+      Glibc.close(fd)
+      throw StorageError(operation: "open (not a regular file)", path: child(name), code: EINVAL)
+    }
+    // A file linked from elsewhere (a hard link planted to a file outside the cache) is not ours.
+    if flags & (O_WRONLY | O_RDWR) != 0, info.st_nlink > 1 {
+      Glibc.close(fd)
+      throw StorageError(operation: "open (hard-linked file)", path: child(name), code: EMLINK)
+    }
+    if flags & O_CREAT != 0, info.st_mode & 0o7777 != 0o600, info.st_uid == geteuid() {
+      _ = fchmod(fd, 0o600)
+    }
+    let status = fcntl(fd, F_GETFL)
+    _ = fcntl(fd, F_SETFL, status & ~O_NONBLOCK)
+    return fd
+  }
+
+  /// Creates a new file that must not exist yet (`O_EXCL`: a planted symlink makes this fail).
+  func createExclusive(_ name: String) throws(StorageError) -> Int32 {
+    try openFile(name, O_RDWR | O_CREAT | O_EXCL)
+  }
+
+  /// Metadata of `name` without following a symlink; nil when it does not exist.
+  func status(_ name: String) throws(StorageError) -> stat? {
+    try Self.checkName(name)
+    var info = stat()
+    if fstatat(fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0 { return info }
+    if errno == ENOENT { return nil }
+    throw StorageError(operation: "stat", path: child(name), code: errno)
+  }
+
+  /// Reads a whole small regular file (entries, records, the manifest); nil when absent.
+  ///
+  /// - Throws: ``StorageError`` for a symlink, a non-regular file, or a file larger than `limit`.
+  func read(_ name: String, limit: Int = 16 << 20) throws(StorageError) -> Data? {
+    let fd: Int32
+    do {
+      fd = try openFile(name, O_RDONLY)
+    } catch {
+      if error.code == ENOENT { return nil }
+      throw error
+    }
+    defer { Glibc.close(fd) }
+    var info = stat()
+    _ = fstat(fd, &info)
+    guard Int64(info.st_size) <= Int64(limit) else {
+      throw StorageError(operation: "read (too large)", path: child(name), code: EFBIG)
+    }
+    var data = Data(count: Int(info.st_size))
+    var offset = 0
+    while offset < data.count {
+      let n = data.withUnsafeMutableBytes {
+        Glibc.read(fd, $0.baseAddress! + offset, $0.count - offset)
+      }
+      if n < 0, errno == EINTR { continue }
+      if n < 0 { throw StorageError(operation: "read", path: child(name), code: errno) }
+      if n == 0 { break }
+      offset += n
+    }
+    data.count = offset
+    return data
+  }
+
+  /// Writes `data` as `name` durably: a new temp file (exclusive, never through a link), fsync,
+  /// rename over `name`, fsync of this folder. Readers see the old or the new file, never a mix.
+  func writeDurably(_ data: Data, as name: String) throws(StorageError) {
+    let temp = "\(name).\(UInt64.random(in: 0...UInt64.max)).tmp"
+    let fd = try createExclusive(temp)
+    do throws(StorageError) {
+      var failure: StorageError?
+      data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
+        do throws(StorageError) { try POSIX.writeAll(fd, raw, path: child(temp)) } catch {
+          failure = error
+        }
+      }
+      if let failure { throw failure }
+      try POSIX.fsync(fd, path: child(temp))
+    } catch {
+      Glibc.close(fd)
+      unlinkat(self.fd, temp, 0)
+      throw error
+    }
+    Glibc.close(fd)
+    do {
+      try rename(temp, to: self, as: name)
+      try sync()
+    } catch {
+      unlinkat(self.fd, temp, 0)
+      throw error
+    }
+  }
+
+  /// Renames `name` to `target` inside `folder` (atomic; a symlink at the target is replaced,
+  /// never followed).
+  func rename(_ name: String, to folder: DirectoryHandle, as target: String) throws(StorageError) {
+    try Self.checkName(name)
+    try Self.checkName(target)
+    if renameat(fd, name, folder.fd, target) != 0 {
+      throw StorageError(
+        operation: "rename", path: "\(child(name)) -> \(folder.child(target))", code: errno)
+    }
+  }
+
+  /// Removes the file `name`; returns whether something was removed.
+  @discardableResult
+  func remove(_ name: String) -> Bool {
+    guard (try? Self.checkName(name)) != nil else { return false }
+    return unlinkat(fd, name, 0) == 0
+  }
+
+  /// Makes renames and removals in this folder durable.
+  func sync() throws(StorageError) {
+    if Glibc.fsync(fd) != 0 { throw StorageError(operation: "fsync", path: path, code: errno) }
+  }
+
+  /// The names in this folder (not `.` and `..`), with whether each is a regular file.
+  func list() throws(StorageError) -> [(name: String, isFile: Bool)] {
+    // fdopendir takes over its descriptor: give it a duplicate, rewound.
+    let copy = dup(fd)
+    if copy < 0 { throw StorageError(operation: "list", path: path, code: errno) }
+    lseek(copy, 0, SEEK_SET)
+    guard let dir = fdopendir(copy) else {
+      let code = errno
+      Glibc.close(copy)
+      throw StorageError(operation: "list", path: path, code: code)
+    }
+    defer { closedir(dir) }
+    var names: [(String, Bool)] = []
+    while let item = readdir(dir) {
+      let name = withUnsafeBytes(of: item.pointee.d_name) { raw in
+        String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+      }
+      if name == "." || name == ".." { continue }
+      names.append((name, item.pointee.d_type == UInt8(DT_REG)))
+    }
+    return names
+  }
+
+  /// Whether the process may create files here (false on a read-only mount or folder).
+  var isWritable: Bool { faccessat(fd, ".", W_OK, AT_EACCESS) == 0 && !isReadOnlyMount }
+
+  private var isReadOnlyMount: Bool {
+    var info = statvfs()
+    return fstatvfs(fd, &info) == 0 && info.f_flag & UInt(ST_RDONLY) != 0
+  }
+
+  /// Refuses a name that is not a single path component.
+  static func checkName(_ name: String) throws(StorageError) {
+    guard !name.isEmpty, name != ".", name != "..", !name.utf8.contains(UInt8(ascii: "/")),
+      !name.utf8.contains(0)
+    else {
+      throw StorageError(operation: "name", path: name, code: EINVAL)
+    }
+  }
+}

@@ -1,0 +1,111 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// What is needed to continue a kept partial download (`tmp/<id>.resume.json`).
+struct ResumeRecord: Codable, Sendable, Equatable {
+  /// The URL the bytes came from; a different URL starts over.
+  var url: String
+  /// The strong ETag of the version the bytes belong to (sent as `If-Range`).
+  var etag: String
+  /// Bytes known durable (fdatasync'ed) in `tmp/<id>.resume.part`.
+  var bytes: Int64
+  /// The full length, when the server said it.
+  var total: Int64?
+  /// SHA-256 of those first `bytes` bytes: a partial that does not hash to it is not continued
+  /// (it would splice two versions).
+  var prefixSHA256: String?
+}
+
+/// Keeps a download resumable across crashes: while bytes arrive, the partial is made durable and
+/// its record rewritten atomically at intervals, so a process killed with SIGKILL leaves a
+/// `tmp/<id>.resume.part` and a record that vouches for its first `bytes` bytes.
+///
+/// A checkpoint renames the partial to `<id>.resume.part` (at most one per asset: if another
+/// process already keeps one, this transfer is not made resumable) and writes the record after
+/// the data is durable, so the record never claims bytes the disk may not hold.
+struct ResumeJournal: Sendable {
+  let folder: DirectoryHandle
+  let id: String
+  let url: String
+  /// Partials smaller than this are not worth keeping.
+  var minimumBytes: Int64 = 256 * 1024
+  /// Checkpoint after this many new bytes...
+  var byteInterval: Int64 = 64 << 20
+  /// ...or after this long, whichever comes first.
+  var interval: Duration = .seconds(2)
+
+  var partName: String { id + ".resume.part" }
+  var recordName: String { id + ".resume.json" }
+
+  /// Makes the first `bytes` of `partial` durable and records them. Returns whether a record
+  /// now vouches for them.
+  func checkpoint(_ partial: PartialFile, etag: String?, total: Int64?) -> Bool {
+    guard let etag, !etag.hasPrefix("W/"), partial.bytesWritten >= minimumBytes else {
+      return false
+    }
+    do {
+      try partial.syncData()
+      if partial.name != partName {
+        guard (try? folder.status(partName)) == nil else { return false }
+        try partial.rename(to: partName)
+        try folder.sync()
+      }
+      let record = ResumeRecord(
+        url: url, etag: etag, bytes: partial.bytesWritten, total: total,
+        prefixSHA256: partial.prefixHash())
+      try folder.writeDurably(try JSONEncoder().encode(record), as: recordName)
+      return true
+    } catch {
+      return false
+    }
+  }
+
+  /// Forgets the record durably (the partial no longer holds what it vouched for: a restart
+  /// from zero, a commit, a failure).
+  func invalidate() {
+    if folder.remove(recordName) { try? folder.sync() }
+  }
+
+  /// Reopens the kept partial for `url` when its record and bytes agree; nil otherwise. A
+  /// partial that can never be used is deleted; one locked by a live writer is left alone.
+  func take() -> (partial: PartialFile, etag: String)? {
+    guard let data = try? folder.read(recordName, limit: CacheStore.metadataLimit) else {
+      return nil
+    }
+    guard let record = try? JSONDecoder().decode(ResumeRecord.self, from: data),
+      record.url == url, record.bytes >= minimumBytes
+    else {
+      discardUnlessLocked()
+      return nil
+    }
+    let partial: PartialFile
+    do {
+      partial = try PartialFile(resuming: partName, in: folder, prefix: record.bytes)
+    } catch let error as StorageError where error.code == EWOULDBLOCK {
+      return nil  // another process is continuing it
+    } catch {
+      discardUnlessLocked()
+      return nil
+    }
+    if let expected = record.prefixSHA256, partial.prefixHash() != expected {
+      partial.discard()
+      invalidate()
+      return nil
+    }
+    return (partial, record.etag)
+  }
+
+  private func discardUnlessLocked() {
+    if let info = try? folder.status(partName), (info.st_mode & S_IFMT) != S_IFREG {
+      folder.remove(partName)  // a link or anything else planted there: never ours to open
+    } else if let fd = try? folder.openFile(partName, O_RDONLY) {
+      defer { close(fd) }
+      guard POSIX.tryLock(fd) else { return }
+      folder.remove(partName)
+    }
+    invalidate()
+  }
+}
