@@ -229,3 +229,70 @@ extension SharedCacheTests {
     await engine.shutdown()
   }
 }
+
+/// A start trusts a blob whose commit stamp still matches; anything that touched the file is
+/// checked in full, and `verify` always reads.
+@Suite struct BlobStampTests {
+  func populated(_ dir: TempDir) async throws -> (URL, AssetDefinition, URL) {
+    let cache = dir.url.appendingPathComponent("cache")
+    let asset = AssetDefinition(
+      id: "flags", remote: URL(string: "fixed://x"),
+      bundled: .bytes(Data(#"{"bundled": true}"#.utf8)), format: .json)
+    let body = Data(#"{"cached": 1234567}"#.utf8)
+    let engine = try makeEngine(
+      [asset], cache: cache, fetchers: [CacheStoreTests.FixedFetcher(body: body)])
+    await engine.start()
+    #expect(await engine.refresh("flags").isUpdated)
+    let path = try #require(await engine.status("flags")?.path)
+    await engine.shutdown()
+    return (cache, asset, URL(fileURLWithPath: path))
+  }
+
+  @Test func anUntouchedBlobIsNotReadAtStart() async throws {
+    let dir = TempDir()
+    defer { dir.remove() }
+    let (cache, asset, _) = try await populated(dir)
+    let engine = try makeEngine([asset], cache: cache, fetchers: [])
+    await engine.start()
+    #expect(await engine.status("flags")?.source == .cached)
+    #expect(await engine.store.hashes.count == 0)
+    await engine.shutdown()
+  }
+
+  @Test func aBlobRewrittenInPlaceIsCheckedAndRefused() async throws {
+    let dir = TempDir()
+    defer { dir.remove() }
+    let (cache, asset, blob) = try await populated(dir)
+    // Same inode, same size, other bytes (the ctime moves; nobody can set it back).
+    let fd = open(blob.path, O_WRONLY)
+    #expect(fd >= 0)
+    let evil = Array(#"{"cached": 7654321}"#.utf8)
+    #expect(pwrite(fd, evil, evil.count, 0) == evil.count)
+    close(fd)
+    let engine = try makeEngine([asset], cache: cache, fetchers: [])
+    await engine.start()
+    #expect(await engine.store.hashes.count == 1)
+    let status = try #require(await engine.status("flags"))
+    #expect(status.source == .bundled)
+    #expect(status.lastError?.kind == "corrupt")
+    await engine.shutdown()
+  }
+
+  @Test func verifyReadsEveryByteAndDiscardsADamagedCopy() async throws {
+    let dir = TempDir()
+    defer { dir.remove() }
+    let (cache, asset, blob) = try await populated(dir)
+    let engine = try makeEngine([asset], cache: cache, fetchers: [])
+    await engine.start()
+    #expect(await engine.verify() == [VerifyResult(id: "flags", checked: true, problem: nil)])
+    // Damaged after the start trusted it.
+    let fd = open(blob.path, O_WRONLY)
+    _ = pwrite(fd, "X", 1, 0)
+    close(fd)
+    let results = await engine.verify(["flags"])
+    #expect(results.first?.problem?.contains("SHA-256") == true)
+    #expect(await engine.status("flags")?.source == .bundled)
+    #expect(try await engine.data("flags") == Data(#"{"bundled": true}"#.utf8))
+    await engine.shutdown()
+  }
+}

@@ -62,6 +62,7 @@ extension AssetEngine {
       records[id]?.entry.nextAttemptAt = nextScheduledCheck(definition, after: clock.now())
     }
     for case let sha? in dropped where !isBlobReferenced(sha) { store.removeBlob(sha) }
+    wakeScheduler()
     publishChange(id)
     log(
       id, .info,
@@ -102,6 +103,7 @@ extension AssetEngine {
   public func resumeAutoRefresh() {
     guard paused else { return }
     paused = false
+    wakeScheduler()
     publish(.engineChanged(info()))
     for id in order { publishChange(id) }
     log(nil, .info, "automatic refresh resumed")
@@ -118,6 +120,7 @@ extension AssetEngine {
     } catch {
       throw CommandError(message: "\(id): \(verb) failed: \(error)")
     }
+    wakeScheduler()
     publishChange(id)
   }
 

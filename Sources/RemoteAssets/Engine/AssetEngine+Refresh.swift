@@ -45,6 +45,7 @@ extension AssetEngine {
     let task = Task {
       let outcome = await self.performRefresh(id, manual: manual)
       self.inFlight[id] = nil
+      self.wakeScheduler()  // its next check may be sooner than the scheduler's sleep
       return outcome
     }
     inFlight[id] = task
@@ -244,10 +245,13 @@ extension AssetEngine {
       entry.consecutiveFailures = 0
       entry.nextAttemptAt = next
     }
-    if quiet && record.entry.consecutiveFailures == 0 {
-      // Live checks: keep freshness in memory; no disk write, no event per poll.
+    if record.entry.consecutiveFailures == 0, record.entry.lastError == nil {
+      // Only bookkeeping moves: memory now, the freshness journal later, no durable rewrite
+      // (two fsyncs per asset). Live checks also send no event per poll.
       markChecked(&records[id, default: record].entry)
-      return .notModified
+      noteFreshness(id)
+      if quiet { return .notModified }
+      return finishAttempt(id, outcome: .notModified, detail: nil)
     }
     do {
       try updateEntry(id, markChecked)

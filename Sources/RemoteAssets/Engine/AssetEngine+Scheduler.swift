@@ -21,34 +21,66 @@ extension AssetEngine {
   public func stopAutoRefresh() {
     schedulerTask?.cancel()
     schedulerTask = nil
+    schedulerSleeper?.cancel()
   }
 
+  /// How often another process's changes to the cache are looked for (a `stat` of `entries/`).
+  static let externalCheckInterval: TimeInterval = 1
+  /// How often freshness learned from 304s is written to the journal.
+  static let freshnessFlushInterval: TimeInterval = 30
+
+  /// Ticks, then sleeps until the next thing is due: the soonest asset, the manifest, the look
+  /// for other processes' changes. A finished refresh or a command wakes it early.
   private func schedulerLoop() async {
     while !Task.isCancelled {
-      tick()
-      do {
-        try await clock.sleep(for: LiveWatch.pollInterval)
-      } catch {
-        return
-      }
+      let wait = tick()
+      let sleeper = Task { [clock] in _ = try? await clock.sleep(for: wait) }
+      schedulerSleeper = sleeper
+      await sleeper.value
+      schedulerSleeper = nil
     }
   }
 
-  /// Starts every refresh that is due (each in its own task; the limiter bounds transfers).
-  func tick() {
+  /// Ends the scheduler's current sleep so it looks at the schedule again now.
+  func wakeScheduler() { schedulerSleeper?.cancel() }
+
+  /// Starts every refresh that is due (each in its own task; the limiter bounds transfers) and
+  /// does the periodic housekeeping that is due. Returns how long the scheduler may sleep.
+  @discardableResult
+  func tick() -> TimeInterval {
     ticks &+= 1
-    if ticks % 10 == 0 { reloadExternalChanges() }  // about once a second
-    guard !paused else { return }
     let now = clock.now()
-    if configuration.manifest != nil, manifestNextAttempt.map({ $0 <= now }) ?? true {
-      manifestNextAttempt = now.addingTimeInterval(3600)  // replaced when the fetch ends
-      Task { await self.refreshManifest() }
+    if now >= nextExternalCheck {
+      reloadExternalChanges()
+      nextExternalCheck = now.addingTimeInterval(Self.externalCheckInterval)
     }
-    for id in order {
-      guard let record = records[id], inFlight[id] == nil, !record.autoRefreshBlocked,
-        let next = record.entry.nextAttemptAt, next <= now, record.definition.remote != nil
-      else { continue }
-      startRefresh(id, manual: false)
+    if now >= nextFreshnessFlush {
+      flushFreshness()
+      nextFreshnessFlush = now.addingTimeInterval(Self.freshnessFlushInterval)
     }
+    var wake = min(nextExternalCheck, nextFreshnessFlush)
+    if !paused {
+      if configuration.manifest != nil {
+        if manifestNextAttempt.map({ $0 <= now }) ?? true {
+          manifestNextAttempt = now.addingTimeInterval(3600)  // replaced when the fetch ends
+          Task {
+            await self.refreshManifest()
+            self.wakeScheduler()
+          }
+        }
+        if let next = manifestNextAttempt { wake = min(wake, next) }
+      }
+      for id in order {
+        guard let record = records[id], inFlight[id] == nil, !record.autoRefreshBlocked,
+          let next = record.entry.nextAttemptAt, record.definition.remote != nil
+        else { continue }
+        if next <= now {
+          startRefresh(id, manual: false)
+        } else {
+          wake = min(wake, next)
+        }
+      }
+    }
+    return max(0.001, wake.timeIntervalSince(now))
   }
 }

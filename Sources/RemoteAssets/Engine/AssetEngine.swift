@@ -42,10 +42,23 @@ public actor AssetEngine {
   var manifestNextAttempt: Date?
   var manifestFailures = 0
   var schedulerTask: Task<Void, Never>?
+  /// The scheduler's current sleep; cancelling it wakes the scheduler.
+  var schedulerSleeper: Task<Void, Never>?
+  var nextExternalCheck = Date.distantPast
+  var nextFreshnessFlush = Date.distantPast
   var isShutDown = false
   var ticks = 0
   /// How many sweeps ran (tests check that commits do not sweep).
   var sweepCount = 0
+  /// Freshness from 304s not yet written durably, by asset (see ``FreshnessJournal``).
+  var freshnessNotes: FreshnessJournal.Notes = [:]
+  /// Whether `freshnessNotes` changed since the journal was last written.
+  var freshnessDirty = false
+  /// The `entries/` folder's stamp at the last look for other processes' changes.
+  var entriesStamp: BlobStamp?
+  /// How many entry files were decoded looking for other processes' changes (tests check that
+  /// nothing is read when nothing changed).
+  var externalDecodes = 0
 
   /// Creates an engine. Nothing is read until ``start()``.
   ///
@@ -106,6 +119,7 @@ public actor AssetEngine {
     }
     for id in order { loadFromDisk(id) }
     loadStoredManifest()
+    applyFreshnessJournal()
     sweep()
   }
 
@@ -115,8 +129,10 @@ public actor AssetEngine {
     isShutDown = true
     schedulerTask?.cancel()
     schedulerTask = nil
+    schedulerSleeper?.cancel()
     for task in inFlight.values { task.cancel() }
     for task in inFlight.values { _ = await task.value }
+    flushFreshness()
     hub.finishAll()
     try? await ownedHTTPFetcher?.shutdown()
   }
@@ -153,7 +169,9 @@ public actor AssetEngine {
           }
         } else {
           record.entry = entry
-          if let current = entry.current, let problem = store.verifyBlob(current) {
+          if let current = entry.current,
+            let problem = store.verifyBlob(current, trustingStamp: true)
+          {
             reason = problem
             record.entry.current = nil
             record.entry.checkedAt = nil
@@ -174,7 +192,32 @@ public actor AssetEngine {
         record.synced = (try? store.readEntry(id)) ?? record.entry
       }
     }
+    record.syncedStamp = store.entryStamp(id)
     records[id] = record
+  }
+
+  /// Folds in freshness that 304s recorded in the journal after the entries were last written.
+  func applyFreshnessJournal() {
+    let notes = FreshnessJournal.read(store)
+    for (id, note) in notes {
+      guard let entry = records[id]?.entry, entry.current != nil else { continue }
+      records[id]?.entry = FreshnessJournal.merge(disk: entry, note: note)
+      freshnessNotes[id] = note
+    }
+  }
+
+  /// Records a 304's freshness in memory, for the journal (no durable write).
+  func noteFreshness(_ id: String) {
+    guard let entry = records[id]?.entry else { return }
+    freshnessNotes[id] = entry
+    freshnessDirty = true
+  }
+
+  /// Writes the freshness journal when it changed.
+  func flushFreshness() {
+    guard freshnessDirty else { return }
+    freshnessDirty = false
+    FreshnessJournal.write(freshnessNotes, to: store)
   }
 
   /// Deletes, by name, what the engine left behind: partials nobody writes, kept partials

@@ -15,6 +15,9 @@ struct AssetRecord: Sendable {
   /// The entry as this process last read it from or wrote it to disk (nil: no file); a
   /// difference from the disk means another process changed it.
   var synced: CacheEntry?
+  /// The entry file's stamp when this process last read or wrote it: another process's write
+  /// changes it, so an unchanged stamp needs no read.
+  var syncedStamp: BlobStamp?
   /// Bumped by every command that changes what is served (reset, drop, rollback); a refresh that
   /// started under another epoch discards its result instead of committing over the command.
   var epoch: UInt64 = 0

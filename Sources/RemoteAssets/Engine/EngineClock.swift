@@ -58,6 +58,12 @@ public final class ManualClock: EngineClock {
     for sleeper in due { sleeper.continuation.resume() }
   }
 
+  /// The deadlines of the sleeps waiting now, soonest first (tests read how long a scheduler
+  /// chose to sleep).
+  public var pendingDeadlines: [Date] {
+    state.withLock { $0.sleepers.map(\.deadline).sorted() }
+  }
+
   public func sleep(for seconds: TimeInterval) async throws {
     let id = state.withLock { s -> UInt64 in
       s.nextID += 1

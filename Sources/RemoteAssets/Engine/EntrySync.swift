@@ -43,10 +43,12 @@ extension AssetEngine {
         result = EntrySync.base(ours: record.entry, disk: disk, lastSynced: record.synced)
         change(&result)
         if let blob {
-          try blob.sink.withPartial { partial in
-            try store.commitBlob(partial, sha256: blob.sha256)
+          let stamp = try blob.sink.withPartial { partial in
+            let stamp = try store.commitBlob(partial, sha256: blob.sha256)
             partial.markMoved()
+            return stamp
           }
+          if result.current?.sha256 == blob.sha256 { result.current?.stamp = stamp }
         }
         try store.writeEntry(result)
       }
@@ -64,9 +66,11 @@ extension AssetEngine {
     }
     let replaced = [record.entry.current?.sha256, record.entry.previous?.sha256]
     records[id]?.entry = result
+    if freshnessNotes.removeValue(forKey: id) != nil { freshnessDirty = true }
     // What the disk holds now, as a reader decodes it (dates lose their fractions in ISO 8601),
     // so the next comparison with the disk sees no change where there was none.
     records[id]?.synced = (try? store.readEntry(id)) ?? result
+    records[id]?.syncedStamp = store.entryStamp(id)
     // A commit removes only the blob it pushed out, when no asset of this engine still names it;
     // anything else (another process's blobs) waits for the sweep at the next start.
     for case let sha? in replaced
@@ -87,16 +91,26 @@ extension AssetEngine {
   /// Picks up entries other processes changed (a `drop` from the CLI while the dashboard runs),
   /// so what is served and shown follows the disk. Called by the scheduler about once a second.
   func reloadExternalChanges() {
+    // Nothing written, replaced or removed in entries/ since the last look: nothing to read.
+    let folderStamp = store.entriesFolderStamp()
+    guard folderStamp != entriesStamp else { return }
+    entriesStamp = folderStamp
     for id in order where inFlight[id] == nil {
       guard let record = records[id] else { continue }
+      let stamp = store.entryStamp(id)
+      guard stamp != record.syncedStamp else { continue }
       let disk: CacheEntry?
       do {
+        externalDecodes += 1
         disk = try store.readEntry(id)
       } catch {
         continue  // unreadable right now: a start or the next write deals with it
       }
+      records[id]?.syncedStamp = stamp
       guard disk != record.synced else { continue }
-      if let current = disk?.current, store.verifyBlob(current) != nil { continue }
+      if let current = disk?.current, store.verifyBlob(current, trustingStamp: true) != nil {
+        continue
+      }
       var entry = EntrySync.base(ours: record.entry, disk: disk, lastSynced: record.synced)
       if disk == nil { entry.nextAttemptAt = record.entry.nextAttemptAt }
       records[id]?.entry = entry

@@ -10,6 +10,19 @@ struct Generation: Codable, Sendable, Equatable {
   var lastModified: String?
   var remote: String?
   var fetchedAt: Date
+  /// The blob's file identity when it was committed and hash-checked: while it still matches,
+  /// a start trusts the blob without re-reading it.
+  var stamp: BlobStamp?
+}
+
+/// A file's identity and last change: inode, size, and modification and status-change times in
+/// nanoseconds. Rewriting, replacing or restoring a file changes at least one of them (`ctime`
+/// cannot be set by a user), so a match means the bytes hashed at commit are still there.
+struct BlobStamp: Codable, Sendable, Equatable {
+  var inode: UInt64
+  var size: Int64
+  var modified: Int64
+  var changed: Int64
 }
 
 /// The metadata file `entries/<id>.json`: the commit point for an asset.

@@ -8,6 +8,7 @@
 /// <cache>/CACHEDIR.TAG                  ownership marker (the Cache Directory Tagging format)
 /// <cache>/.lock                         flock'ed for commits; never deleted
 /// <cache>/manifest.json                 the last fetched manifest
+/// <cache>/freshness.json                freshness from 304s (not fsynced; may be lost in a crash)
 /// <cache>/control.sock                  the control socket, when enabled
 /// <cache>/tmp/<name>.<n>.part           a download in progress (flock'ed while written)
 /// <cache>/tmp/<id>.resume.part|.json    a kept partial and its resume record
@@ -27,6 +28,7 @@ enum CacheLayout {
     """
   static let lock = ".lock"
   static let manifest = "manifest.json"
+  static let freshness = "freshness.json"
   static let controlSocket = "control.sock"
   static let tmp = "tmp"
   static let objects = "objects"
@@ -81,8 +83,8 @@ enum CacheLayout {
 
   /// Whether `name` (at the cache root) is one the engine makes.
   static func isRootName(_ name: String) -> Bool {
-    [marker, lock, manifest, controlSocket, tmp, objects, entries].contains(name)
-      || isWriteTemp(name, of: { $0 == manifest })
+    [marker, lock, manifest, freshness, controlSocket, tmp, objects, entries].contains(name)
+      || isWriteTemp(name, of: { $0 == manifest || $0 == freshness })
   }
 
   /// Whether `name` inside `folder` is one the engine makes.

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -30,6 +31,9 @@ public struct CacheStore: Sendable {
   let objectsFolder: DirectoryHandle?
   let entriesFolder: DirectoryHandle?
   let lock: CacheLock?
+  /// How many blobs this store has read and hashed to verify them (tests check that a start
+  /// trusts matching stamps).
+  let hashes = SharedCounter()
 
   /// The largest entry or record file read (they are a few hundred bytes).
   static let metadataLimit = 1 << 20
@@ -292,6 +296,21 @@ public struct CacheStore: Sendable {
     var description: String { reason }
   }
 
+  /// The stamp of an entry file (nil when absent), to notice another process's write without
+  /// reading it.
+  func entryStamp(_ id: String) -> BlobStamp? {
+    guard CacheLayout.isID(id), let entries = entriesFolder else { return nil }
+    return (try? entries.status(id + ".json")).flatMap { $0.map(BlobStamp.init) }
+  }
+
+  /// The stamp of the `entries/` folder: any entry written, replaced or removed changes it.
+  func entriesFolderStamp() -> BlobStamp? {
+    guard let entries = entriesFolder else { return nil }
+    var info = stat()
+    guard fstat(entries.fd, &info) == 0 else { return nil }
+    return BlobStamp(info)
+  }
+
   /// Writes an entry durably. This is the commit point. Call it holding the commit lock.
   func writeEntry(_ entry: CacheEntry) throws {
     guard CacheLayout.isID(entry.id) else {
@@ -345,13 +364,17 @@ public struct CacheStore: Sendable {
 
   /// Moves a finished, hashed and fsynced partial into `objects/<sha256>` and makes the move
   /// durable. The blob is named by its hash, so committing the same bytes twice is harmless.
-  func commitBlob(_ partial: PartialFile, sha256: String) throws {
+  ///
+  /// - Returns: the blob's stamp after the move (what a later start compares with).
+  @discardableResult
+  func commitBlob(_ partial: PartialFile, sha256: String) throws -> BlobStamp? {
     guard SHA256Text.isValid(sha256) else {
       throw StorageError(operation: "blob", path: sha256, code: EINVAL)
     }
     let objects = try folder(objectsFolder, CacheLayout.objects)
     try partial.folder.rename(partial.name, to: objects, as: sha256)
     try objects.sync()
+    return (try? objects.status(sha256)).flatMap { $0.map(BlobStamp.init) }
   }
 
   /// Removes a blob no generation names any more (after a commit replaced it).
@@ -376,7 +399,11 @@ public struct CacheStore: Sendable {
   }
 
   /// Checks a blob against its expected size and hash; returns the problem, or nil when intact.
-  func verifyBlob(_ generation: Generation) -> String? {
+  ///
+  /// With `trustingStamp`, a blob whose stamp still matches the one recorded at commit is taken
+  /// as intact without being read (a start with a 1 GiB model does not re-hash it); any
+  /// difference falls back to the full check. ``AssetEngine/verify(_:)`` always reads.
+  func verifyBlob(_ generation: Generation, trustingStamp: Bool = false) -> String? {
     let fd: Int32
     do {
       fd = try openBlob(generation.sha256)
@@ -391,6 +418,8 @@ public struct CacheStore: Sendable {
     guard Int64(info.st_size) == generation.size else {
       return "the cached blob has \(info.st_size) bytes, expected \(generation.size)"
     }
+    if trustingStamp, let stamp = generation.stamp, stamp == BlobStamp(info) { return nil }
+    hashes.add(1)
     guard let digest = try? FileDigest.sha256(fd: fd), digest == generation.sha256 else {
       return "the cached blob's SHA-256 does not match its metadata"
     }
@@ -445,7 +474,9 @@ public struct CacheStore: Sendable {
         }
       }
       for (name, _) in try rootFolder.list()
-      where CacheLayout.isWriteTemp(name, of: { $0 == CacheLayout.manifest }) {
+      where CacheLayout.isWriteTemp(
+        name, of: { $0 == CacheLayout.manifest || $0 == CacheLayout.freshness })
+      {
         if rootFolder.remove(name) { report.temps += 1 }
       }
       let tmpNames = Set(try tmp.list().map(\.name))
@@ -486,6 +517,23 @@ public struct CacheStore: Sendable {
     defer { close(fd) }
     return POSIX.tryLock(fd)
   }
+}
+
+extension BlobStamp {
+  /// The stamp of a file's metadata.
+  init(_ info: stat) {
+    self.init(
+      inode: UInt64(info.st_ino), size: Int64(info.st_size),
+      modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec),
+      changed: Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec))
+  }
+}
+
+/// A counter shared by copies of a value type.
+final class SharedCounter: Sendable {
+  private let value = Atomic<Int>(0)
+  func add(_ n: Int) { value.add(n, ordering: .relaxed) }
+  var count: Int { value.load(ordering: .relaxed) }
 }
 
 /// A cache folder the engine refuses to use, and what to do about it.

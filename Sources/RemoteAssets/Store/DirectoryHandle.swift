@@ -128,6 +128,12 @@ final class DirectoryHandle: Sendable {
   /// Writes `data` as `name` durably: a new temp file (exclusive, never through a link), fsync,
   /// rename over `name`, fsync of this folder. Readers see the old or the new file, never a mix.
   func writeDurably(_ data: Data, as name: String) throws(StorageError) {
+    try write(data, as: name, durably: true)
+  }
+
+  /// Writes `data` as `name` by temp file and rename; fsyncs only when `durably` is set (a
+  /// non-durable file may be lost or empty after a crash, never half old, half new).
+  func write(_ data: Data, as name: String, durably: Bool) throws(StorageError) {
     let temp = "\(name).\(UInt64.random(in: 0...UInt64.max)).tmp"
     let fd = try createExclusive(temp)
     do throws(StorageError) {
@@ -138,7 +144,7 @@ final class DirectoryHandle: Sendable {
         }
       }
       if let failure { throw failure }
-      try POSIX.fsync(fd, path: child(temp))
+      if durably { try POSIX.fsync(fd, path: child(temp)) }
     } catch {
       Glibc.close(fd)
       unlinkat(self.fd, temp, 0)
@@ -147,7 +153,7 @@ final class DirectoryHandle: Sendable {
     Glibc.close(fd)
     do {
       try rename(temp, to: self, as: name)
-      try sync()
+      if durably { try sync() }
     } catch {
       unlinkat(self.fd, temp, 0)
       throw error
