@@ -125,3 +125,37 @@ import Testing
     throw CancellationError()
   }
 }
+
+/// A command about one asset reads one entry, not thousands.
+@Suite struct PartialStartTests {
+  @Test func startingForOneAssetLoadsOnlyIt() async throws {
+    let dir = TempDir()
+    defer { dir.remove() }
+    let cache = dir.url.appendingPathComponent("c")
+    let fetcher = ScriptedFetcher()
+    fetcher.set("[1]", etag: "\"1\"")
+    let defs = (0..<30).map {
+      AssetDefinition(id: "s\($0)", remote: URL(string: "scripted://s\($0)"), format: .json)
+    }
+    // Distinct bodies: assets with identical bytes share one blob, and each commit replaces it.
+    let seed = try makeEngine(defs, cache: cache, fetchers: [fetcher])
+    await seed.start()
+    for def in defs {
+      fetcher.set("[\"\(def.id)\"]", etag: "\"\(def.id)\"")
+      #expect(await seed.refresh(def.id).isUpdated)
+    }
+    await seed.shutdown()
+    // A damaged entry of another asset is not even read.
+    try Data("{broken".utf8).write(to: cache.appendingPathComponent("entries/s7.json"))
+    let engine = try makeEngine(defs, cache: cache, fetchers: [fetcher])
+    await engine.start(only: ["s3"])
+    #expect(await engine.statuses().map(\.id) == ["s3"])
+    #expect(await engine.status("s3")?.source == .cached)
+    #expect(await engine.sweepCount == 0)
+    #expect(await engine.store.hashes.count == 0)
+    await engine.shutdown()
+    #expect(
+      try String(contentsOf: cache.appendingPathComponent("entries/s7.json"), encoding: .utf8)
+        == "{broken")
+  }
+}

@@ -76,6 +76,7 @@ extension AssetEngine {
   /// Sets each named asset's target version, URL, size and hash; adds assets the config lacks.
   func apply(_ manifest: Manifest) {
     for target in manifest.assets {
+      if let only = loadedOnly, !only.contains(target.id) { continue }
       if records[target.id] == nil {
         var definition = configuration.assetDefaults
         definition.id = target.id

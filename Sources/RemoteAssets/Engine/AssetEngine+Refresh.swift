@@ -123,7 +123,7 @@ extension AssetEngine {
         return finishNotModified(id, metadata: metadata, quiet: quiet)
       case .downloaded(let metadata):
         do {
-          let outcome = try commitDownload(id, sink: sink, metadata: metadata, epoch: epoch)
+          let outcome = try await commitDownload(id, sink: sink, metadata: metadata, epoch: epoch)
           records[id]?.rejectedETag = nil
           return outcome
         } catch {
@@ -170,12 +170,11 @@ extension AssetEngine {
 
   private func commitDownload(
     _ id: String, sink: DownloadSink, metadata: FetchMetadata, epoch: UInt64
-  ) throws -> RefreshOutcome {
-    guard let record = records[id], record.epoch == epoch else {
+  ) async throws -> RefreshOutcome {
+    guard let definition = records[id]?.definition, records[id]?.epoch == epoch else {
       throw FetchError(.unsupported, "overtaken by a command")
     }
     setActivity(id, .validating)
-    let definition = record.definition
     let (sha, size) = sink.digest()
     if let expected = definition.expectedSize, size != expected {
       throw FetchError(.size, "received \(size) bytes, expected \(expected)")
@@ -184,15 +183,28 @@ extension AssetEngine {
       throw FetchError(
         .hash, "SHA-256 \(sha.prefix(12))… does not match the expected \(expected.prefix(12))…")
     }
-    if let problem = FormatValidator.problem(format: definition.format, path: sink.path) {
-      throw FetchError(.validation, problem)
-    }
-    if let validate = validators[id] {
-      do {
-        try validate(try Data(contentsOf: URL(fileURLWithPath: sink.path)))
-      } catch {
-        throw FetchError(.validation, "rejected by the app's validator: \(error)")
+    // Reading the file back and flushing it to disk happen off the actor: events and commands
+    // go on meanwhile. A command that overtook the refresh during the wait wins.
+    let format = definition.format
+    let validate = validators[id]
+    let path = sink.path
+    try await IOExecutor.run {
+      if let problem = FormatValidator.problem(format: format, path: path) {
+        throw FetchError(.validation, problem)
       }
+      if let validate {
+        do {
+          try validate(try Data(contentsOf: URL(fileURLWithPath: path)))
+        } catch {
+          throw FetchError(.validation, "rejected by the app's validator: \(error)")
+        }
+      }
+      do { try sink.sync() } catch {
+        throw FetchError(.storage, "committing failed: \(error)")
+      }
+    }
+    guard let record = records[id], record.epoch == epoch else {
+      throw FetchError(.unsupported, "overtaken by a command")
     }
     let now = clock.now()
     func markChecked(_ entry: inout CacheEntry) {
@@ -217,7 +229,6 @@ extension AssetEngine {
       lastModified: metadata.lastModified,
       remote: definition.remote?.absoluteString, fetchedAt: now)
     do {
-      try sink.sync()  // the slow part, outside the lock
       try updateEntry(id, committing: (sink, sha)) { entry in
         markChecked(&entry)
         if let current = entry.current, current.sha256 != sha { entry.previous = current }

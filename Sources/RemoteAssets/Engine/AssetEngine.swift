@@ -54,6 +54,8 @@ public actor AssetEngine {
   var freshnessNotes: FreshnessJournal.Notes = [:]
   /// Whether `freshnessNotes` changed since the journal was last written.
   var freshnessDirty = false
+  /// The assets a partial start loaded (nil: all).
+  var loadedOnly: Set<String>?
   /// The `entries/` folder's stamp at the last look for other processes' changes.
   var entriesStamp: BlobStamp?
   /// How many entry files were decoded looking for other processes' changes (tests check that
@@ -109,8 +111,22 @@ public actor AssetEngine {
   /// the same app version is used; anything else falls back to the bundled copy, with the reason
   /// kept as `lastError`. Then sweeps stale partials and unreferenced blobs.
   public func start() async {
+    await start(only: nil)
+  }
+
+  /// Starts like ``start()``, loading only the named assets: a command about one asset of
+  /// thousands reads one entry, and skips the sweep (which looks at everything). The others
+  /// are unknown to this engine: not in ``statuses()``, not refreshed.
+  ///
+  /// - Parameter ids: the assets to load; nil loads all.
+  public func start(only ids: Set<String>?) async {
     guard !started else { return }
     started = true
+    if let ids {
+      loadedOnly = ids
+      order = order.filter(ids.contains)
+      records = records.filter { ids.contains($0.key) }
+    }
     if let reason = store.readOnlyReason {
       log(nil, .warning, "read-only cache (\(reason)); serving intact copies, nothing is saved")
     }
@@ -120,7 +136,7 @@ public actor AssetEngine {
     for id in order { loadFromDisk(id) }
     loadStoredManifest()
     applyFreshnessJournal()
-    sweep()
+    if ids == nil { sweep() }
   }
 
   /// Stops the scheduler, cancels transfers, ends every event stream, and shuts the HTTP client
