@@ -1,0 +1,268 @@
+#!/usr/bin/env bash
+# The scale benchmarks: assetwatch (release build) against a peer in the same run, on nginx on
+# loopback. Each case runs several times interleaved with its peer (A B A B ...) and prints
+# medians and ratios. Timings are printed, never asserted.
+#
+#   scripts/bench.sh [--quick] [CASE ...]
+#   CASES: big sync revalidate status statusbig idle firstframe   (default: all)
+#   env:   RUNS (5; --quick 3)  BIG_MIB (1024; --quick 256)  IDLE_SECONDS (60; --quick 10)
+#
+# Installs what it needs from Debian's packages when run as root (nginx-light curl time tmux),
+# else says what to install. Writes nothing outside a temporary folder.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+QUICK=0
+CASES=()
+for arg in "$@"; do
+  case "$arg" in
+    --quick) QUICK=1 ;;
+    *) CASES+=("$arg") ;;
+  esac
+done
+[ ${#CASES[@]} -eq 0 ] && CASES=(big sync revalidate status statusbig idle firstframe)
+if [ "$QUICK" = 1 ]; then
+  RUNS=${RUNS:-3}; BIG_MIB=${BIG_MIB:-256}; IDLE_SECONDS=${IDLE_SECONDS:-10}
+else
+  RUNS=${RUNS:-5}; BIG_MIB=${BIG_MIB:-1024}; IDLE_SECONDS=${IDLE_SECONDS:-60}
+fi
+
+need=()
+command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx-light)
+command -v curl >/dev/null 2>&1 || need+=(curl)
+command -v tmux >/dev/null 2>&1 || need+=(tmux)
+[ -x /usr/bin/time ] || need+=(time)
+if [ ${#need[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ]; then
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+  else
+    echo "scripts/bench.sh needs: apt-get install -y ${need[*]}" >&2
+    exit 1
+  fi
+fi
+export PATH="$PATH:/usr/sbin"
+
+echo "building assetwatch (release)..." >&2
+swift build -c release --product assetwatch >/dev/null
+BIN="$(swift build -c release --show-bin-path)/assetwatch"
+
+WORK=$(mktemp -d)
+chmod 755 "$WORK"
+cleanup() {
+  tmux -L awbench kill-server 2>/dev/null || true
+  [ -f "$WORK/nginx.pid" ] && kill "$(cat "$WORK/nginx.pid")" 2>/dev/null || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+mkdir -p "$WORK/www" "$WORK/logs" "$WORK/tmp"
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+cat > "$WORK/nginx.conf" <<CONF
+worker_processes 2;
+pid $WORK/nginx.pid;
+error_log $WORK/logs/error.log;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path $WORK/tmp;
+  sendfile on;
+  keepalive_requests 100000;
+  server { listen 127.0.0.1:$PORT backlog=4096; root $WORK/www; }
+}
+CONF
+nginx -c "$WORK/nginx.conf" -p "$WORK"
+BASE="http://127.0.0.1:$PORT"
+for _ in $(seq 1 100); do curl -sf -o /dev/null "$BASE/" -r 0-0 2>/dev/null && break; sleep 0.05; done
+
+median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+# One timed run: prints "seconds maxRSS_KiB".
+measure() {
+  /usr/bin/time -f "%e %M" -o "$WORK/time.txt" "$@" >/dev/null 2>"$WORK/err.txt" || {
+    echo "failed: $*" >&2; cat "$WORK/err.txt" >&2; exit 1; }
+  cat "$WORK/time.txt"
+}
+row() { printf '| %-44s | %-34s | %s |\n' "$1" "$2" "$3"; }
+
+echo
+echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -r); runs: $RUNS"
+echo
+row "case" "median (assetwatch vs peer)" "ratio"
+row "---" "---" "---"
+
+# Writes N small JSON files and a config with one asset per file.
+make_assets() { # N NAME
+  local n=$1 name=$2
+  mkdir -p "$WORK/www/$name"
+  python3 - "$WORK/www/$name" "$n" <<'PY'
+import sys, os, json
+d, n = sys.argv[1], int(sys.argv[2])
+for i in range(n):
+    with open(os.path.join(d, f"a{i}.json"), "w") as f:
+        json.dump({"asset": i, "flags": {"x": i % 7, "pad": "p" * (200 + i % 300)}}, f)
+PY
+  chmod -R a+rX "$WORK/www"
+  python3 - "$WORK/$name.json" "$BASE/$name" "$n" "$name" <<'PY'
+import sys, json
+path, base, n, name = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+assets = [{"id": f"a{i}", "remote": f"{base}/a{i}.json", "format": "json",
+           "refreshEvery": "1h"} for i in range(n)]
+json.dump({"appVersion": "bench", "cacheDirectory": f"cache-{name}",
+           "maxConcurrentTransfers": 8, "assets": assets}, open(path, "w"))
+PY
+  : > "$WORK/$name.curl"
+  : > "$WORK/$name.curl304"
+  for i in $(seq 0 $((n - 1))); do
+    f="$WORK/www/$name/a$i.json"
+    etag=$(printf '"%x-%x"' "$(stat -c %Y "$f")" "$(stat -c %s "$f")")
+    printf 'url = "%s/a%d.json"\noutput = "%s/out/a%d.json"\nnext\n' "$BASE/$name" "$i" "$WORK" "$i" >> "$WORK/$name.curl"
+    printf 'url = "%s/a%d.json"\noutput = "/dev/null"\nheader = "If-None-Match: %s"\nnext\n' "$BASE/$name" "$i" "${etag//\"/\\\"}" >> "$WORK/$name.curl304"
+  done
+  mkdir -p "$WORK/out"
+}
+
+has() { for c in "${CASES[@]}"; do [ "$c" = "$1" ] && return 0; done; return 1; }
+
+if has big; then
+  head -c $((BIG_MIB * 1048576)) /dev/urandom > "$WORK/www/big.bin"
+  chmod a+r "$WORK/www/big.bin"
+  SHA=$(sha256sum "$WORK/www/big.bin" | cut -d' ' -f1)
+  cat > "$WORK/big.json" <<CONF
+{ "appVersion": "bench", "cacheDirectory": "cache-big",
+  "assets": [ { "id": "big", "remote": "$BASE/big.bin", "format": "binary",
+                "size": $((BIG_MIB * 1048576)), "sha256": "$SHA", "maxBytes": "16GiB", "timeout": "60s" } ] }
+CONF
+  AW=(); SY=(); RAW=(); RSS=()
+  for _ in $(seq 1 "$RUNS"); do
+    rm -rf "$WORK/cache-big" "$WORK/big.out"
+    read -r t m < <(measure "$BIN" refresh big --config "$WORK/big.json"); AW+=("$t"); RSS+=("$m")
+    rm -f "$WORK/big.out"
+    read -r t _ < <(measure sh -c "curl -sS -o '$WORK/big.out' '$BASE/big.bin' && sync '$WORK/big.out'"); SY+=("$t")
+    rm -f "$WORK/big.out"
+    read -r t _ < <(measure curl -sS -o "$WORK/big.out" "$BASE/big.bin"); RAW+=("$t")
+  done
+  aw=$(median "${AW[@]}"); sy=$(median "${SY[@]}"); raw=$(median "${RAW[@]}"); rss=$(median "${RSS[@]}")
+  row "${BIG_MIB} MiB, hashed + durable vs curl -o && sync" "${aw}s vs ${sy}s" "throughput $(ratio "$sy" "$aw")x"
+  row "${BIG_MIB} MiB, hashed + durable vs raw curl -o" "${aw}s vs ${raw}s" "throughput $(ratio "$raw" "$aw")x"
+  row "${BIG_MIB} MiB, peak RSS" "$((rss / 1024)) MiB" "-"
+  rm -f "$WORK/www/big.bin" "$WORK/big.out"
+  rm -rf "$WORK/cache-big"
+fi
+
+if has sync || has revalidate || has status || has idle || has firstframe; then
+  make_assets 1000 n1000
+fi
+
+if has sync; then
+  make_assets 3000 n3000
+  A1=(); C1=(); A3=()
+  for _ in $(seq 1 "$RUNS"); do
+    rm -rf "$WORK/cache-n1000" "$WORK/cache-n3000"
+    read -r t _ < <(measure "$BIN" refresh --config "$WORK/n1000.json"); A1+=("$t")
+    read -r t _ < <(measure curl -sS --parallel --parallel-max 8 -K "$WORK/n1000.curl"); C1+=("$t")
+    read -r t _ < <(measure "$BIN" refresh --config "$WORK/n3000.json"); A3+=("$t")
+  done
+  a1=$(median "${A1[@]}"); c1=$(median "${C1[@]}"); a3=$(median "${A3[@]}")
+  row "first sync, 1,000 assets vs curl --parallel" "${a1}s vs ${c1}s" "$(ratio "$a1" "$c1")x"
+  row "first sync, 3,000 vs 1,000 assets" "${a3}s vs ${a1}s" "$(ratio "$a3" "$a1")x"
+fi
+
+if has revalidate; then
+  [ -d "$WORK/cache-n1000" ] || "$BIN" refresh --config "$WORK/n1000.json" >/dev/null
+  A=(); C=()
+  for _ in $(seq 1 "$RUNS"); do
+    read -r t _ < <(measure "$BIN" refresh --config "$WORK/n1000.json"); A+=("$t")
+    read -r t _ < <(measure curl -sS --parallel --parallel-max 8 -K "$WORK/n1000.curl304"); C+=("$t")
+  done
+  a=$(median "${A[@]}"); c=$(median "${C[@]}")
+  row "revalidate 1,000 (all 304) vs curl If-None-Match" "${a}s vs ${c}s" "$(ratio "$a" "$c")x"
+fi
+
+if has status; then
+  [ -d "$WORK/cache-n1000" ] || "$BIN" refresh --config "$WORK/n1000.json" >/dev/null
+  make_assets 10000 n10000
+  echo "  (filling 10,000 cached assets...)" >&2
+  "$BIN" refresh --config "$WORK/n10000.json" >/dev/null
+  A=(); C=(); T=(); TR=()
+  for _ in $(seq 1 "$RUNS"); do
+    read -r t _ < <(measure "$BIN" status --json --config "$WORK/n1000.json"); A+=("$t")
+    read -r t _ < <(measure "$BIN" check --config "$WORK/n1000.json"); C+=("$t")
+    read -r t m < <(measure "$BIN" status --json --config "$WORK/n10000.json"); T+=("$t"); TR+=("$m")
+  done
+  a=$(median "${A[@]}"); c=$(median "${C[@]}"); t10=$(median "${T[@]}"); r10=$(median "${TR[@]}")
+  row "status --json, 1,000 cached vs check" "${a}s vs ${c}s" "$(ratio "$a" "$c")x"
+  row "status --json, 10,000 vs 1,000 cached" "${t10}s vs ${a}s" "$(ratio "$t10" "$a")x"
+  row "status --json, 10,000 cached, peak RSS" "$((r10 / 1024)) MiB" "-"
+fi
+
+if has statusbig; then
+  head -c $((BIG_MIB * 1048576)) /dev/urandom > "$WORK/www/big2.bin"
+  chmod a+r "$WORK/www/big2.bin"
+  for with in yes no; do
+    extra=""
+    [ "$with" = yes ] && extra=", { \"id\": \"big\", \"remote\": \"$BASE/big2.bin\", \"format\": \"binary\", \"maxBytes\": \"16GiB\" }"
+    cat > "$WORK/sb-$with.json" <<CONF
+{ "appVersion": "bench", "cacheDirectory": "cache-sb-$with",
+  "assets": [ { "id": "small", "remote": "$BASE/n1000/a1.json", "format": "json" } $extra ] }
+CONF
+    "$BIN" refresh --config "$WORK/sb-$with.json" >/dev/null
+  done
+  W=(); N=()
+  for _ in $(seq 1 "$RUNS"); do
+    read -r t _ < <(measure "$BIN" status --config "$WORK/sb-yes.json"); W+=("$t")
+    read -r t _ < <(measure "$BIN" status --config "$WORK/sb-no.json"); N+=("$t")
+  done
+  w=$(median "${W[@]}"); n=$(median "${N[@]}")
+  row "status with a ${BIG_MIB} MiB asset cached vs without" "${w}s vs ${n}s" "$(ratio "$w" "$n")x"
+  rm -rf "$WORK/www/big2.bin" "$WORK/cache-sb-yes" "$WORK/cache-sb-no"
+fi
+
+# The dashboard in tmux: CPU of an idle dashboard, and time to its first frame with rows.
+dash_start() { # CONFIG -> sets DPID; prints milliseconds to the first row
+  local t0 t1
+  tmux -L awbench kill-server 2>/dev/null || true
+  t0=$(date +%s%N)
+  tmux -L awbench new-session -d -s bench -x 140 -y 45 -e LANG=C.UTF-8 -e TERM=tmux-256color "$BIN watch --config $1"
+  for _ in $(seq 1 2000); do
+    tmux -L awbench capture-pane -t bench -p 2>/dev/null | grep -q ' a0 \| a1 ' && break
+    sleep 0.005
+  done
+  t1=$(date +%s%N)
+  DPID=$(tmux -L awbench display -p -t bench '#{pane_pid}')
+  echo $(((t1 - t0) / 1000000))
+}
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+
+if has idle || has firstframe; then
+  make_assets 7 n7
+  for n in 7 1000; do "$BIN" refresh --config "$WORK/n$n.json" >/dev/null; done
+  if has idle; then
+    make_assets 3000 n3000
+    "$BIN" refresh --config "$WORK/n3000.json" >/dev/null
+    HZ=$(getconf CLK_TCK)
+    declare -A IDLE
+    for n in 7 1000 3000; do
+      dash_start "$WORK/n$n.json" >/dev/null
+      sleep 2
+      c0=$(cpu_ticks "$DPID"); s0=$(date +%s%N)
+      sleep "$IDLE_SECONDS"
+      c1=$(cpu_ticks "$DPID"); s1=$(date +%s%N)
+      IDLE[$n]=$(awk -v c=$((c1 - c0)) -v hz="$HZ" -v ns=$((s1 - s0)) 'BEGIN{printf "%.2f", 100 * c / hz / (ns / 1e9)}')
+    done
+    tmux -L awbench kill-server 2>/dev/null || true
+    row "dashboard idle ${IDLE_SECONDS}s, 1,000 assets vs 7" "${IDLE[1000]}% vs ${IDLE[7]}% of a core" "-"
+    row "dashboard idle ${IDLE_SECONDS}s, 3,000 assets vs 7" "${IDLE[3000]}% vs ${IDLE[7]}% of a core" "-"
+  fi
+  if has firstframe; then
+    F1=(); F7=()
+    for _ in $(seq 1 "$RUNS"); do
+      F1+=("$(dash_start "$WORK/n1000.json")")
+      F7+=("$(dash_start "$WORK/n7.json")")
+    done
+    tmux -L awbench kill-server 2>/dev/null || true
+    f1=$(median "${F1[@]}"); f7=$(median "${F7[@]}")
+    row "first frame with rows, 1,000 cached vs 7" "${f1}ms vs ${f7}ms" "$(ratio "$f1" "$f7")x"
+  fi
+fi
+echo
+echo "(not measured by this script yet: dashboard frames/s and key latency under 1,000 events/s)"
