@@ -17,8 +17,7 @@ public struct FileFetcher: AssetFetcher {
     let size = (attributes[.size] as? NSNumber)?.int64Value ?? 0
     let modified = (attributes[.modificationDate] as? Date) ?? .distantPast
     let etag = "\"\(Int64(modified.timeIntervalSince1970 * 1_000_000))-\(size)\""
-    let metadata = FetchMetadata(
-      etag: etag, lastModified: HTTPDate.format(modified), finalURL: request.url)
+    let metadata = FetchMetadata(etag: etag, lastModified: HTTPDate.format(modified))
     if request.etag == etag { return .notModified(metadata) }
     try sink.announce(totalBytes: size)
     guard let handle = FileHandle(forReadingAtPath: path) else {
