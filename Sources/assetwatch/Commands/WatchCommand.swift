@@ -1,7 +1,4 @@
 import ArgumentParser
-import CursesTerminal
-import Dashboard
-import Foundation
 import RemoteAssets
 
 /// `assetwatch watch`: the live dashboard, or one line per event when there is no terminal.
@@ -11,95 +8,15 @@ struct WatchCommand: AsyncParsableCommand {
     abstract: "Watch assets live: the dashboard, or one line per event when not on a terminal.",
     discussion: "Example: assetwatch watch --config assets.json --readonly")
 
-  @OptionGroup var common: CommonOptions
+  @OptionGroup(title: "Config Options") var config: ConfigOptions
+  @OptionGroup(title: "Display Options") var display: TerminalOptions
+  @OptionGroup(title: "Display Options") var logging: LoggingOptions
+  @OptionGroup(title: "Safety Options") var safety: SafetyOptions
 
   func run() async throws {
-    let engine = try await common.startEngine()
-    try await WatchSession(engine: engine, options: common).run()
-  }
-}
-
-/// Runs an engine with auto-refresh under the dashboard or the plain printer until quit or a signal.
-struct WatchSession {
-  let engine: AssetEngine
-  let options: CommonOptions
-  /// What the dashboard header names as the config.
-  var configLabel: String? = nil
-
-  func run() async throws {
-    let events = await engine.events()
-    await engine.startAutoRefresh()
-    let environment = ProcessInfo.processInfo.environment
-    let code: Int32
-    if options.plain {
-      code = await runPlain(events)
-    } else if let reason = CursesTerminal.unavailableReason(environment: environment) {
-      if isatty(STDOUT_FILENO) == 1 {
-        printError("assetwatch: \(reason); printing one line per event")
-      }
-      code = await runPlain(events)
-    } else {
-      code = await runDashboard(events, environment: environment)
-    }
-    await engine.shutdown()
-    if code != 0 { throw ExitCode(code) }
-  }
-
-  /// The ncurses dashboard; falls back to plain lines if the terminal cannot be opened.
-  private func runDashboard(_ events: AsyncStream<EngineEvent>, environment: [String: String])
-    async -> Int32
-  {
-    let inbox = EventInbox()
-    let pump = Task.detached {
-      for await event in events { inbox.post(event) }
-      inbox.finish()
-    }
-    let (commands, continuation) = AsyncStream.makeStream(of: AssetCommand.self)
-    let engine = self.engine
-    let commander = Task.detached {
-      // Each command runs on its own, so a long refresh never holds up a pause or a drop.
-      for await command in commands { Task { await engine.perform(command) } }
-    }
-    defer {
-      pump.cancel()
-      commander.cancel()
-      continuation.finish()
-    }
-    let wantColor = !options.noColor && (environment["NO_COLOR"] ?? "").isEmpty
-    let app = DashboardApp(
-      options: DashboardOptions(
-        configPath: configLabel ?? options.config, readonly: options.readonly, color: wantColor),
-      inbox: inbox, commands: continuation)
-    do {
-      return try await CursesTerminal.runAsync(app, wantColor: wantColor).exitStatus
-    } catch {
-      printError("assetwatch: \(error); printing one line per event")
-      return await runPlain(await engine.events())
-    }
-  }
-
-  /// Prints lines until SIGINT/SIGTERM; returns the exit status (130/143).
-  private func runPlain(_ events: AsyncStream<EngineEvent>) async -> Int32 {
-    let watcher = SignalWatcher(signals: [SIGINT, SIGTERM])
-    let signals = watcher.signals
-    defer { withExtendedLifetime(watcher) {} }
-    return await withTaskGroup(of: Int32.self) { group in
-      group.addTask {
-        var printer = PlainEventPrinter()
-        for await event in events {
-          for line in printer.lines(for: event, now: Date()) {
-            FileHandle.standardOutput.write(Data((line + "\n").utf8))
-          }
-        }
-        return 0
-      }
-      group.addTask {
-        for await number in signals { return 128 + number }
-        return 0
-      }
-      let code = await group.next() ?? 0
-      group.cancelAll()
-      return code
-    }
+    let engine = try await EngineLauncher.start(config, logging: logging)
+    try await WatchSession(
+      engine: engine, display: display, safety: safety, configLabel: config.file
+    ).run()
   }
 }

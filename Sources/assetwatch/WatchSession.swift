@@ -1,0 +1,96 @@
+import ArgumentParser
+import CursesTerminal
+import Dashboard
+import Foundation
+import RemoteAssets
+
+/// Runs an engine with auto-refresh under the dashboard or the plain printer until quit or a signal.
+struct WatchSession {
+  let engine: AssetEngine
+  /// How to draw: colours, or plain lines.
+  let display: TerminalOptions
+  /// Whether the dashboard offers the destructive actions.
+  let safety: SafetyOptions
+  /// What the dashboard header names as the config.
+  let configLabel: String
+
+  /// Runs until the user quits or a signal arrives, then shuts the engine down.
+  ///
+  /// - Throws: `ExitCode` with the exit status when it is not 0 (130 SIGINT, 143 SIGTERM).
+  func run() async throws {
+    let events = await engine.events()
+    await engine.startAutoRefresh()
+    let environment = ProcessInfo.processInfo.environment
+    let code: Int32
+    if display.plain {
+      code = await runPlain(events)
+    } else if let reason = CursesTerminal.unavailableReason(environment: environment) {
+      if isatty(STDOUT_FILENO) == 1 {
+        Console.printError("assetwatch: \(reason); printing one line per event")
+      }
+      code = await runPlain(events)
+    } else {
+      code = await runDashboard(events, environment: environment)
+    }
+    await engine.shutdown()
+    if code != 0 { throw ExitCode(code) }
+  }
+
+  /// The ncurses dashboard; falls back to plain lines if the terminal cannot be opened.
+  private func runDashboard(_ events: AsyncStream<EngineEvent>, environment: [String: String])
+    async -> Int32
+  {
+    let inbox = EventInbox()
+    let pump = Task.detached {
+      for await event in events { inbox.post(event) }
+      inbox.finish()
+    }
+    let (commands, continuation) = AsyncStream.makeStream(of: AssetCommand.self)
+    let engine = self.engine
+    let commander = Task.detached {
+      // Each command runs on its own, so a long refresh never holds up a pause or a drop.
+      for await command in commands { Task { await engine.perform(command) } }
+    }
+    defer {
+      pump.cancel()
+      commander.cancel()
+      continuation.finish()
+    }
+    let wantColor = !display.noColor && (environment["NO_COLOR"] ?? "").isEmpty
+    let app = DashboardApp(
+      options: DashboardOptions(
+        configPath: configLabel, readonly: safety.readonly, color: wantColor),
+      inbox: inbox, commands: continuation)
+    do {
+      return try await CursesTerminal.runAsync(app, wantColor: wantColor).exitStatus
+    } catch {
+      Console.printError("assetwatch: \(error); printing one line per event")
+      return await runPlain(await engine.events())
+    }
+  }
+
+  /// Prints lines until SIGINT/SIGTERM; returns the exit status (130/143).
+  private func runPlain(_ events: AsyncStream<EngineEvent>) async -> Int32 {
+    let watcher = SignalWatcher(signals: [SIGINT, SIGTERM])
+    let signals = watcher.signals
+    defer { withExtendedLifetime(watcher) {} }
+    return await withTaskGroup(of: Int32.self) { group in
+      group.addTask {
+        var printer = PlainEventPrinter()
+        for await event in events {
+          for line in printer.lines(for: event, now: Date()) {
+            FileHandle.standardOutput.write(Data((line + "\n").utf8))
+          }
+        }
+        return 0
+      }
+      group.addTask {
+        for await number in signals { return 128 + number }
+        return 0
+      }
+      let code = await group.next() ?? 0
+      group.cancelAll()
+      return code
+    }
+  }
+}
