@@ -9,7 +9,7 @@ struct AssetWatchCommand: AsyncParsableCommand {
     discussion: """
       Examples:
         assetwatch demo                 run the built-in rollout demo
-        assetwatch --config assets.json watch
+        assetwatch watch --config assets.json
         assetwatch status --json
       """,
     subcommands: [

@@ -2,7 +2,7 @@ import DemoOrigin
 import Foundation
 import Testing
 
-/// The CLI as a user runs it: exit codes, stderr lines, and DESIGN §7's JSON.
+/// The CLI as a user runs it: exit codes, stderr lines, and the JSON the README documents.
 @Suite struct CommandLineTests {
   func config(origin: String, extra: String = "") -> String {
     """
@@ -161,5 +161,85 @@ import Testing
       !output.unicodeScalars.contains { (0x80...0x9F).contains($0.value) || $0.value == 0x202E })
     #expect(output.contains("flags"))
     #expect(output.split(separator: "\n").allSatisfy { $0.count > 10 })
+  }
+
+  /// A command accepts only the options it uses; anything else is a usage error (exit 64, as
+  /// swift-argument-parser reports it), not silently ignored.
+  @Test(arguments: [
+    ["check", "--readonly"], ["check", "--verbose"], ["check", "--json"], ["check", "--plain"],
+    ["status", "--readonly"], ["status", "--plain"], ["status", "--no-color"],
+    ["refresh", "--readonly"], ["refresh", "--plain"], ["reset", "flags", "--json"],
+    ["drop", "flags", "--readonly"], ["rollback", "flags", "--no-color"], ["watch", "--json"],
+    ["demo", "--config", "assets.json"],
+  ])
+  func anOptionTheCommandDoesNotUseIsRejected(_ arguments: [String]) async throws {
+    let dir = Scratch()
+    defer { dir.remove() }
+    dir.write("bundled/flags.json", "{}")
+    dir.write("assets.json", config(origin: "http://127.0.0.1:9"))
+    let result = try await BinaryRunner.run(arguments, cwd: dir.url, timeout: 20)
+    #expect(result.status == 64, "\(result.stdout) \(result.stderr)")
+    let option = try #require(arguments.last { $0.hasPrefix("--") })
+    #expect(result.stderr.contains("Unknown option '\(option)'"), "\(result.stderr)")
+  }
+
+  @Test func everyCommandStillTakesTheOptionsItUses() async throws {
+    let dir = Scratch()
+    defer { dir.remove() }
+    dir.write("bundled/flags.json", "{}")
+    dir.write("assets.json", config(origin: "http://127.0.0.1:9"))
+    let common = ["--config", "assets.json", "--cache-dir", "other-cache", "--app-version", "9"]
+    let check = try await BinaryRunner.run(["check"] + common, cwd: dir.url)
+    #expect(check.status == 0, "\(check.stderr)")
+    let status = try await BinaryRunner.run(
+      ["status", "--json", "--verbose"] + common, cwd: dir.url)
+    #expect(status.status == 0, "\(status.stderr)")
+    #expect(status.stdout.contains("\"appVersion\" : \"9\""), "\(status.stdout)")
+    #expect(
+      FileManager.default.fileExists(atPath: dir.url.appendingPathComponent("other-cache").path))
+    let reset = try await BinaryRunner.run(["reset", "flags", "--verbose"] + common, cwd: dir.url)
+    #expect(reset.status == 0, "\(reset.stderr)")
+  }
+
+  /// `status --json` and `refresh --json` write their keys in the documented order.
+  @Test func jsonKeysComeInTheDocumentedOrder() async throws {
+    let origin = try await LoopbackOrigin.start()
+    defer { Task { try? await origin.shutdown() } }
+    await origin.setResource(
+      "/flags.json", body: Data(#"{"v": 1}"#.utf8), contentType: "application/json")
+    await origin.setHandler("/broken.bin") { _ in .text("down", status: 503) }
+    let dir = Scratch()
+    defer { dir.remove() }
+    dir.write("bundled/flags.json", "{}")
+    dir.write(
+      "assets.json",
+      config(
+        origin: origin.baseURL,
+        extra: """
+          ,
+              { "id": "broken", "remote": "\(origin.baseURL)/broken.bin" }
+          """))
+
+    /// The keys of `text`'s objects in the order they are written (nested ones included).
+    func keys(_ text: String) -> [String] {
+      text.split(separator: "\n").compactMap { line in
+        let trimmed = line.drop { $0 == " " }
+        guard trimmed.hasPrefix("\""), let end = trimmed.range(of: "\" : ") else { return nil }
+        return String(trimmed[trimmed.index(after: trimmed.startIndex)..<end.lowerBound])
+      }
+    }
+    let refresh = try await BinaryRunner.run(["refresh", "--json"], cwd: dir.url)
+    let result = ["id", "outcome", "version", "error"]
+    #expect(keys(refresh.stdout) == ["results"] + result + result, "\(refresh.stdout)")
+    let status = try await BinaryRunner.run(["status", "--json"], cwd: dir.url)
+    let asset = [
+      "id", "state", "source", "version", "targetVersion", "etag", "lastModified", "sha256",
+      "size", "path", "essential", "fetchedAt", "checkedAt", "nextRefreshAt", "lastError",
+    ]
+    #expect(
+      keys(status.stdout)
+        == ["config", "appVersion", "manifestVersion", "assets"] + asset + asset + [
+          "kind", "message", "at",
+        ], "\(status.stdout)")
   }
 }

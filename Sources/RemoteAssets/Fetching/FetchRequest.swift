@@ -53,18 +53,12 @@ public struct FetchMetadata: Sendable, Equatable {
   public var lastModified: String?
   /// `Cache-Control: max-age` in seconds (0 for `no-cache`), when present.
   public var maxAge: TimeInterval?
-  /// The URL that answered, after redirects.
-  public var finalURL: URL?
 
   /// Creates metadata.
-  public init(
-    etag: String? = nil, lastModified: String? = nil, maxAge: TimeInterval? = nil,
-    finalURL: URL? = nil
-  ) {
+  public init(etag: String? = nil, lastModified: String? = nil, maxAge: TimeInterval? = nil) {
     self.etag = etag
     self.lastModified = lastModified
     self.maxAge = maxAge
-    self.finalURL = finalURL
   }
 }
 

@@ -42,7 +42,7 @@ public struct FileFetcher: AssetFetcher {
     let etag = "\"\(stamp)-\(size)\""
     let modified = Date(timeIntervalSince1970: TimeInterval(before.st_mtim.tv_sec))
     let metadata = FetchMetadata(
-      etag: etag, lastModified: HTTPDate.format(modified), finalURL: request.url)
+      etag: etag, lastModified: HTTPDate.format(modified))
     if request.etag == etag { return .notModified(metadata) }
     try sink.announce(totalBytes: size)
     var buffer = [UInt8](repeating: 0, count: 1 << 20)

@@ -169,7 +169,7 @@ public final class HTTPFetcher: AssetFetcher {
     let headers = response.headers
     let metadata = FetchMetadata(
       etag: headers.first(name: "ETag"), lastModified: headers.first(name: "Last-Modified"),
-      maxAge: Self.maxAge(headers), finalURL: url)
+      maxAge: Self.maxAge(headers))
     let status = Int(response.status.code)
     switch status {
     case 304:
@@ -212,7 +212,7 @@ public final class HTTPFetcher: AssetFetcher {
         try sink.reset()
         return .restartWithoutRange
       }
-      return .done(.downloaded(FetchMetadata(etag: resume.etag, finalURL: url)))
+      return .done(.downloaded(FetchMetadata(etag: resume.etag)))
     default:
       let snippet = await Self.errorSnippet(response.body)
       let reason = response.status.reasonPhrase

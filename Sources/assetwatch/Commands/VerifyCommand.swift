@@ -11,12 +11,14 @@ struct VerifyCommand: AsyncParsableCommand {
       re-reads a large model; this command reads every byte. Exit 1 if any copy was damaged.
       Example: assetwatch verify model
       """)
-  @OptionGroup var common: CommonOptions
+  @OptionGroup(title: "Config Options") var config: ConfigOptions
+  @OptionGroup(title: "Display Options") var logging: LoggingOptions
   @Argument(help: "Asset ids (default: all).") var ids: [String] = []
 
   func run() async throws {
-    let engine = try await common.startEngine()
-    try await checkIDs(ids, engine: engine)
+    let engine = try await EngineLauncher.start(
+      config, logging: logging, only: ids.isEmpty ? nil : Set(ids))
+    try await EngineLauncher.requireKnown(ids, engine: engine)
     let results = await engine.verify(ids.isEmpty ? nil : ids)
     await engine.shutdown()
     var damaged = false
@@ -30,7 +32,7 @@ struct VerifyCommand: AsyncParsableCommand {
       } else {
         word = "intact"
       }
-      print("\(result.id)  \(word)")
+      Console.printLine("\(result.id)  \(word)")
     }
     if damaged { throw ExitCode(1) }
   }

@@ -15,7 +15,10 @@ struct DemoCommand: AsyncParsableCommand {
                assetwatch demo --origin-only --port 8765
       """)
 
-  @OptionGroup var common: CommonOptions
+  @OptionGroup(title: "Config Options") var overrides: ConfigOverrideOptions
+  @OptionGroup(title: "Display Options") var display: TerminalOptions
+  @OptionGroup(title: "Display Options") var logging: LoggingOptions
+  @OptionGroup(title: "Safety Options") var safety: SafetyOptions
 
   @Option(help: "Serve on this loopback port (default: a free one).")
   var port: Int?
@@ -32,7 +35,7 @@ struct DemoCommand: AsyncParsableCommand {
     do {
       simulation = try await RolloutSimulation.start(port: port ?? 0)
     } catch {
-      printError("assetwatch: cannot start the demo origin on port \(port ?? 0): \(error)")
+      Console.printError("assetwatch: cannot start the demo origin on port \(port ?? 0): \(error)")
       throw ExitCode(1)
     }
     if originOnly {
@@ -56,10 +59,10 @@ struct DemoCommand: AsyncParsableCommand {
     defer { releases.cancel() }
     let engine = try await startEngine(port: simulation.origin.port)
     let session = WatchSession(
-      engine: engine, options: common, configLabel: "demo: assets.example.json")
+      engine: engine, display: display, safety: safety, configLabel: "demo: assets.example.json")
     defer {
       // A cache the demo made for itself goes with it; one given by --cache-dir stays.
-      if common.cacheDir == nil {
+      if overrides.cacheDir == nil {
         try? FileManager.default.removeItem(atPath: engine.configuration.cacheDirectory.path)
       }
     }
@@ -75,7 +78,7 @@ struct DemoCommand: AsyncParsableCommand {
   /// Loads the example config with its port rewritten, and a temporary cache unless one is given.
   private func startEngine(port: Int) async throws -> AssetEngine {
     guard let path = example ?? Self.findExample() else {
-      printError(
+      Console.printError(
         "assetwatch: cannot find assets.example.json; run from the package folder or pass --example FILE"
       )
       throw ExitCode(2)
@@ -84,21 +87,21 @@ struct DemoCommand: AsyncParsableCommand {
     do {
       text = try String(contentsOfFile: path, encoding: .utf8)
     } catch {
-      printError("assetwatch: cannot read \(path): \(error)")
+      Console.printError("assetwatch: cannot read \(path): \(error)")
       throw ExitCode(2)
     }
     let rewritten = text.replacingOccurrences(of: "127.0.0.1:8765", with: "127.0.0.1:\(port)")
-    let cache = common.cacheDir ?? Self.temporaryCache()
+    let cache = overrides.cacheDir ?? Self.temporaryCache()
     let configuration: EngineConfiguration
     do {
       configuration = try ConfigurationLoader.parse(
-        Data(rewritten.utf8), path: path, appVersionOverride: common.appVersion,
+        Data(rewritten.utf8), path: path, appVersionOverride: overrides.appVersion,
         cacheDirectoryOverride: cache)
     } catch {
-      for line in error.lines { printError(line) }
+      for line in error.lines { Console.printError(line) }
       throw ExitCode(2)
     }
-    return try await common.startEngine(configuration: configuration)
+    return try await EngineLauncher.start(configuration, logging: logging)
   }
 
   /// `assets.example.json` in the working folder, else in the package the binary was built in.
@@ -113,6 +116,7 @@ struct DemoCommand: AsyncParsableCommand {
     return candidates.first { FileManager.default.fileExists(atPath: $0) }
   }
 
+  /// A cache folder of this process's own under the temporary folder.
   static func temporaryCache() -> String {
     FileManager.default.temporaryDirectory.appendingPathComponent("assetwatch-demo-\(getpid())")
       .path

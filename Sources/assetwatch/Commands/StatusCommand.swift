@@ -9,23 +9,22 @@ struct StatusCommand: AsyncParsableCommand {
     abstract: "Print every asset's state once; exit 1 if an essential asset is unusable.",
     discussion: "Example: assetwatch status --refresh --json")
 
-  @OptionGroup var common: CommonOptions
+  @OptionGroup(title: "Config Options") var config: ConfigOptions
+  @OptionGroup(title: "Display Options") var output: JSONOutputOptions
+  @OptionGroup(title: "Display Options") var logging: LoggingOptions
 
   @Flag(help: "Refresh every asset first.")
   var refresh = false
 
-  @Flag(help: "Print JSON (stable fields; see the README).")
-  var json = false
-
   func run() async throws {
-    let engine = try await common.startEngine()
+    let engine = try await EngineLauncher.start(config, logging: logging)
     if refresh { _ = await engine.refreshAll() }
     let snapshot = await engine.snapshot()
     await engine.shutdown()
-    if json {
-      print(StatusReport.json(snapshot, configPath: common.config))
+    if output.json {
+      try Console.printJSON(StatusOutput(snapshot, configPath: config.file))
     } else {
-      print(StatusReport.table(snapshot), terminator: "")
+      for line in StatusTable.lines(snapshot) { Console.printLine(line) }
     }
     if snapshot.assets.contains(where: { $0.essential && !$0.isUsable }) { throw ExitCode(1) }
   }

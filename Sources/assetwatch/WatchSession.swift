@@ -4,38 +4,29 @@ import Dashboard
 import Foundation
 import RemoteAssets
 
-/// `assetwatch watch`: the live dashboard, or one line per event when there is no terminal.
-struct WatchCommand: AsyncParsableCommand {
-  static let configuration = CommandConfiguration(
-    commandName: "watch",
-    abstract: "Watch assets live: the dashboard, or one line per event when not on a terminal.",
-    discussion: "Example: assetwatch watch --config assets.json --readonly")
-
-  @OptionGroup var common: CommonOptions
-
-  func run() async throws {
-    let engine = try await common.startEngine()
-    try await WatchSession(engine: engine, options: common).run()
-  }
-}
-
 /// Runs an engine with auto-refresh under the dashboard or the plain printer until quit or a signal.
 struct WatchSession {
   let engine: AssetEngine
-  let options: CommonOptions
+  /// How to draw: colours, or plain lines.
+  let display: TerminalOptions
+  /// Whether the dashboard offers the destructive actions.
+  let safety: SafetyOptions
   /// What the dashboard header names as the config.
-  var configLabel: String? = nil
+  let configLabel: String
 
+  /// Runs until the user quits or a signal arrives, then shuts the engine down.
+  ///
+  /// - Throws: `ExitCode` with the exit status when it is not 0 (130 SIGINT, 143 SIGTERM).
   func run() async throws {
     let events = await engine.events()
     await engine.startAutoRefresh()
     let environment = ProcessInfo.processInfo.environment
     let code: Int32
-    if options.plain {
+    if display.plain {
       code = await runPlain(events)
     } else if let reason = CursesTerminal.unavailableReason(environment: environment) {
       if isatty(STDOUT_FILENO) == 1 {
-        printError("assetwatch: \(reason); printing one line per event")
+        Console.printError("assetwatch: \(reason); printing one line per event")
       }
       code = await runPlain(events)
     } else {
@@ -65,15 +56,15 @@ struct WatchSession {
       commander.cancel()
       continuation.finish()
     }
-    let wantColor = !options.noColor && (environment["NO_COLOR"] ?? "").isEmpty
+    let wantColor = !display.noColor && (environment["NO_COLOR"] ?? "").isEmpty
     let app = DashboardApp(
       options: DashboardOptions(
-        configPath: configLabel ?? options.config, readonly: options.readonly, color: wantColor),
+        configPath: configLabel, readonly: safety.readonly, color: wantColor),
       inbox: inbox, commands: continuation)
     do {
       return try await CursesTerminal.runAsync(app, wantColor: wantColor).exitStatus
     } catch {
-      printError("assetwatch: \(error); printing one line per event")
+      Console.printError("assetwatch: \(error); printing one line per event")
       return await runPlain(await engine.events())
     }
   }

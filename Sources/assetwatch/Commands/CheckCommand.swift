@@ -1,0 +1,14 @@
+import ArgumentParser
+
+/// `assetwatch check`: validate the config and print every problem.
+struct CheckCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "check", abstract: "Validate the config and print every problem (exit 2 if any).",
+    discussion: "Example: assetwatch check --config assets.example.json")
+  @OptionGroup(title: "Config Options") var config: ConfigOptions
+
+  func run() async throws {
+    let configuration = try config.loadConfiguration()
+    Console.printLine("\(config.file): OK (\(configuration.assets.count) assets)")
+  }
+}

@@ -1,0 +1,16 @@
+import ArgumentParser
+import RemoteAssets
+
+/// `assetwatch rollback ID ...`: go back to the previous good generation.
+struct RollbackCommand: AssetActionCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "rollback", abstract: "Go back to the previous good generation.",
+    discussion: "Example: assetwatch rollback feature-flags")
+  @OptionGroup(title: "Config Options") var config: ConfigOptions
+  @OptionGroup(title: "Display Options") var logging: LoggingOptions
+  @Argument(help: "Asset ids.") var ids: [String]
+  static let pastTense = "rolled back"
+  static func act(_ engine: AssetEngine, _ id: String) async throws {
+    try await engine.rollback(id)
+  }
+}

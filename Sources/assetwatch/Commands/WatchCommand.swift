@@ -1,0 +1,22 @@
+import ArgumentParser
+import RemoteAssets
+
+/// `assetwatch watch`: the live dashboard, or one line per event when there is no terminal.
+struct WatchCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "watch",
+    abstract: "Watch assets live: the dashboard, or one line per event when not on a terminal.",
+    discussion: "Example: assetwatch watch --config assets.json --readonly")
+
+  @OptionGroup(title: "Config Options") var config: ConfigOptions
+  @OptionGroup(title: "Display Options") var display: TerminalOptions
+  @OptionGroup(title: "Display Options") var logging: LoggingOptions
+  @OptionGroup(title: "Safety Options") var safety: SafetyOptions
+
+  func run() async throws {
+    let engine = try await EngineLauncher.start(config, logging: logging)
+    try await WatchSession(
+      engine: engine, display: display, safety: safety, configLabel: config.file
+    ).run()
+  }
+}

@@ -1,0 +1,17 @@
+import ArgumentParser
+import Logging
+
+/// `--verbose`: the engine's log on stderr. For every command that runs an engine.
+struct LoggingOptions: ParsableArguments {
+  @Flag(help: "Log what the engine does to stderr.")
+  var verbose = false
+
+  /// A logger for the engine: quiet unless `--verbose`; every line cleaned of terminal controls.
+  func makeLogger() -> Logger {
+    var logger = Logger(label: "assetwatch") {
+      SanitizingLogHandler(wrapping: StreamLogHandler.standardError(label: $0))
+    }
+    logger.logLevel = verbose ? .debug : .critical
+    return logger
+  }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import RemoteAssets
+
+/// One asset in `status --json`.
+///
+/// Keys come out in this order: `id`, `state`, `source`, `version`, `targetVersion`, `etag`,
+/// `lastModified`, `sha256`, `size`, `path`, `essential`, `fetchedAt`, `checkedAt`,
+/// `nextRefreshAt`, `lastError` (`kind`, `message`, `at`). Times are ISO 8601 UTC; absent values
+/// are `null`.
+struct AssetOutput: Codable, Equatable {
+  /// Why the last attempt failed.
+  struct Failure: Codable, Equatable {
+    /// The stable machine-readable kind (`http`, `network`, `timeout`, ...).
+    var kind: String
+    /// One readable sentence.
+    var message: String
+    /// When it happened (ISO 8601 UTC).
+    var at: String
+
+    enum CodingKeys: String, CodingKey { case kind, message, at }
+
+    /// Encodes every key, in the documented order.
+    func encode(to encoder: any Encoder) throws {
+      var container = encoder.container(keyedBy: CodingKeys.self)
+      try container.encode(kind, forKey: .kind)
+      try container.encode(message, forKey: .message)
+      try container.encode(at, forKey: .at)
+    }
+  }
+
+  var id: String
+  /// The STATE word (`FRESH`, `STALE`, ...).
+  var state: String
+  /// `cached`, `bundled` or `none`.
+  var source: String
+  var version: String?
+  var targetVersion: String?
+  var etag: String?
+  var lastModified: String?
+  var sha256: String?
+  var size: Int64?
+  /// The absolute path of the bytes served now.
+  var path: String?
+  var essential: Bool
+  var fetchedAt: String?
+  var checkedAt: String?
+  var nextRefreshAt: String?
+  var lastError: Failure?
+
+  enum CodingKeys: String, CodingKey {
+    case id, state, source, version, targetVersion, etag, lastModified, sha256, size, path
+    case essential, fetchedAt, checkedAt, nextRefreshAt, lastError
+  }
+
+  /// Encodes every key, in the documented order (`nil` as `null`).
+  func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(id, forKey: .id)
+    try container.encode(state, forKey: .state)
+    try container.encode(source, forKey: .source)
+    try container.encode(version, forKey: .version)
+    try container.encode(targetVersion, forKey: .targetVersion)
+    try container.encode(etag, forKey: .etag)
+    try container.encode(lastModified, forKey: .lastModified)
+    try container.encode(sha256, forKey: .sha256)
+    try container.encode(size, forKey: .size)
+    try container.encode(path, forKey: .path)
+    try container.encode(essential, forKey: .essential)
+    try container.encode(fetchedAt, forKey: .fetchedAt)
+    try container.encode(checkedAt, forKey: .checkedAt)
+    try container.encode(nextRefreshAt, forKey: .nextRefreshAt)
+    try container.encode(lastError, forKey: .lastError)
+  }
+}
+
+extension AssetOutput {
+  /// The output for `asset` as of `now` (its state word depends on the time).
+  init(_ asset: AssetStatus, at now: Date) {
+    self.init(
+      id: OutsideText.json(asset.id),
+      state: asset.state(at: now).rawValue,
+      source: asset.source.rawValue,
+      version: OutsideText.json(asset.version),
+      targetVersion: OutsideText.json(asset.targetVersion),
+      etag: OutsideText.json(asset.etag),
+      lastModified: OutsideText.json(asset.lastModified),
+      sha256: OutsideText.json(asset.sha256),
+      size: asset.size,
+      path: OutsideText.json(asset.path.map { URL(fileURLWithPath: $0).standardizedFileURL.path }),
+      essential: asset.essential,
+      fetchedAt: JSONTime.format(asset.fetchedAt),
+      checkedAt: JSONTime.format(asset.checkedAt),
+      nextRefreshAt: JSONTime.format(asset.nextAttemptAt),
+      lastError: asset.lastError.map {
+        Failure(
+          kind: $0.kind, message: OutsideText.json($0.message), at: JSONTime.format($0.at) ?? "")
+      })
+  }
+}

@@ -1,0 +1,29 @@
+import Foundation
+import RemoteAssets
+
+/// The text output of `status`: one row per asset under a header, columns padded to line up.
+enum StatusTable {
+  /// The table's lines (header first), every cell cleaned of terminal controls.
+  static func lines(_ snapshot: EngineSnapshot) -> [String] {
+    let header = ["ID", "STATE", "SOURCE", "VERSION", "TARGET", "CHECKED", "SIZE", "LAST ERROR"]
+    var rows = [header]
+    for a in snapshot.assets {
+      rows.append([
+        OutsideText.cell(a.id), a.state(at: snapshot.at).rawValue, a.source.rawValue,
+        a.version.map { OutsideText.cell($0) } ?? "-",
+        a.targetVersion.map { OutsideText.cell($0) } ?? "-",
+        a.checkedAt.map { DurationText.format(snapshot.at.timeIntervalSince($0)) + " ago" } ?? "-",
+        a.size.map(ByteCountText.format) ?? "-",
+        a.lastError.map { OutsideText.cell($0.message, maxLength: 80) } ?? "",
+      ])
+    }
+    var widths = [Int](repeating: 0, count: header.count)
+    for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
+    return rows.map { row in
+      row.enumerated().map { i, cell in
+        i == row.count - 1 ? cell : cell.padding(toLength: widths[i], withPad: " ", startingAt: 0)
+      }
+      .joined(separator: "  ").trimmingCharacters(in: .whitespaces)
+    }
+  }
+}
