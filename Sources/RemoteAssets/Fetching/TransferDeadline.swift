@@ -34,10 +34,10 @@ final class TransferDeadline: Sendable {
 
   /// The deadline for `request` with the fetcher's throughput floor.
   convenience init(for request: FetchRequest, minimumBytesPerSecond: Int64) {
-    let held = request.resume?.offset ?? 0
-    let most = request.expectedSize.map { min($0, request.maxBytes) } ?? request.maxBytes
+    let held = max(0, request.resume?.offset ?? 0)
+    let most = max(0, request.expectedSize.map { min($0, request.maxBytes) } ?? request.maxBytes)
     self.init(
-      timeout: request.timeout, bytes: max(0, most - held),
+      timeout: request.timeout, bytes: max(0, most - min(held, most)),
       minimumBytesPerSecond: minimumBytesPerSecond)
   }
 
