@@ -40,6 +40,11 @@ import Testing
     // A snippet cut in the middle of the value.
     #expect(redactor.redact("echo: abcd…") == "echo: <redacted>…")
     #expect(redactor.redact("echo: abcde") == "echo: <redacted>")
+    // A control byte in the middle: neither half leaks, however the byte was shown.
+    let split = SecretRedactor(values: ["left-half\u{01}right-half"])
+    #expect(split.redact(#"["left-half\u{01}right-half"]"#) == #"["<redacted>"]"#)
+    #expect(split.redact("left-halfright-half") == "<redacted>")
+    #expect(!split.redact("left-half and right-half").contains("half"))
     // Short values are not searched for: "1" would eat every digit.
     #expect(SecretRedactor(values: ["1"]).redact("HTTP 401") == "HTTP 401")
   }

@@ -52,15 +52,17 @@ import Testing
         status: 503, body: .data(Data(repeating: 0x61, count: 400)),
         pacing: .drip(bytes: 2, every: .milliseconds(100)))
     }
+    // The head arrives at once; the 200 bytes read of the body would take 10 s at this drip,
+    // while the deadline allows timeout + 200 bytes at 1 KiB/s (about 4.2 s).
     let outcome = try await Self.fetch(
-      origin: origin, timeout: 0.5, minimumBytesPerSecond: 1024)
+      origin: origin, timeout: 4, minimumBytesPerSecond: 1024)
     let error = try #require(outcome)
     #expect(error.kind == .timeout, "\(error)")
     #expect(error.message.contains("overall deadline"), "\(error.message)")
   }
 
-  /// A chain of redirects whose heads each arrive just inside `timeout` cannot add up past the
-  /// overall deadline.
+  /// A chain of redirects whose heads each arrive inside `timeout` (0.6 s of 1.5 s) cannot add up
+  /// past the overall deadline (1.5 s plus 2 bytes at 1 KiB/s; the chain would take 3 s).
   @Test func slowRedirectChainHitsTheOverallDeadline() async throws {
     let origin = try await LoopbackOrigin.start()
     defer { Task { try? await origin.shutdown() } }
@@ -68,7 +70,7 @@ import Testing
       await origin.setHandler("/hop\(hop)") { _ in
         OriginResponse(
           status: 302, headers: [OriginHeader("Location", "/hop\(hop + 1)")],
-          delayBeforeHead: .milliseconds(300))
+          delayBeforeHead: .milliseconds(600))
       }
     }
     await origin.setResource("/hop5", body: Data("{}".utf8), contentType: "application/json")
@@ -81,7 +83,7 @@ import Testing
     ) { _ in }
     let request = FetchRequest(
       url: URL(string: "\(origin.baseURL)/hop0")!, maxBytes: 1024, expectedSize: 2,
-      timeout: 0.5)
+      timeout: 1.5)
     await #expect {
       _ = try await fetcher.fetch(request, into: sink)
     } throws: { error in

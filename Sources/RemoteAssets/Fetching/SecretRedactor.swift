@@ -1,8 +1,9 @@
 /// Replaces every occurrence of configured header values (tokens, keys) in a message with
 /// `<redacted>`: the second line of defence behind never quoting a client error's description.
 ///
-/// A value is searched for as given and as ``TerminalText/sanitize(_:maxLength:)`` would leave
-/// it (a value with a control byte loses the byte before a message reaches anyone). A message
+/// A value is searched for as given, as ``TerminalText/sanitize(_:maxLength:)`` would leave it (a
+/// value with a control byte loses the byte before a message reaches anyone), as Swift escapes it
+/// in a description, and piece by piece around its control bytes. A message
 /// that ends inside a value (a snippet cut at its length limit) loses that tail too. Values
 /// shorter than ``minimumLength`` characters are not searched for: they cannot be told from
 /// ordinary words ("1", "yes") and a secret that short is no secret.
@@ -23,7 +24,12 @@ public struct SecretRedactor: Sendable {
   public init(values: [String]) {
     var all = Set<String>()
     for value in values {
-      for form in [value, TerminalText.sanitize(value, maxLength: .max)]
+      // As given; as sanitized; as Swift escapes it when an error describes an array of
+      // strings; and, around control bytes, each piece between them.
+      let escaped = String(value.debugDescription.dropFirst().dropLast())
+      let pieces = value.unicodeScalars.split { $0.value < 0x20 || $0.value == 0x7F }
+        .map { String(String.UnicodeScalarView($0)) }
+      for form in [value, TerminalText.sanitize(value, maxLength: .max), escaped] + pieces
       where form.count >= Self.minimumLength {
         all.insert(form)
         // A value with surrounding spaces is often quoted trimmed.
