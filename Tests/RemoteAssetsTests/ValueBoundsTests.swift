@@ -1,5 +1,6 @@
 import DemoOrigin
 import Foundation
+import NIOHTTP1
 import Testing
 
 @testable import RemoteAssets
@@ -152,5 +153,23 @@ import Testing
     #expect(outcome.failure?.status == 503)
     #expect(await engine.status("a")?.consecutiveFailures == Int.max)
     await engine.shutdown()
+  }
+
+  /// Server-supplied numbers: a manifest size out of range is refused; `Retry-After` is digits
+  /// only, capped, never NaN or infinite.
+  @Test func serverNumbersAreBounded() {
+    for size in ["-1", "1e19", "9223372036854775807"] {
+      let text = #"{"assets": [{"id": "a", "size": \#(size)}]}"#
+      #expect(throws: (any Error).self, "\(size)") { try Manifest.parse(Data(text.utf8)) }
+    }
+    #expect((try? Manifest.parse(Data(#"{"assets": [{"id": "a", "size": 5}]}"#.utf8))) != nil)
+    func retry(_ value: String) -> TimeInterval? {
+      HTTPFetcher.retryAfter(HTTPHeaders([("Retry-After", value)]))
+    }
+    #expect(retry("120") == 120)
+    #expect(retry("99999999999999999999999999") == 86400)
+    for value in ["nan", "inf", "-5", "1e400", "0x10", "+3", " "] {
+      #expect(retry(value) == nil, "\(value)")
+    }
   }
 }
