@@ -3,9 +3,11 @@ import Synchronization
 
 /// The overall deadline of one HTTP transfer: redirects, response heads and the body together
 /// must end within `timeout + bytes / minimumBytesPerSecond` of the start, where `bytes` is the
-/// most the body can be: the expected size, else the announced `Content-Length`, else `maxBytes`
-/// (less any resumed prefix). A body that keeps just above the throughput floor in every window
-/// still cannot run past it, nor can a slow error body or a chain of slow redirects.
+/// most the body can be: the expected size, else the announced `Content-Length` (or what a `206`
+/// has left to send), else `maxBytes`. It is the one bound computed up front that holds whatever
+/// the server does: the throughput watchdog times only 2xx bodies and the client's deadline only
+/// each response head, so without it a slowly dripped error body or a chain of slow redirects
+/// could run on.
 ///
 /// Thread-safe: the transfer tightens it while the watchdog reads it.
 final class TransferDeadline: Sendable {
@@ -34,10 +36,11 @@ final class TransferDeadline: Sendable {
 
   /// The deadline for `request` with the fetcher's throughput floor.
   convenience init(for request: FetchRequest, minimumBytesPerSecond: Int64) {
-    let held = max(0, request.resume?.offset ?? 0)
+    // A resumed request starts with the whole size too: the server may answer with the whole
+    // body (a 200, or a restart without a range); a 206 tightens it to what is left.
     let most = max(0, request.expectedSize.map { min($0, request.maxBytes) } ?? request.maxBytes)
     self.init(
-      timeout: request.timeout, bytes: max(0, most - min(held, most)),
+      timeout: request.timeout, bytes: most,
       minimumBytesPerSecond: minimumBytesPerSecond)
   }
 
