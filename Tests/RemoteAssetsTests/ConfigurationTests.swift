@@ -161,4 +161,67 @@ import Testing
     #expect(ConfigValues.isLoopback(host: "[::1]"))
     #expect(!ConfigValues.isLoopback(host: "example.com"))
   }
+
+  /// A header value with a control byte (after `${ENV}` expansion) is refused without printing
+  /// the value or any part of it.
+  @Test func headerValueWithAControlByteIsRefusedUnquoted() {
+    for value in ["q9abc\u{01}", "q9tok\u{1B}[31m", "q9a\u{7F}bcdef", "q9x\ny", "q9zz\u{0}"] {
+      let p = problems(
+        """
+        { "appVersion": "1", "assets": [
+          { "id": "a", "remote": "https://x.example/a",
+            "headers": { "Authorization": "Bearer ${TOK}" } } ] }
+        """, env: ["TOK": value])
+      #expect(p.count == 1, "\(value.debugDescription): \(p)")
+      #expect(p.first?.path == "assets[0].headers.Authorization")
+      #expect(p.first?.line == 3)
+      #expect(p.first?.message.contains("control byte") == true)
+      let rendered = ConfigurationError(file: "f.json", problems: p).description
+      #expect(!rendered.contains("q9"), "\(rendered)")
+    }
+    // A tab is allowed in HTTP field values.
+    #expect(ConfigReader.headerValueProblem("a\tb") == nil)
+  }
+
+  /// Key names can hold anything: the rendered error never carries a raw escape or bidi control.
+  @Test func keyNamesAreSanitizedWhenRendered() {
+    let p = problems(
+      #"{ "appVersion": "1", "\u001b]0;owned\u0007\u202e": 1, "assets": [] }"#)
+    let text = ConfigurationError(file: "f\u{1B}.json", problems: p).description
+    #expect(!p.isEmpty)
+    #expect(text.contains("f.json:1: ]0;owned: unknown field"), "\(text)")
+    #expect(
+      !text.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 || $0.value == 0x202E })
+  }
+
+  /// Every problem has a line, even about a member that is missing.
+  @Test func missingMembersNameTheirObjectsLine() {
+    let p = problems("{\n\"assets\": [\n{ \"remote\": \"https://x.example/a\" }\n] }")
+    #expect(p.first { $0.path == "appVersion" }?.line == 1)
+    #expect(p.first { $0.path == "assets[0].id" }?.line == 3)
+    #expect(p.allSatisfy { $0.line != nil })
+  }
+
+  /// `--config` pointing at a FIFO, a folder or a huge file is an error, never a hang.
+  @Test func onlyRegularFilesOfSaneSizeAreRead() throws {
+    let dir = TempDir()
+    defer { dir.remove() }
+    let fifo = dir.url.appendingPathComponent("fifo.json").path
+    #expect(mkfifo(fifo, 0o600) == 0)
+    for path in [fifo, dir.path, "/dev/zero"] {
+      #expect {
+        try ConfigurationLoader.load(path: path)
+      } throws: { error in
+        (error as? ConfigurationError)?.problems.first?.message.contains("not a regular file")
+          == true
+      }
+    }
+    let big = dir.url.appendingPathComponent("big.json")
+    try Data(count: ConfigurationLoader.maxFileBytes + 1).write(to: big)
+    #expect {
+      try ConfigurationLoader.load(path: big.path)
+    } throws: { error in
+      (error as? ConfigurationError)?.problems.first?.message.contains("larger than") == true
+    }
+  }
 }

@@ -32,8 +32,11 @@ struct ConfigReader {
     "id", "remote", "bundled", "format", "essential", "size", "sha256",
   ])
 
+  /// The line of the object being read, for problems about a member that is missing.
+  var currentLine = 1
+
   mutating func problem(_ path: String, _ value: LocatedJSON?, _ message: String) {
-    problems.append(ConfigProblem(path: path, line: value?.line, message: message))
+    problems.append(ConfigProblem(path: path, line: value?.line ?? currentLine, message: message))
   }
 
   mutating func read(
@@ -43,23 +46,34 @@ struct ConfigReader {
       problem("", root, "the top level must be an object, not \(root.typeName)")
       return nil
     }
+    currentLine = root.line
     checkKeys(root, allowed: Self.topKeys, at: "")
     let appVersion =
       appVersionOverride ?? string(root["appVersion"], at: "appVersion", required: true) ?? ""
+    checkAppVersion(appVersion, value: appVersionOverride == nil ? root["appVersion"] : nil)
     let cacheText =
       cacheDirectoryOverride ?? string(root["cacheDirectory"], at: "cacheDirectory")
       ?? ".assetwatch-cache"
-    let cacheDirectory = resolvePath(cacheText)
+    let cacheDirectory =
+      checkPathText(cacheText, at: "cacheDirectory", value: root["cacheDirectory"])
+      ? resolvePath(cacheText) : baseDirectory
     var manifest: URL?
     if let text = string(root["manifest"], at: "manifest") {
       manifest = remoteURL(text, at: "manifest", value: root["manifest"], allowInsecure: false)
     }
     var defaults = Defaults()
     if let d = root["defaults"] { defaults = readDefaults(d) }
-    let maxTransfers =
-      integer(root["maxConcurrentTransfers"], at: "maxConcurrentTransfers").map(Int.init) ?? 4
-    if maxTransfers < 1 {
-      problem("maxConcurrentTransfers", root["maxConcurrentTransfers"], "must be at least 1")
+    currentLine = root.line
+    var maxTransfers = 4
+    if let v = root["maxConcurrentTransfers"], let n = integer(v, at: "maxConcurrentTransfers") {
+      let range = ConfigLimits.concurrentTransfers
+      if range.contains(n) {
+        maxTransfers = Int(n)
+      } else {
+        problem(
+          "maxConcurrentTransfers", v,
+          "\(n) is out of range (must be between \(range.lowerBound) and \(range.upperBound))")
+      }
     }
 
     var assets: [AssetDefinition] = []
@@ -67,6 +81,7 @@ struct ConfigReader {
       if case .array(let items, _) = list {
         var seen: [String: Int] = [:]
         for (i, item) in items.enumerated() {
+          currentLine = item.line
           guard let asset = readAsset(item, at: "assets[\(i)]", defaults: defaults) else {
             continue
           }
@@ -82,6 +97,7 @@ struct ConfigReader {
         problem("assets", list, "must be an array, not \(list.typeName)")
       }
     } else if manifest == nil {
+      currentLine = root.line
       problem("assets", nil, "is missing (list at least one asset, or give a manifest)")
     }
     guard problems.isEmpty else { return nil }
@@ -102,6 +118,7 @@ struct ConfigReader {
       problem("defaults", value, "must be an object, not \(value.typeName)")
       return d
     }
+    currentLine = value.line
     checkKeys(value, allowed: Self.defaultKeys, at: "defaults")
     applyCommon(value, at: "defaults", into: &d)
     return d
@@ -114,33 +131,40 @@ struct ConfigReader {
       case "live": d.refresh = .live
       case "manual", "never": d.refresh = .manual
       default:
-        if let s = ConfigValues.duration(text), s > 0 {
-          d.refresh = .every(s)
-        } else {
+        if ConfigValues.duration(text) == nil {
           problem(
             "\(path).refreshEvery", v,
-            "\"\(text)\" is not a duration (use 250ms, 30s, 5m, 1h, live or manual)")
+            "\"\(TerminalText.sanitize(text, maxLength: 40))\" is not a duration (use 250ms, 30s, 5m, 1h, live or manual)"
+          )
+        } else if let s = duration(
+          v, text, at: "\(path).refreshEvery", range: ConfigLimits.refreshEvery)
+        {
+          d.refresh = .every(s)
         }
       }
     }
     if let v = value["ttl"], let text = string(v, at: "\(path).ttl") {
       if text == "server" {
         d.ttl = .server(fallback: d.ttl.baseSeconds)
-      } else if let s = duration(v, text, at: "\(path).ttl") {
+      } else if let s = duration(v, text, at: "\(path).ttl", range: ConfigLimits.freshness) {
         d.ttl = .seconds(s)
       }
     }
     if let v = value["maxStale"], let text = string(v, at: "\(path).maxStale"),
-      let s = duration(v, text, at: "\(path).maxStale")
+      let s = duration(v, text, at: "\(path).maxStale", range: ConfigLimits.freshness)
     {
       d.maxStale = s
     }
     if let v = value["timeout"], let text = string(v, at: "\(path).timeout"),
-      let s = duration(v, text, at: "\(path).timeout")
+      let s = duration(v, text, at: "\(path).timeout", range: ConfigLimits.timeout)
     {
-      if s <= 0 { problem("\(path).timeout", v, "must be more than 0") } else { d.timeout = s }
+      d.timeout = s
     }
-    if let v = value["maxBytes"], let n = size(v, at: "\(path).maxBytes") { d.maxBytes = n }
+    if let v = value["maxBytes"],
+      let n = size(v, at: "\(path).maxBytes", range: ConfigLimits.maxBytes)
+    {
+      d.maxBytes = n
+    }
     if let v = value["allowInsecure"], let b = bool(v, at: "\(path).allowInsecure") {
       d.allowInsecure = b
     }
@@ -156,6 +180,7 @@ struct ConfigReader {
       problem(path, value, "must be an object, not \(value.typeName)")
       return nil
     }
+    currentLine = value.line
     checkKeys(value, allowed: Self.assetKeys, at: path)
     let before = problems.count
     let id = string(value["id"], at: "\(path).id", required: true) ?? ""
@@ -170,14 +195,17 @@ struct ConfigReader {
         text, at: "\(path).remote", value: value["remote"], allowInsecure: d.allowInsecure)
     }
     var bundled: BundledSource?
-    if let text = string(value["bundled"], at: "\(path).bundled") {
+    if let text = string(value["bundled"], at: "\(path).bundled"),
+      checkPathText(text, at: "\(path).bundled", value: value["bundled"])
+    {
       let url = resolvePath(text)
       if FileManager.default.isReadableFile(atPath: url.path) {
         bundled = .file(url)
       } else {
         problem(
           "\(path).bundled", value["bundled"],
-          "\"\(text)\" does not exist or cannot be read (looked at \(url.path))")
+          "\"\(TerminalText.sanitize(text))\" does not exist or cannot be read (looked at \(TerminalText.sanitize(url.path)))"
+        )
       }
     }
     if remote == nil && bundled == nil && problems.count == before {
@@ -189,11 +217,14 @@ struct ConfigReader {
       if !AssetFormat.builtIn.contains(format) {
         problem(
           "\(path).format", value["format"],
-          "\"\(text)\" is not a format (use json, text, png, jpeg or binary)")
+          "\"\(TerminalText.sanitize(text, maxLength: 40))\" is not a format (use json, text, png, jpeg or binary)"
+        )
       }
     }
     let essential = value["essential"].flatMap { bool($0, at: "\(path).essential") } ?? false
-    let expectedSize = value["size"].flatMap { size($0, at: "\(path).size") }
+    let expectedSize = value["size"].flatMap {
+      size($0, at: "\(path).size", range: ConfigLimits.size)
+    }
     var sha: String?
     if let v = value["sha256"], let text = string(v, at: "\(path).sha256") {
       let lower = text.lowercased()
@@ -222,10 +253,22 @@ struct ConfigReader {
 
   mutating func checkKeys(_ value: LocatedJSON, allowed: Set<String>, at path: String) {
     guard case .object(let members, _) = value else { return }
-    for (key, member) in members where !allowed.contains(key) {
-      let near = allowed.first { editDistance($0.lowercased(), key.lowercased()) <= 2 }
+    var seen: [String: Int] = [:]
+    for (key, member) in members {
+      let memberPath = path.isEmpty ? key : "\(path).\(key)"
+      if let first = seen[key] {
+        // The last one would silently win: say so rather than guess which was meant.
+        problem(memberPath, member, "is given twice (first on line \(first))")
+        continue
+      }
+      seen[key] = member.line
+      guard !allowed.contains(key) else { continue }
+      // Long keys cannot be near a known one; skipping them keeps the hint cheap.
+      let near =
+        key.count > 40
+        ? nil : allowed.sorted().first { editDistance($0.lowercased(), key.lowercased()) <= 2 }
       let hint = near.map { " (did you mean \"\($0)\"?)" } ?? ""
-      problem(path.isEmpty ? key : "\(path).\(key)", member, "unknown field\(hint)")
+      problem(memberPath, member, "unknown field\(hint)")
     }
   }
 
@@ -249,33 +292,79 @@ struct ConfigReader {
     return b
   }
 
-  mutating func integer(_ value: LocatedJSON?, at path: String) -> Int64? {
-    guard let value else { return nil }
-    guard case .number(let n, _, _) = value, n == n.rounded(), abs(n) < 9e15 else {
-      problem(path, value, "must be a whole number")
+  /// A whole number in ±9e15 (exact in a Double, so the conversion cannot trap).
+  mutating func integer(_ value: LocatedJSON, at path: String) -> Int64? {
+    guard case .number(let n, let text, _) = value else {
+      problem(path, value, "must be a whole number, not \(value.typeName)")
+      return nil
+    }
+    guard n == n.rounded(), abs(n) < 9e15 else {
+      problem(
+        path, value, "\(TerminalText.sanitize(text, maxLength: 40)) is not a whole number in range")
       return nil
     }
     return Int64(n)
   }
 
-  mutating func duration(_ value: LocatedJSON, _ text: String, at path: String) -> TimeInterval? {
+  /// A duration string within `range`.
+  mutating func duration(
+    _ value: LocatedJSON, _ text: String, at path: String, range: ClosedRange<TimeInterval>
+  ) -> TimeInterval? {
+    let shown = TerminalText.sanitize(text, maxLength: 40)
     guard let s = ConfigValues.duration(text) else {
-      problem(path, value, "\"\(text)\" is not a duration (use 250ms, 30s, 5m, 1h)")
+      problem(path, value, "\"\(shown)\" is not a duration (use 250ms, 30s, 5m, 1h)")
+      return nil
+    }
+    guard range.contains(s) else {
+      problem(path, value, "\"\(shown)\" is out of range (must be \(ConfigLimits.describe(range)))")
       return nil
     }
     return s
   }
 
-  mutating func size(_ value: LocatedJSON, at path: String) -> Int64? {
+  /// A byte count (a JSON number, or a string like `64MiB`) within `range`.
+  mutating func size(_ value: LocatedJSON, at path: String, range: ClosedRange<Int64>) -> Int64? {
+    let n: Int64?
+    let shown: String
     switch value {
-    case .number(let n, _, _) where n >= 0 && n == n.rounded(): return Int64(n)
+    case .number(let d, let text, _):
+      n = ConfigValues.wholeBytes(d)
+      shown = TerminalText.sanitize(text, maxLength: 40)
     case .string(let s, _):
-      if let n = ConfigValues.size(s) { return n }
-      problem(path, value, "\"\(s)\" is not a size (use bytes, or 512KiB, 64MiB, 1GiB)")
+      n = ConfigValues.size(s)
+      shown = "\"\(TerminalText.sanitize(s, maxLength: 40))\""
     default:
-      problem(path, value, "must be a size in bytes or a string like \"64MiB\"")
+      problem(
+        path, value, "must be a size in bytes or a string like \"64MiB\", not \(value.typeName)")
+      return nil
     }
-    return nil
+    guard let n, range.contains(n) else {
+      problem(
+        path, value,
+        "\(shown) is not a size in range (use a whole number of bytes, or 512KiB, 64MiB, 1GiB; must be \(ConfigLimits.describe(range)))"
+      )
+      return nil
+    }
+    return n
+  }
+
+  /// Refuses an app version with control or invisible characters (it is shown and stored).
+  mutating func checkAppVersion(_ version: String, value: LocatedJSON?) {
+    if version.count > ConfigLimits.appVersionLength {
+      problem("appVersion", value, "is longer than \(ConfigLimits.appVersionLength) characters")
+    } else if TerminalText.sanitize(version) != version {
+      problem("appVersion", value, "must not contain control or invisible characters")
+    }
+  }
+
+  /// Refuses a path with control characters (a NUL cannot be passed to the file system at all).
+  @discardableResult
+  mutating func checkPathText(_ text: String, at path: String, value: LocatedJSON?) -> Bool {
+    if text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+      problem(path, value, "must not contain control characters")
+      return false
+    }
+    return true
   }
 
   mutating func headers(_ value: LocatedJSON, at path: String, inherited: [HeaderField])
@@ -286,7 +375,12 @@ struct ConfigReader {
       return inherited
     }
     var result = inherited
+    var seen: Set<String> = []
     for (name, v) in members {
+      guard seen.insert(name.lowercased()).inserted else {
+        problem("\(path).\(name)", v, "is given twice (header names ignore case)")
+        continue
+      }
       guard case .string(let template, _) = v else {
         problem("\(path).\(name)", v, "must be a string")
         continue
@@ -299,9 +393,9 @@ struct ConfigReader {
       }
       switch ConfigValues.expand(template, environment: environment) {
       case .success(let expanded):
-        if expanded.utf8.contains(where: { $0 == 10 || $0 == 13 || $0 == 0 }) {
-          // Never echo the value: it may hold a secret.
-          problem("\(path).\(name)", v, "the expanded value contains a line break")
+        if let why = Self.headerValueProblem(expanded) {
+          // Never echo the value, nor part of it: it may hold a secret.
+          problem("\(path).\(name)", v, why)
           continue
         }
         result.removeAll { $0.name.lowercased() == name.lowercased() }
@@ -316,6 +410,21 @@ struct ConfigReader {
     return result
   }
 
+  /// Why an expanded header value cannot be sent, without quoting it; nil when it can.
+  ///
+  /// HTTP allows visible characters, spaces, tabs and non-ASCII bytes; every other control byte
+  /// (NUL, CR, LF, ESC, DEL...) is refused here rather than by the HTTP client, whose error would
+  /// quote the value.
+  static func headerValueProblem(_ value: String) -> String? {
+    for (offset, byte) in value.utf8.enumerated()
+    where (byte < 0x20 && byte != 0x09) || byte == 0x7F {
+      let hex = String(byte, radix: 16, uppercase: true)
+      return
+        "the expanded value contains a control byte (0x\(hex.count == 1 ? "0" : "")\(hex) at byte \(offset + 1)); the value is not shown"
+    }
+    return nil
+  }
+
   // MARK: - Paths and URLs
 
   func resolvePath(_ text: String) -> URL {
@@ -327,6 +436,7 @@ struct ConfigReader {
     -> URL?
   {
     if text.hasPrefix("file://") {
+      guard checkPathText(text, at: path, value: value) else { return nil }
       return resolvePath(String(text.dropFirst("file://".count)))
     }
     guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), let host = url.host,
@@ -348,7 +458,8 @@ struct ConfigReader {
     default:
       problem(
         path, value,
-        "unsupported scheme \"\(scheme)\" (use https://, http:// to loopback, or file://)")
+        "unsupported scheme \"\(TerminalText.sanitize(scheme, maxLength: 20))\" (use https://, http:// to loopback, or file://)"
+      )
     }
     return nil
   }

@@ -3,19 +3,27 @@ import Foundation
 /// Parsers for the config file's value syntaxes: durations, sizes, ids, `${ENV}` templates, hosts.
 public enum ConfigValues {
   /// Parses `250ms`, `30s`, `5m`, `1h`, `2d` (or a bare number of seconds) into seconds.
+  ///
+  /// Returns nil for anything that is not a finite, non-negative decimal number with an optional
+  /// unit (`inf`, `nan` and hexadecimal floats are refused). The range is the caller's to check
+  /// (see ``ConfigLimits``).
   public static func duration(_ text: String) -> TimeInterval? {
     let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86400)]
     let t = text.trimmingCharacters(in: .whitespaces)
     for (suffix, factor) in units where t.hasSuffix(suffix) {
-      let number = t.dropLast(suffix.count)
       // "5ms" also ends in "s": only accept if the remainder is a plain number.
-      if let v = Double(number), v >= 0, v.isFinite { return v * factor }
+      if let v = decimal(t.dropLast(suffix.count)) {
+        let seconds = v * factor
+        return seconds.isFinite ? seconds : nil
+      }
     }
-    if let v = Double(t), v >= 0, v.isFinite { return v }
-    return nil
+    return decimal(Substring(t))
   }
 
   /// Parses `1048576`, `512KiB`, `64MiB`, `1GiB` (also `KB`/`MB`/`GB` as powers of 1000).
+  ///
+  /// Returns nil unless the result is a whole, non-negative number of bytes that fits in `Int64`
+  /// (`1e30GiB`, `infB`, `0.5B` and `-1` are all nil). The range is the caller's to check.
   public static func size(_ text: String) -> Int64? {
     let units: [(String, Double)] = [
       ("KiB", 1024), ("MiB", 1_048_576), ("GiB", 1_073_741_824), ("TiB", 1_099_511_627_776),
@@ -23,11 +31,29 @@ public enum ConfigValues {
     ]
     let t = text.trimmingCharacters(in: .whitespaces)
     for (suffix, factor) in units where t.hasSuffix(suffix) {
-      if let v = Double(t.dropLast(suffix.count).trimmingCharacters(in: .whitespaces)), v >= 0 {
-        return Int64(v * factor)
+      if let v = decimal(t.dropLast(suffix.count).trimmingCharacters(in: .whitespaces)[...]) {
+        return wholeBytes(v * factor)
       }
     }
-    return Int64(t).flatMap { $0 >= 0 ? $0 : nil }
+    return decimal(Substring(t)).flatMap(wholeBytes)
+  }
+
+  /// `bytes` as an `Int64` when it is a whole number in 0...Int64.max (exactly representable).
+  static func wholeBytes(_ bytes: Double) -> Int64? {
+    // 2^63 is the first Double past Int64.max; anything at or above it would trap.
+    guard bytes.isFinite, bytes >= 0, bytes < 9_223_372_036_854_775_808.0,
+      bytes == bytes.rounded()
+    else { return nil }
+    return Int64(bytes)
+  }
+
+  /// A plain non-negative decimal number (`12`, `0.5`, `1e3`): no sign, `inf`, `nan` or hex.
+  static func decimal(_ text: Substring) -> Double? {
+    guard let first = text.first, first.isASCII, first.isNumber || first == ".",
+      text.allSatisfy({ $0.isASCII && ($0.isNumber || "eE.+-".contains($0)) })
+    else { return nil }
+    guard let v = Double(text), v.isFinite, v >= 0 else { return nil }
+    return v
   }
 
   /// Why `id` is not a valid asset id, or nil when it is (`[a-z0-9][a-z0-9._-]{0,63}`).

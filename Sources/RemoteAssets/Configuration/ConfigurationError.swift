@@ -14,7 +14,13 @@ public struct ConfigProblem: Sendable, Equatable, CustomStringConvertible {
     self.message = message
   }
 
-  public var description: String { path.isEmpty ? message : "\(path): \(message)" }
+  /// `path: message` (or the message alone for the whole file), with control, bidi and invisible
+  /// characters removed: a key name in the file can hold anything, and this text reaches a terminal.
+  public var description: String {
+    let cleanMessage = TerminalText.sanitize(message, maxLength: 1000)
+    return path.isEmpty
+      ? cleanMessage : "\(TerminalText.sanitize(path, maxLength: 200)): \(cleanMessage)"
+  }
 }
 
 /// A config file that cannot be used, with every problem found in it.
@@ -32,9 +38,11 @@ public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConver
     self.problems = problems
   }
 
-  /// One line per problem, each naming the file, line, JSON path and what is wrong.
+  /// One line per problem, each naming the file, line, JSON path and what is wrong (all of it
+  /// sanitized for a terminal).
   public var lines: [String] {
-    problems.map { p in
+    let file = TerminalText.sanitize(self.file, maxLength: 1000)
+    return problems.map { p in
       let location = p.line.map { "\(file):\($0)" } ?? file
       return "\(location): \(p.description)"
     }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Reads an AssetWatch config file (DESIGN §3) into an ``EngineConfiguration``, collecting every
+/// Reads an AssetWatch config file into an ``EngineConfiguration``, collecting every
 /// problem rather than stopping at the first.
 ///
 /// ```swift
@@ -20,13 +20,11 @@ public enum ConfigurationLoader {
     appVersionOverride: String? = nil, cacheDirectoryOverride: String? = nil
   ) throws(ConfigurationError) -> EngineConfiguration {
     let data: Data
-    do {
-      data = try Data(contentsOf: URL(fileURLWithPath: path))
-    } catch {
-      let reason =
-        FileManager.default.fileExists(atPath: path) ? "cannot be read" : "does not exist"
+    switch readConfigFile(path) {
+    case .success(let bytes): data = bytes
+    case .failure(let reason):
       throw ConfigurationError(
-        file: path, problems: [ConfigProblem(path: "", line: nil, message: "the file \(reason)")])
+        file: path, problems: [ConfigProblem(path: "", line: nil, message: reason.message)])
     }
     return try parse(
       data, path: path, environment: environment, appVersionOverride: appVersionOverride,
@@ -59,5 +57,53 @@ public enum ConfigurationLoader {
       cacheDirectoryOverride: cacheDirectoryOverride)
     if let config, reader.problems.isEmpty { return config }
     throw ConfigurationError(file: path, problems: reader.problems)
+  }
+
+  /// The largest config file read (a config is a few kilobytes; this stops `/dev/zero`).
+  public static let maxFileBytes = 4 << 20
+
+  struct ReadFailure: Error {
+    var message: String
+  }
+
+  /// Reads a regular file of at most ``maxFileBytes``, never blocking on a FIFO or a device.
+  static func readConfigFile(_ path: String) -> Result<Data, ReadFailure> {
+    let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+    guard fd >= 0 else {
+      let reason =
+        errno == ENOENT ? "does not exist" : "cannot be read (\(String(cString: strerror(errno))))"
+      return .failure(ReadFailure(message: "the file \(reason)"))
+    }
+    defer { close(fd) }
+    var info = stat()
+    guard fstat(fd, &info) == 0 else {
+      return .failure(ReadFailure(message: "the file cannot be read"))
+    }
+    guard (info.st_mode & S_IFMT) == S_IFREG else {
+      return .failure(ReadFailure(message: "is not a regular file"))
+    }
+    guard info.st_size <= maxFileBytes else {
+      return .failure(
+        ReadFailure(message: "the file is larger than \(ByteCountText.format(Int64(maxFileBytes)))")
+      )
+    }
+    var data = Data()
+    var buffer = [UInt8](repeating: 0, count: 64 << 10)
+    while true {
+      let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+      if n < 0 {
+        if errno == EINTR { continue }
+        return .failure(
+          ReadFailure(message: "the file cannot be read (\(String(cString: strerror(errno))))"))
+      }
+      if n == 0 { break }
+      data.append(contentsOf: buffer[0..<n])
+      if data.count > maxFileBytes {
+        return .failure(
+          ReadFailure(
+            message: "the file is larger than \(ByteCountText.format(Int64(maxFileBytes)))"))
+      }
+    }
+    return .success(data)
   }
 }

@@ -60,6 +60,11 @@ indirect enum LocatedJSON: Sendable {
   }
 
   private struct Parser {
+    func hexByte(_ b: UInt8) -> String {
+      let digits = Array("0123456789ABCDEF")
+      return String([digits[Int(b >> 4)], digits[Int(b & 15)]])
+    }
+
     let bytes: [UInt8]
     var index = 0
     var line = 1
@@ -101,7 +106,11 @@ indirect enum LocatedJSON: Sendable {
         try expectWord("null")
         return .null(line: startLine)
       case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
-      default: throw error("unexpected character '\(Character(UnicodeScalar(bytes[index])))'")
+      default:
+        let b = bytes[index]
+        let shown =
+          (0x21..<0x7F).contains(b) ? "'\(Character(UnicodeScalar(b)))'" : "byte 0x\(hexByte(b))"
+        throw error("unexpected \(shown)")
       }
     }
 
@@ -185,7 +194,7 @@ indirect enum LocatedJSON: Sendable {
           }
           return s
         }
-        if b < 0x20 { throw error("control character in a string") }
+        if b < 0x20 { throw error("control character (byte 0x\(hexByte(b))) in a string") }
         if b == UInt8(ascii: "\\") {
           index += 1
           guard index < bytes.count else { break }
@@ -209,23 +218,46 @@ indirect enum LocatedJSON: Sendable {
       throw error("unterminated string")
     }
 
+    /// Four hexadecimal digits (exactly: no sign, no spaces).
     mutating func hex4() throws(SyntaxError) -> UInt32 {
-      guard index + 4 <= bytes.count,
-        let s = String(bytes: bytes[index..<index + 4], encoding: .ascii),
-        let v = UInt32(s, radix: 16)
-      else { throw error("invalid \\u escape") }
+      guard index + 4 <= bytes.count else { throw error("invalid \\u escape") }
+      var v: UInt32 = 0
+      for b in bytes[index..<index + 4] {
+        guard let digit = Self.hexValue(b) else { throw error("invalid \\u escape") }
+        v = v << 4 | digit
+      }
       index += 4
       return v
     }
 
+    static func hexValue(_ b: UInt8) -> UInt32? {
+      switch b {
+      case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt32(b - UInt8(ascii: "0"))
+      case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt32(b - UInt8(ascii: "a") + 10)
+      case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt32(b - UInt8(ascii: "A") + 10)
+      default: nil
+      }
+    }
+
+    /// A `\uXXXX` escape (the `\u` already read), joining a UTF-16 surrogate pair. A lone or
+    /// mismatched surrogate is a syntax error, not a crash.
     mutating func parseUnicodeEscape() throws(SyntaxError) -> [UInt8] {
       var v = try hex4()
-      if (0xD800...0xDBFF).contains(v), index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
-        bytes[index + 1] == UInt8(ascii: "u")
-      {
+      if (0xDC00...0xDFFF).contains(v) {
+        throw error("a \\u escape holds a lone low surrogate (\\u\(String(v, radix: 16)))")
+      }
+      if (0xD800...0xDBFF).contains(v) {
+        guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
+          bytes[index + 1] == UInt8(ascii: "u")
+        else {
+          throw error("a \\u escape holds a lone high surrogate (\\u\(String(v, radix: 16)))")
+        }
         index += 2
         let low = try hex4()
-        v = 0x10000 + ((v - 0xD800) << 10) + (low &- 0xDC00)
+        guard (0xDC00...0xDFFF).contains(low) else {
+          throw error("a high surrogate \\u escape is not followed by a low surrogate")
+        }
+        v = 0x10000 + ((v - 0xD800) << 10) + (low - 0xDC00)
       }
       guard let scalar = UnicodeScalar(v) else { throw error("invalid \\u escape") }
       return Array(String(Character(scalar)).utf8)
@@ -237,6 +269,8 @@ indirect enum LocatedJSON: Sendable {
       while index < bytes.count, "+-0123456789.eE".utf8.contains(bytes[index]) { index += 1 }
       let text = String(decoding: bytes[start..<index], as: UTF8.self)
       guard let value = Double(text) else { throw error("invalid number '\(text)'") }
+      // 1e400 parses as infinity: no config value is that large, and infinity traps conversions.
+      guard value.isFinite else { throw error("the number '\(text)' is out of range") }
       return .number(value, text: text, line: startLine)
     }
   }

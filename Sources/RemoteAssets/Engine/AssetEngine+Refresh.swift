@@ -284,7 +284,7 @@ extension AssetEngine {
       records[id]?.entry.nextAttemptAt = nextScheduledCheck(definition, after: now)
       return .failed(error)
     }
-    let failures = record.entry.consecutiveFailures + 1
+    let failures = Backoff.failureCount(after: record.entry.consecutiveFailures)
     let next: Date?
     if error.stopsAutoRefresh {
       records[id]?.autoRefreshBlocked = true

@@ -87,6 +87,6 @@ struct AssetRecord: Sendable {
     s.activity = activity
     s.paused = paused
     s.history = history
-    return s
+    return s.sanitizedForDisplay()  // server and disk text is cleaned once, here, for every sink
   }
 }

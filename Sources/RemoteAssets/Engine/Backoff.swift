@@ -17,13 +17,29 @@ public struct Backoff: Sendable, Equatable {
   ///
   /// Delay = random(0, min(cap, base * 2^failures)), but never less than `retryAfter` (itself
   /// clamped to `cap`, so a hostile server cannot park the asset for days).
+  ///
+  /// Total for any input: a failure count of `Int.max`, a NaN or infinite `retryAfter` or
+  /// `random`, or a policy with a negative or non-finite base or cap still give a finite delay in
+  /// `0...cap` (a non-finite cap counts as one day), so the caller's date arithmetic cannot trap.
   public func delay(
     failures: Int, retryAfter: TimeInterval?, random: Double = Double.random(in: 0...1)
   ) -> TimeInterval {
+    let cap = self.cap.isFinite ? max(self.cap, 0) : 86400
     let exponent = Double(min(max(failures, 1), 30))
-    let window = min(cap, base * pow(2, exponent))
-    let jittered = window * min(max(random, 0), 1)
-    guard let retryAfter else { return jittered }
-    return max(jittered, min(retryAfter, cap))
+    let window = min(cap, Self.finite(base) * pow(2, exponent))
+    let jittered = window * (random.isNaN ? 1 : min(max(random, 0), 1))
+    guard let retryAfter, !retryAfter.isNaN else { return jittered }
+    return max(jittered, min(max(retryAfter, 0), cap))
+  }
+
+  /// The failure count after one more failure: saturates at `Int.max` instead of trapping (an
+  /// entry file can hold any count).
+  public static func failureCount(after failures: Int) -> Int {
+    let (next, overflow) = max(failures, 0).addingReportingOverflow(1)
+    return overflow ? Int.max : next
+  }
+
+  private static func finite(_ seconds: TimeInterval) -> TimeInterval {
+    seconds.isFinite ? max(seconds, 0) : 0
   }
 }

@@ -20,13 +20,26 @@ public struct Manifest: Sendable, Equatable, Codable {
   ///
   /// - Throws: ``FetchError`` `.validation` naming what is wrong.
   public static func parse(_ data: Data) throws -> Manifest {
-    let manifest: Manifest
+    var manifest: Manifest
     do {
       manifest = try JSONDecoder().decode(Manifest.self, from: data)
     } catch {
       throw FetchError(.validation, "the manifest is not valid: \(error)")
     }
+    // Versions are shown and stored: keep only text safe for a terminal.
+    manifest.version = manifest.version.map { TerminalText.sanitize($0, maxLength: 64) }
+    for i in manifest.assets.indices {
+      manifest.assets[i].version = manifest.assets[i].version.map {
+        TerminalText.sanitize($0, maxLength: 64)
+      }
+    }
     for entry in manifest.assets {
+      if let size = entry.size, !ConfigLimits.size.contains(size) {
+        throw FetchError(
+          .validation,
+          "the manifest's size for \(entry.id) is out of range (must be \(ConfigLimits.describe(ConfigLimits.size)))"
+        )
+      }
       if let why = ConfigValues.idProblem(entry.id) {
         throw FetchError(.validation, "the manifest names an asset id that \(why)")
       }

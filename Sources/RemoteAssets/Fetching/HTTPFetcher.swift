@@ -10,9 +10,20 @@ import Synchronization
 ///
 /// Redirects are followed here, not by the client: at most 5, never https -> http (unless the asset
 /// allows insecure), never to another scheme, no cycles; a 304 carrying `Location` is refused.
+///
+/// Three limits bound every transfer, and the `.timeout` error says which one was hit:
+/// - the response head must arrive within `timeout` (per redirect hop);
+/// - the body must keep ``minimumBytesPerSecond``, averaged over each `timeout` window;
+/// - the whole transfer (redirects, heads and body) must end within
+///   `timeout + bytes / minimumBytesPerSecond`, where `bytes` is the largest the body can be (the
+///   expected size, else the announced length, else `maxBytes`; 200 bytes for an error body).
+///
+/// Header values never appear in an error: the client's own error descriptions (which can quote
+/// them) are never used, and every message is passed through a ``SecretRedactor``.
 public final class HTTPFetcher: AssetFetcher {
   private let client: HTTPClient
-  /// The least throughput (bytes per second) a body must keep, averaged over each `timeout` window.
+  /// The least throughput (bytes per second) a body must keep, averaged over each `timeout`
+  /// window; also the rate the overall deadline allows for the body.
   public let minimumBytesPerSecond: Int64
   static let maxRedirects = 5
 
@@ -54,42 +65,65 @@ public final class HTTPFetcher: AssetFetcher {
     return scheme == "http" || scheme == "https"
   }
 
+  /// Fetches `request` into `sink` within the three limits above.
+  ///
+  /// - Throws: ``FetchError``, its message free of the request's header values.
   public func fetch(_ request: FetchRequest, into sink: DownloadSink) async throws -> FetchResponse
   {
-    try await withThrowingTaskGroup(of: FetchResponse?.self) { group in
-      group.addTask { try await self.followRedirects(request, sink: sink) }
-      group.addTask {
-        try await self.watchdog(sink: sink, timeout: request.timeout)
-        return nil
+    let redactor = SecretRedactor(headers: request.headers)
+    let deadline = TransferDeadline(for: request, minimumBytesPerSecond: minimumBytesPerSecond)
+    do {
+      return try await withThrowingTaskGroup(of: FetchResponse?.self) { group in
+        group.addTask {
+          try await self.followRedirects(
+            request, sink: sink, deadline: deadline, redactor: redactor)
+        }
+        group.addTask {
+          try await self.watchdog(sink: sink, timeout: request.timeout, deadline: deadline)
+          return nil
+        }
+        defer { group.cancelAll() }
+        while let result = try await group.next() {
+          if let result { return result }
+        }
+        throw FetchError(.network, "the transfer ended without a result")
       }
-      defer { group.cancelAll() }
-      while let result = try await group.next() {
-        if let result { return result }
-      }
-      throw FetchError(.network, "the transfer ended without a result")
+    } catch {
+      throw Self.translate(error, phase: "fetching", redactor: redactor)
     }
   }
 
-  /// Abandons a body that keeps less than the minimum throughput over each `timeout` window.
-  private func watchdog(sink: DownloadSink, timeout: TimeInterval) async throws {
-    let window = Duration.milliseconds(Int64(max(timeout, 0.2) * 1000))
-    let minimum = max(1, Int64(Double(minimumBytesPerSecond) * timeout))
+  /// Abandons a body that keeps less than the minimum throughput over each `timeout` window, and
+  /// any transfer past its overall deadline.
+  private func watchdog(sink: DownloadSink, timeout: TimeInterval, deadline: TransferDeadline)
+    async throws
+  {
+    let seconds = TransferDeadline.clampSeconds(timeout)
+    let window = TransferDeadline.duration(max(seconds, 0.2))
+    let minimum = max(1, Int64(min(Double(minimumBytesPerSecond) * seconds, 1e15)))
     while true {
       try await Task.sleep(for: .milliseconds(100))
-      if let reason = sink.stallReason(window: window, minimumBytes: minimum) {
+      if let reason = deadline.exceededReason() {
         throw FetchError(.timeout, reason)
+      }
+      if let reason = sink.stallReason(window: window, minimumBytes: minimum) {
+        throw FetchError(
+          .timeout, "\(reason), below the minimum \(minimumBytesPerSecond) bytes/s")
       }
     }
   }
 
-  private func followRedirects(_ original: FetchRequest, sink: DownloadSink) async throws
-    -> FetchResponse
-  {
+  private func followRedirects(
+    _ original: FetchRequest, sink: DownloadSink, deadline: TransferDeadline,
+    redactor: SecretRedactor
+  ) async throws -> FetchResponse {
     var url = original.url
     var visited: Set<String> = [url.absoluteString]
     var request = original
     for _ in 0...Self.maxRedirects {
-      switch try await fetchOnce(request, url: url, sink: sink) {
+      switch try await fetchOnce(
+        request, url: url, sink: sink, deadline: deadline, redactor: redactor)
+      {
       case .done(let response):
         return response
       case .restartWithoutRange:
@@ -138,8 +172,10 @@ public final class HTTPFetcher: AssetFetcher {
     case restartWithoutRange
   }
 
-  private func fetchOnce(_ request: FetchRequest, url: URL, sink: DownloadSink) async throws -> Step
-  {
+  private func fetchOnce(
+    _ request: FetchRequest, url: URL, sink: DownloadSink, deadline: TransferDeadline,
+    redactor: SecretRedactor
+  ) async throws -> Step {
     var http = HTTPClientRequest(url: url.absoluteString)
     http.method = .GET
     for header in request.headers {
@@ -162,9 +198,11 @@ public final class HTTPFetcher: AssetFetcher {
     let response: HTTPClientResponse
     do {
       response = try await client.execute(
-        http, timeout: .milliseconds(Int64(request.timeout * 1000)))
+        http, timeout: .milliseconds(TransferDeadline.milliseconds(request.timeout)))
     } catch {
-      throw Self.translate(error, phase: "connecting to \(url.host ?? "the server")")
+      throw Self.translate(
+        error, phase: "connecting to \(url.host ?? "the server")", redactor: redactor,
+        timeout: request.timeout)
     }
     let headers = response.headers
     let metadata = FetchMetadata(
@@ -183,7 +221,8 @@ public final class HTTPFetcher: AssetFetcher {
       }
       return .redirect(location)
     case 200:
-      try await stream(response, request: request, sink: sink, from: 0)
+      try await stream(
+        response, request: request, sink: sink, from: 0, deadline: deadline, redactor: redactor)
       return .done(.downloaded(metadata))
     case 206:
       guard let resume = request.resume else {
@@ -195,7 +234,8 @@ public final class HTTPFetcher: AssetFetcher {
         throw FetchError(.truncated, "the server resumed at the wrong place; starting over")
       }
       try await stream(
-        response, request: request, sink: sink, from: range.start, total: range.total)
+        response, request: request, sink: sink, from: range.start, total: range.total,
+        deadline: deadline, redactor: redactor)
       return .done(.downloaded(metadata))
     case 416:
       // Nothing left to send. The bytes held count as complete only when the server's length is
@@ -214,7 +254,8 @@ public final class HTTPFetcher: AssetFetcher {
       }
       return .done(.downloaded(FetchMetadata(etag: resume.etag)))
     default:
-      let snippet = await Self.errorSnippet(response.body)
+      deadline.limitBody(to: Int64(Self.errorSnippetBytes))
+      let snippet = await Self.errorSnippet(response.body, redactor: redactor)
       let reason = response.status.reasonPhrase
       throw FetchError(
         .http, "HTTP \(status) \(reason)\(snippet.isEmpty ? "" : ": \(snippet)")", status: status,
@@ -226,7 +267,7 @@ public final class HTTPFetcher: AssetFetcher {
   /// the start (anything kept is discarded), a 206 appended after the `start` bytes held.
   private func stream(
     _ response: HTTPClientResponse, request: FetchRequest, sink: DownloadSink, from start: Int64,
-    total: Int64? = nil
+    total: Int64? = nil, deadline: TransferDeadline, redactor: SecretRedactor
   ) async throws {
     if start == 0 { try sink.reset() }
     let lengths = response.headers["Content-Length"]
@@ -236,6 +277,9 @@ public final class HTTPFetcher: AssetFetcher {
     }
     try sink.announce(
       totalBytes: total ?? contentLength, etag: response.headers.first(name: "ETag"))
+    // A server-supplied total can be any Int64: subtract only what cannot overflow.
+    let remaining = total.flatMap { $0 >= start && start >= 0 ? $0 - start : nil }
+    if let length = remaining ?? contentLength { deadline.limitBody(to: length) }
     let chunked = response.headers["Transfer-Encoding"].contains {
       $0.lowercased().contains("chunked")
     }
@@ -246,7 +290,9 @@ public final class HTTPFetcher: AssetFetcher {
     } catch let error as FetchError {
       throw error
     } catch {
-      throw Self.translate(error, phase: "reading the body after \(sink.bytesWritten) bytes")
+      throw Self.translate(
+        error, phase: "reading the body after \(sink.bytesWritten) bytes", redactor: redactor,
+        timeout: request.timeout)
     }
     sink.flushProgress()
     let received = sink.bytesWritten - start
@@ -264,16 +310,41 @@ public final class HTTPFetcher: AssetFetcher {
 
   // MARK: - Helpers
 
-  static func translate(_ error: any Error, phase: String) -> FetchError {
+  /// An error in plain words, never quoting what the HTTP client put in its description (it can
+  /// hold header values), and with every configured header value redacted.
+  ///
+  /// - Parameters:
+  ///   - phase: what was being done ("connecting to cdn.example.com").
+  ///   - redactor: the request's header values.
+  ///   - timeout: the head timeout, named when it is what expired.
+  static func translate(
+    _ error: any Error, phase: String, redactor: SecretRedactor = SecretRedactor(values: []),
+    timeout: TimeInterval? = nil
+  ) -> FetchError {
+    var result = plainError(error, phase: phase, timeout: timeout)
+    result.message = TerminalText.sanitize(redactor.redact(result.message), maxLength: 300)
+    return result
+  }
+
+  private static func plainError(_ error: any Error, phase: String, timeout: TimeInterval?)
+    -> FetchError
+  {
     if let error = error as? FetchError { return error }
     if error is CancellationError { return FetchError(.timeout, "cancelled while \(phase)") }
     if let error = error as? HTTPClientError {
-      if error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout {
-        return FetchError(.timeout, "timed out while \(phase)")
+      if error == .deadlineExceeded {
+        let limit = timeout.map { " (timeout \(DurationText.format($0)))" } ?? ""
+        return FetchError(.timeout, "no response head in time\(limit) while \(phase)")
+      }
+      if error == .readTimeout || error == .connectTimeout {
+        return FetchError(.timeout, "\(error.shortDescription.lowercased()) while \(phase)")
       }
       if error == .remoteConnectionClosed {
         return FetchError(.truncated, "the server closed the connection while \(phase)")
       }
+      // `description` includes associated values: `invalidHeaderFieldValues` quotes the
+      // offending header values whole. `shortDescription` never carries them.
+      return FetchError(.network, "HTTP client error (\(error.shortDescription)) while \(phase)")
     }
     if let error = error as? HTTPParserError {
       return FetchError(.truncated, "malformed or cut response while \(phase) (\(error))")
@@ -284,24 +355,34 @@ public final class HTTPFetcher: AssetFetcher {
     return FetchError(.network, "\(String(describing: error)) while \(phase)")
   }
 
-  /// The first 200 bytes of an error body, for the message (never more is read).
-  static func errorSnippet(_ body: HTTPClientResponse.Body) async -> String {
+  /// How much of an error body is read for the message.
+  static let errorSnippetBytes = 200
+
+  /// The start of an error body, for the message (never more than ``errorSnippetBytes`` is read),
+  /// with header values redacted before it is cut to length.
+  static func errorSnippet(
+    _ body: HTTPClientResponse.Body, redactor: SecretRedactor = SecretRedactor(values: [])
+  ) async -> String {
     var collected = [UInt8]()
     do {
       for try await buffer in body {
-        collected += buffer.readableBytesView.prefix(200 - collected.count)
-        if collected.count >= 200 { break }
+        collected += buffer.readableBytesView.prefix(errorSnippetBytes - collected.count)
+        if collected.count >= errorSnippetBytes { break }
       }
     } catch {}
-    let text = String(decoding: collected, as: UTF8.self)
-    return TerminalText.sanitize(text, maxLength: 120).trimmingCharacters(in: .whitespaces)
+    let text = redactor.redact(String(decoding: collected, as: UTF8.self))
+    return redactor.redact(
+      TerminalText.sanitize(text, maxLength: 120).trimmingCharacters(in: .whitespaces))
   }
 
-  /// `Retry-After` as seconds or an HTTP date, clamped to 0...86400.
+  /// `Retry-After` as delay-seconds (digits only) or an HTTP date, clamped to 0...86400.
   static func retryAfter(_ headers: HTTPHeaders) -> TimeInterval? {
     guard let value = headers.first(name: "Retry-After")?.trimmingCharacters(in: .whitespaces)
     else { return nil }
-    if let seconds = Double(value) { return min(max(seconds, 0), 86400) }
+    if !value.isEmpty, value.utf8.allSatisfy({ (0x30...0x39).contains($0) }) {
+      // Digits only: never inf, nan or negative; a huge count is simply the cap.
+      return min(Double(value) ?? 86400, 86400)
+    }
     guard let date = HTTPDate.parse(value) else { return nil }
     return min(max(date.timeIntervalSinceNow, 0), 86400)
   }
