@@ -33,8 +33,11 @@ let package = Package(
         .product(name: "Metrics", package: "swift-metrics"),
       ]
     ),
-    // The dashboard's pure core: state, reducer, layout, widgets, ScreenBuffer. No curses, no I/O.
-    .target(name: "Dashboard", dependencies: ["AssetModel"]),
+    // The terminal's vocabulary: ScreenBuffer, cells, styles, colours, keys, rectangles, display
+    // width, capabilities and the Widget protocol. Pure; no curses, no I/O (ratatui's core).
+    .target(name: "TerminalCore"),
+    // The dashboard's pure core: state, reducer, layout, widgets. No curses, no I/O.
+    .target(name: "Dashboard", dependencies: ["TerminalCore", "AssetModel"]),
     .systemLibrary(
       name: "CNCurses",
       path: "Sources/CNCurses",
@@ -43,7 +46,7 @@ let package = Package(
     // Restores the terminal from fatal-signal handlers (C, async-signal-safe).
     .target(name: "CTerminalGuard"),
     // The ncurses backend: owns the terminal on one thread.
-    .target(name: "CursesTerminal", dependencies: ["Dashboard", "CNCurses", "CTerminalGuard"]),
+    .target(name: "CursesTerminal", dependencies: ["TerminalCore", "CNCurses", "CTerminalGuard"]),
     // A loopback HTTP origin that simulates a rollout; used by `demo` and the tests.
     .target(
       name: "DemoOrigin",
@@ -69,8 +72,12 @@ let package = Package(
         .product(name: "MetricsTestKit", package: "swift-metrics"),
       ]
     ),
+    .testTarget(name: "TerminalCoreTests", dependencies: ["TerminalCore"]),
     .testTarget(
-      name: "DashboardTests", dependencies: ["Dashboard", "AssetModel"], exclude: ["Snapshots"]),
+      name: "DashboardTests", dependencies: ["Dashboard", "TerminalCore", "AssetModel"],
+      exclude: ["Snapshots"]),
+    .testTarget(
+      name: "CursesTerminalTests", dependencies: ["CursesTerminal", "TerminalCore", "CNCurses"]),
     .testTarget(name: "EndToEndTests", dependencies: ["DemoOrigin", "AssetModel"]),
     .testTarget(name: "DemoOriginTests", dependencies: ["DemoOrigin"]),
   ],

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the whole test suite: installs the system tools the tests use when they are missing
-# (nginx, tmux, curl, the ncurses headers), builds, then runs `swift test`.
+# (nginx, tmux, curl, the ncurses headers), checks that every folder under Tests/ is a declared
+# test target, builds, then runs `swift test`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,6 +24,20 @@ if [ ${#missing[@]} -gt 0 ]; then
         echo "The tests need: ${missing[*]}. Install them with: apt-get install -y ${missing[*]}" >&2
         exit 1
     fi
+fi
+
+# Every folder under Tests/ must be a declared test target, or its tests silently never run.
+undeclared=()
+manifest=$(tr -d ' \t\n' < Package.swift)
+for folder in Tests/*/; do
+    name=$(basename "$folder")
+    [[ "$manifest" == *".testTarget(name:\"$name\""* ]] || undeclared+=("$name")
+done
+if [ ${#undeclared[@]} -gt 0 ]; then
+    for name in "${undeclared[@]}"; do
+        echo "Tests/$name has no .testTarget(name: \"$name\", ...) in Package.swift: its tests would never run. Declare it." >&2
+    done
+    exit 1
 fi
 
 # The end-to-end tests run the built binary, so build it first.

@@ -1,5 +1,5 @@
 import CNCurses
-import Dashboard
+import TerminalCore
 
 /// Maps a `CellStyle` to curses attributes and a colour pair, defining pairs as styles need them.
 ///

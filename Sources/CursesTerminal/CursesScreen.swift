@@ -1,6 +1,7 @@
 import CNCurses
 import CTerminalGuard
 import Foundation
+import TerminalCore
 
 /// The curses screen for one session: opened and closed on the terminal thread, with the signal
 /// guard armed in between so the terminal is restored however the process ends.
@@ -53,8 +54,8 @@ final class CursesScreen {
   }
 
   /// The window's current size in columns and rows.
-  var size: (width: Int, height: Int) {
-    (Int(getmaxx(window)), Int(getmaxy(window)))
+  var size: TerminalSize {
+    TerminalSize(width: Int(getmaxx(window)), height: Int(getmaxy(window)))
   }
 
   /// Ends curses, disarms the guard and puts back the terminal modes saved before it started.

@@ -1,5 +1,4 @@
 import CNCurses
-import Dashboard
 import Foundation
 import Synchronization
 
@@ -65,7 +64,9 @@ public enum CursesTerminal {
   {
     let screen = try CursesScreen.open(wantColor: wantColor)
     defer { screen.close() }
-    app.start(capabilities: screen.capabilities)
+    // Curses sends no KEY_RESIZE at start: without the size now, the app would only learn it
+    // from the first SIGWINCH.
+    app.start(capabilities: screen.capabilities, size: screen.size)
     return TerminalLoop(app: app, screen: screen).run()
   }
 

@@ -1,5 +1,5 @@
 import CNCurses
-import Dashboard
+import TerminalCore
 
 /// Turns what `wget_wch` reported into a `Key`.
 ///

@@ -1,5 +1,5 @@
 import CNCurses
-import Dashboard
+import TerminalCore
 
 /// Draws a `ScreenBuffer` into a curses window and sends it to the terminal in one update.
 final class ScreenPainter {

@@ -1,5 +1,5 @@
-import Dashboard
 import Foundation
+import TerminalCore
 
 /// An app that the curses backend drives: it learns what the terminal can do, takes keys and
 /// produces frames.
@@ -9,8 +9,9 @@ import Foundation
 /// other threads (engine events) must reach the app through a thread-safe inbox (a `Mutex`) that
 /// `frame` drains; keys go back out through, for example, an `AsyncStream` continuation.
 public protocol TerminalApplication: AnyObject {
-  /// Tells the app what the terminal supports, once, before the first `frame` call.
-  func start(capabilities: TerminalCapabilities)
+  /// Tells the app what the terminal supports and how big it is, once, before the first `frame`
+  /// call; later sizes arrive as `Key.resize` keys.
+  func start(capabilities: TerminalCapabilities, size: TerminalSize)
   /// Handles a key that arrived at `now`; returns false to quit.
   func handle(_ key: Key, now: Date) -> Bool
   /// Produces the frame for a terminal of this size; called every loop turn (about 20 times a

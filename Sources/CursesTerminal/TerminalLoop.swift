@@ -1,7 +1,7 @@
 import CNCurses
 import CTerminalGuard
-import Dashboard
 import Foundation
+import TerminalCore
 
 /// The terminal thread's loop: ask the app for a frame, draw it when it changed, wait for keys.
 final class TerminalLoop {

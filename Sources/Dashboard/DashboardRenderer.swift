@@ -1,4 +1,5 @@
 import Foundation
+import TerminalCore
 
 /// Draws a ``DashboardState`` into a ``ScreenBuffer``: a pure function of the state, the size and
 /// the time, so a backend can draw only when the buffer changes.
@@ -10,7 +11,8 @@ public enum DashboardRenderer {
     var buffer = ScreenBuffer(width: width, height: height)
     let context = RenderContext(state: state, now: now)
     guard let layout = ScreenLayout(state: state, width: width, height: height, now: now) else {
-      TooSmallWidget(width: width, height: height, glyphs: context.glyphs).render(into: &buffer)
+      TooSmallWidget(glyphs: context.glyphs)
+        .render(in: Rect(x: 0, y: 0, width: width, height: height), into: &buffer)
       return buffer
     }
     HeaderWidget(context: context).render(in: layout.header, into: &buffer)

@@ -3,6 +3,7 @@ import Dashboard
 import Foundation
 import RemoteAssets
 import Synchronization
+import TerminalCore
 
 /// Engine events waiting for the terminal thread: filled by the async side, drained by `frame`.
 final class EventInbox: Sendable {
@@ -47,10 +48,10 @@ final class DashboardApp: TerminalApplication {
     self.commands = commands
   }
 
-  func start(capabilities: TerminalCapabilities) {
+  func start(capabilities: TerminalCapabilities, size: TerminalSize) {
     options.unicode = options.unicode && capabilities.unicode
     options.color = options.color && capabilities.colors
-    state = DashboardState(options: options)
+    state = DashboardState(options: options, terminalSize: size)
   }
 
   func handle(_ key: Key, now: Date) -> Bool {

@@ -1,5 +1,5 @@
 import CNCurses
-import Dashboard
+import TerminalCore
 import Testing
 
 @testable import CursesTerminal

@@ -1,5 +1,6 @@
 import AssetModel
 import Foundation
+import TerminalCore
 import Testing
 
 @testable import Dashboard
@@ -62,7 +63,21 @@ import Testing
     #expect(state.scrollOffset == 0)
   }
 
-  @Test func pageKeysUseADefaultPageBeforeAnyResize() {
+  @Test func pageKeysMoveByTheVisibleRowsFromTheFirstFrame() {
+    // Curses reports no resize at start: the size the state was created with makes the page.
+    let size = TerminalSize(width: 80, height: 24)
+    var state = Fixtures.loadedState(many(40), withLog: false, terminalSize: size)
+    let page = ScreenLayout(state: state, width: 80, height: 24, now: Fixtures.now)!.tableRows
+    #expect(page != SelectionKeeper.defaultPage, "the test must tell the two pages apart")
+    Fixtures.press([.pageDown], &state)
+    #expect(state.selectedRowHint == page)
+    #expect(state.scrollOffset > 0)  // the selection stays in view
+    Fixtures.press([.resize(width: 80, height: 14), .pageUp], &state)
+    let smaller = ScreenLayout(state: state, width: 80, height: 14, now: Fixtures.now)!.tableRows
+    #expect(state.selectedRowHint == page - smaller, "a later resize changes the page")
+  }
+
+  @Test func pageKeysUseADefaultPageWithoutATerminalSize() {
     var state = Fixtures.loadedState(many(40), withLog: false)
     Fixtures.press([.pageDown], &state)
     #expect(state.selectedRowHint == SelectionKeeper.defaultPage)

@@ -1,5 +1,6 @@
 import AssetModel
 import Foundation
+import TerminalCore
 import Testing
 
 @testable import Dashboard

@@ -1,21 +1,12 @@
 import AssetModel
 import Foundation
+import TerminalCore
 import Testing
 
 @testable import Dashboard
 
-/// Display width, cutting, formatting, and text from servers made harmless.
+/// Cutting, formatting, and text from servers made harmless.
 @Suite struct TextTests {
-  @Test func displayWidthOfScripts() {
-    #expect(DisplayWidth.of("model") == 5)
-    #expect(DisplayWidth.of("設定") == 4)
-    #expect(DisplayWidth.of("한국") == 4)
-    #expect(DisplayWidth.of("ｆｕｌｌ") == 8)
-    #expect(DisplayWidth.of("e\u{301}") == 1)  // e + combining acute
-    #expect(DisplayWidth.of("a\u{200B}b") == 2)  // zero-width space
-    #expect(DisplayWidth.of("🚀") == 2)
-  }
-
   @Test func truncateEndsWithAnEllipsisWithinTheWidth() {
     #expect(TextFit.truncate("feature-flags", to: 8, ellipsis: "…") == "feature…")
     #expect(TextFit.truncate("feature-flags", to: 8, ellipsis: "~") == "feature~")
@@ -91,22 +82,5 @@ import Testing
       DisplayWidth.of(String(line[..<line.range(of: "FRESH")!.lowerBound]))
     }
     #expect(column(wideRow) == column(plainRow))
-  }
-
-  @Test func writingOverHalfAWideCharacterBlanksTheOtherHalf() {
-    var buffer = ScreenBuffer(width: 6, height: 1)
-    buffer.write("設定", x: 0, y: 0)
-    buffer.write("x", x: 1, y: 0)  // over the right half of 設
-    #expect(buffer[0, 0].text == " ")
-    #expect(buffer[1, 0].text == "x")
-    #expect(buffer[2, 0].text == "定")
-    buffer.write("y", x: 2, y: 0)  // over the left half of 定
-    #expect(buffer[3, 0].text == " ")
-  }
-
-  @Test func aWideCharacterThatDoesNotFitLeavesABlank() {
-    var buffer = ScreenBuffer(width: 3, height: 1)
-    #expect(buffer.write("a設", x: 0, y: 0, maxWidth: 2) == 2)
-    #expect(buffer[1, 0].text == " ")
   }
 }

@@ -7,6 +7,7 @@ import Foundation
 /// Assets, in config order: `flags` and `catalog` (JSON with bundled copies), `model` (a
 /// generated binary whose rate a test can throttle), `broken` (answers 503, has a bundled copy).
 /// Every refresh interval is an hour, so after the first round only the tests' keys fetch.
+/// A fixture may add more JSON assets after these (`more-00`, `more-01`, ...) for a long table.
 struct DashboardFixture {
   /// The asset ids in the order the config lists them (the table's default order).
   static let ids = ["flags", "catalog", "model", "broken"]
@@ -16,14 +17,22 @@ struct DashboardFixture {
 
   let origin: LoopbackOrigin
   let folder: Scratch
+  /// How many `more-NN` assets follow the four above.
+  var extraAssets = 0
+
+  /// Every asset id in config order: ``ids``, then the extra assets.
+  var allIDs: [String] {
+    Self.ids + (0..<extraAssets).map { String(format: "more-%02d", $0) }
+  }
 
   /// The config file, relative to ``folder``.
   let configName = "assets.json"
 
-  /// Starts the origin and writes the config, the bundled copies and nothing else.
+  /// Starts the origin and writes the config (with `extraAssets` more assets serving the flags
+  /// document), the bundled copies and nothing else.
   ///
   /// - Throws: The origin's bind error.
-  static func start() async throws -> DashboardFixture {
+  static func start(extraAssets: Int = 0) async throws -> DashboardFixture {
     let origin = try await LoopbackOrigin.start()
     await origin.setResource(
       "/flags.json", body: Data(#"{"beta": true}"#.utf8), contentType: "application/json")
@@ -36,27 +45,33 @@ struct DashboardFixture {
     folder.write("bundled/flags.json", #"{"beta": false}"#)
     folder.write("bundled/catalog.json", #"{"items": []}"#)
     folder.write("bundled/broken.json", "{}")
-    folder.write("assets.json", config(origin.baseURL))
-    return DashboardFixture(origin: origin, folder: folder)
+    var fixture = DashboardFixture(origin: origin, folder: folder)
+    fixture.extraAssets = extraAssets
+    folder.write(
+      "assets.json", config(origin.baseURL, extraIDs: Array(fixture.allIDs.dropFirst(4))))
+    return fixture
   }
 
-  private static func config(_ base: String) -> String {
-    """
-    {
-      "appVersion": "1.0.0",
-      "cacheDirectory": "cache",
-      "defaults": { "refreshEvery": "1h", "ttl": "1h", "maxStale": "2h", "timeout": "20s" },
-      "assets": [
-        { "id": "flags", "remote": "\(base)/flags.json", "bundled": "bundled/flags.json",
-          "format": "json", "essential": true },
-        { "id": "catalog", "remote": "\(base)/catalog.json", "bundled": "bundled/catalog.json",
-          "format": "json" },
-        { "id": "model", "remote": "\(base)/model.bin", "format": "binary", "maxBytes": "64MiB" },
-        { "id": "broken", "remote": "\(base)/broken.json", "bundled": "bundled/broken.json",
-          "format": "json" }
-      ]
+  private static func config(_ base: String, extraIDs: [String]) -> String {
+    let extra = extraIDs.map { id in
+      ",\n    { \"id\": \"\(id)\", \"remote\": \"\(base)/flags.json\", \"format\": \"json\" }"
     }
-    """
+    return """
+      {
+        "appVersion": "1.0.0",
+        "cacheDirectory": "cache",
+        "defaults": { "refreshEvery": "1h", "ttl": "1h", "maxStale": "2h", "timeout": "20s" },
+        "assets": [
+          { "id": "flags", "remote": "\(base)/flags.json", "bundled": "bundled/flags.json",
+            "format": "json", "essential": true },
+          { "id": "catalog", "remote": "\(base)/catalog.json", "bundled": "bundled/catalog.json",
+            "format": "json" },
+          { "id": "model", "remote": "\(base)/model.bin", "format": "binary", "maxBytes": "64MiB" },
+          { "id": "broken", "remote": "\(base)/broken.json", "bundled": "bundled/broken.json",
+            "format": "json" }\(extra.joined())
+        ]
+      }
+      """
   }
 
   /// The argv that runs the dashboard on this fixture's config.
@@ -107,11 +122,11 @@ extension DashboardFixture {
   /// the setup throws.
   static func withDashboard(
     width: Int = 100, height: Int = 30, extra: [String] = [], term: String = "tmux-256color",
-    environment: [String: String] = [:],
+    environment: [String: String] = [:], extraAssets: Int = 0,
     prepare: (DashboardFixture) async throws -> Void = { _ in },
     _ body: (DashboardFixture, TmuxSession) async throws -> Void
   ) async throws {
-    try await withFixture { fixture in
+    try await withFixture(extraAssets: extraAssets) { fixture in
       try await prepare(fixture)
       let tmux = try await fixture.startDashboard(
         width: width, height: height, extra: extra, term: term, environment: environment)
@@ -143,8 +158,10 @@ extension DashboardFixture {
     }
   }
 
-  private static func withFixture(_ body: (DashboardFixture) async throws -> Void) async throws {
-    let fixture = try await start()
+  private static func withFixture(
+    extraAssets: Int = 0, _ body: (DashboardFixture) async throws -> Void
+  ) async throws {
+    let fixture = try await start(extraAssets: extraAssets)
     do {
       try await body(fixture)
     } catch {

@@ -40,6 +40,21 @@ struct DashboardNavigationTests {
     }
   }
 
+  @Test func pageDownMovesByTheVisibleRowsBeforeAnyResize() async throws {
+    // No resize is sent: curses reports none at start, so the dashboard must know its size from
+    // the first frame. A dashboard that did not would page by its default of 10 rows.
+    try await DashboardFixture.withDashboard(extraAssets: 20) { fixture, tmux in
+      let ids = fixture.allIDs
+      try await tmux.waitForTable()
+      let screen = try await tmux.waitForSelection("flags", among: ids)
+      let visible = ids.filter { screen.row($0) != nil }.count
+      try #require(visible < ids.count, "the table must scroll: \(screen.text)")
+      try #require(visible != 10, "a page of 10 would hide the bug")
+      try await tmux.press("NPage")
+      try await tmux.waitForSelection(ids[visible], among: ids)
+    }
+  }
+
   @Test func slashFiltersRowsAndEscapeClearsTheFilter() async throws {
     try await DashboardFixture.withDashboard { _, tmux in
       try await tmux.waitForTable()

@@ -12,11 +12,14 @@ extension TmuxSession {
     }
   }
 
-  /// Waits until exactly `id`'s row is in reverse video (the selection).
+  /// Waits until exactly `id`'s row is in reverse video (the selection), looking at the rows of
+  /// `ids`.
   @discardableResult
-  func waitForSelection(_ id: String) async throws -> TmuxScreen {
+  func waitForSelection(_ id: String, among ids: [String] = DashboardFixture.ids) async throws
+    -> TmuxScreen
+  {
     try await waitFor("\(id) selected (reverse video)") {
-      $0.reversedRows(among: DashboardFixture.ids) == [id]
+      $0.reversedRows(among: ids) == [id]
     }
   }
 

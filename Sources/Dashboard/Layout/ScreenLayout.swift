@@ -1,4 +1,5 @@
 import Foundation
+import TerminalCore
 
 /// Where each part of the screen goes for a terminal size: the vertical split of DESIGN §6.
 ///

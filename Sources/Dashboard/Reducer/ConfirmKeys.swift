@@ -1,5 +1,6 @@
 import AssetModel
 import Foundation
+import TerminalCore
 
 /// Keys while a confirm dialog is open: only `y` confirms, anything else answers No.
 enum ConfirmKeys {

@@ -1,5 +1,6 @@
 import AssetModel
 import Foundation
+import TerminalCore
 
 /// Keys while the filter line is being typed.
 enum FilterKeys {

@@ -1,5 +1,6 @@
 import AssetModel
 import Foundation
+import TerminalCore
 
 /// What each key does (DESIGN §6). Keys go to the open overlay first, then to the filter line
 /// while it is being typed, then to the table.

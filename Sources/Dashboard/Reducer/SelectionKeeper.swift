@@ -3,7 +3,7 @@ import Foundation
 
 /// Keeps the selection on an existing row and in view, and moves it for navigation keys.
 enum SelectionKeeper {
-  /// How far PgUp/PgDn move before the terminal size is known.
+  /// How far PgUp/PgDn move when the state knows no terminal size.
   static let defaultPage = 10
 
   /// Pins the selection to its asset's row, or to the nearest row when that asset is gone or

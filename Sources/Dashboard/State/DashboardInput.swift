@@ -1,4 +1,5 @@
 import AssetModel
+import TerminalCore
 
 /// Everything that can change the dashboard: an engine event, a key, or the passing of time.
 public enum DashboardInput: Sendable {

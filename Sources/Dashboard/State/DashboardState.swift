@@ -1,5 +1,6 @@
 import AssetModel
 import Foundation
+import TerminalCore
 
 /// Everything the dashboard shows, changed only by ``DashboardReducer`` and drawn by
 /// ``DashboardRenderer``.
@@ -40,14 +41,17 @@ public struct DashboardState: Sendable, Equatable {
   public internal(set) var health = StreamHealth()
   /// Engine events that arrived while a confirm dialog froze the table, oldest first.
   public internal(set) var pendingEvents: [EngineEvent] = []
-  /// The terminal size last reported by a resize key, if any.
+  /// The terminal size: the one given at creation, then the last one a resize key reported; nil
+  /// only for a state created without one.
   public internal(set) var terminalSize: TerminalSize?
   /// A short message for the footer.
   public internal(set) var notice: Notice?
 
-  /// Creates an empty state waiting for the engine's first snapshot.
-  public init(options: DashboardOptions) {
+  /// Creates an empty state waiting for the engine's first snapshot, on a terminal of
+  /// `terminalSize` (what paging and scrolling go by until a resize key says otherwise).
+  public init(options: DashboardOptions, terminalSize: TerminalSize? = nil) {
     self.options = options
+    self.terminalSize = terminalSize
   }
 
   /// The asset with `id`, if known.
@@ -87,19 +91,5 @@ public struct DashboardState: Sendable, Equatable {
   public var isFrozen: Bool {
     if case .confirm = overlay { return true }
     return false
-  }
-}
-
-/// A terminal size in cells.
-public struct TerminalSize: Sendable, Equatable {
-  /// Columns.
-  public var width: Int
-  /// Rows.
-  public var height: Int
-
-  /// Creates a size.
-  public init(width: Int, height: Int) {
-    self.width = width
-    self.height = height
   }
 }

@@ -1,3 +1,5 @@
+import TerminalCore
+
 /// Cutting and padding text to a number of terminal columns.
 enum TextFit {
   /// `text` cut to at most `width` columns; cut text ends with `ellipsis`.

@@ -1,9 +1,15 @@
+import TerminalCore
+
 /// A bordered, cleared box with a title in its top edge, for overlays.
-struct BoxFrame {
+struct BoxFrame: Widget {
   let context: RenderContext
+  /// The text in the top edge.
+  let title: String
+  /// The border's style.
+  let style: CellStyle
 
   /// Clears `area`, draws its border in `style` and `title` in the top edge.
-  func render(_ title: String, in area: Rect, style: CellStyle, into buffer: inout ScreenBuffer) {
+  func render(in area: Rect, into buffer: inout ScreenBuffer) {
     guard area.width >= 2, area.height >= 2 else { return }
     let g = context.glyphs
     buffer.fill(area)

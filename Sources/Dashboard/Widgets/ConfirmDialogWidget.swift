@@ -1,5 +1,7 @@
+import TerminalCore
+
 /// The confirm dialog: what will happen, and that only `y` does it.
-struct ConfirmDialogWidget {
+struct ConfirmDialogWidget: Widget {
   let context: RenderContext
   let dialog: ConfirmDialog
 
@@ -7,8 +9,8 @@ struct ConfirmDialogWidget {
     let width = min(area.width - 2, 64)
     let lines = TextFit.wrap(dialog.impact, to: width - 4)
     let box = area.centered(width: width, height: lines.count + 5)
-    BoxFrame(context: context).render(
-      dialog.action.title, in: box, style: context.theme.dialog, into: &buffer)
+    BoxFrame(context: context, title: dialog.action.title, style: context.theme.dialog)
+      .render(in: box, into: &buffer)
     let inner = box.inset(1)
     for (line, text) in lines.prefix(max(0, inner.height - 3)).enumerated() {
       buffer.write(text, x: inner.x + 1, y: inner.y + 1 + line, maxWidth: inner.width - 2)

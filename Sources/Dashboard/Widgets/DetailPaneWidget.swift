@@ -1,9 +1,10 @@
 import AssetModel
 import Foundation
+import TerminalCore
 
 /// Everything about the selected asset: where it comes from and lives, its validators and hash,
 /// its times, the last error and the last refreshes.
-struct DetailPaneWidget {
+struct DetailPaneWidget: Widget {
   let context: RenderContext
 
   /// Columns for the labels on the left.

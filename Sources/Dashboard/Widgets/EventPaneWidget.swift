@@ -1,7 +1,8 @@
 import AssetModel
+import TerminalCore
 
 /// The event log under the table, newest first: `20:41:05 model       download started (50 MiB)`.
-struct EventPaneWidget {
+struct EventPaneWidget: Widget {
   let context: RenderContext
 
   /// Columns for the asset id between the time and the message.

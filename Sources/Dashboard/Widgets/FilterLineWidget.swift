@@ -1,5 +1,7 @@
+import TerminalCore
+
 /// The line above the footer while a filter is typed or kept: `/ model▏   2 of 16`.
-struct FilterLineWidget {
+struct FilterLineWidget: Widget {
   let context: RenderContext
 
   func render(in area: Rect, into buffer: inout ScreenBuffer) {

@@ -1,5 +1,7 @@
+import TerminalCore
+
 /// The bottom line: key hints, the filter's keys while typing, or a short notice.
-struct FooterWidget {
+struct FooterWidget: Widget {
   let context: RenderContext
 
   func render(in area: Rect, into buffer: inout ScreenBuffer) {

@@ -1,8 +1,9 @@
 import AssetModel
 import Foundation
+import TerminalCore
 
 /// The top line: app name, config, versions, counts per state, refresh mode, stream health, clock.
-struct HeaderWidget {
+struct HeaderWidget: Widget {
   let context: RenderContext
 
   func render(in area: Rect, into buffer: inout ScreenBuffer) {

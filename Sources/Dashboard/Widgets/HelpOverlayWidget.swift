@@ -1,5 +1,7 @@
+import TerminalCore
+
 /// The key help, centred over the table; any key closes it.
-struct HelpOverlayWidget {
+struct HelpOverlayWidget: Widget {
   let context: RenderContext
 
   func render(in area: Rect, into buffer: inout ScreenBuffer) {
@@ -9,7 +11,8 @@ struct HelpOverlayWidget {
     let readonly = context.state.options.readonly
     let box = area.centered(
       width: keyWidth + textWidth + 7, height: hints.count + 2 + (readonly ? 1 : 0))
-    BoxFrame(context: context).render("Keys", in: box, style: context.theme.strong, into: &buffer)
+    BoxFrame(context: context, title: "Keys", style: context.theme.strong)
+      .render(in: box, into: &buffer)
     let inner = box.inset(1)
     for (line, hint) in hints.prefix(max(0, inner.height - (readonly ? 1 : 0))).enumerated() {
       let y = inner.y + line

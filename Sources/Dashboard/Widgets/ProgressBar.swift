@@ -1,4 +1,5 @@
 import AssetModel
+import TerminalCore
 
 /// The inline transfer bar: `[######----] 61% 12 MiB/s 2s`, shortened to fit.
 struct ProgressBar {

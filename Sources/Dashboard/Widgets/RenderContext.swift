@@ -1,5 +1,6 @@
 import AssetModel
 import Foundation
+import TerminalCore
 
 /// What every widget needs to draw one frame: the state, the time, the glyphs and the styles.
 struct RenderContext {

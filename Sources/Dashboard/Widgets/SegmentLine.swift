@@ -1,3 +1,5 @@
+import TerminalCore
+
 /// A line made of styled pieces, some of which may be left out when the line is too narrow.
 struct SegmentLine {
   /// One styled piece of a line.

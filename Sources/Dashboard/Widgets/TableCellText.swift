@@ -1,5 +1,6 @@
 import AssetModel
 import Foundation
+import TerminalCore
 
 /// The text and style of one table cell.
 struct TableCellText {

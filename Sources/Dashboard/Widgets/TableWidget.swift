@@ -1,7 +1,8 @@
 import AssetModel
+import TerminalCore
 
 /// The asset table: column titles, then one row per asset, the selection in reverse video.
-struct TableWidget {
+struct TableWidget: Widget {
   let context: RenderContext
 
   func render(in area: Rect, into buffer: inout ScreenBuffer) {

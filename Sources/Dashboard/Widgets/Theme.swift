@@ -1,4 +1,5 @@
 import AssetModel
+import TerminalCore
 
 /// The styles the widgets use, in colour or (for `NO_COLOR` / `--no-color`) with bold, reverse
 /// and underline only.

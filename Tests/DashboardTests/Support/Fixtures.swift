@@ -1,5 +1,6 @@
 import AssetModel
 import Foundation
+import TerminalCore
 
 @testable import Dashboard
 
@@ -108,12 +109,13 @@ enum Fixtures {
     EngineSnapshot(info: info, assets: assets, at: now)
   }
 
-  /// A state that has received a snapshot (and the log lines) a few seconds before `now`.
+  /// A state that has received a snapshot (and the log lines) a few seconds before `now`, on a
+  /// terminal of `terminalSize` (none by default).
   static func loadedState(
     _ assets: [AssetStatus] = everyState, options: DashboardOptions = options(),
-    withLog: Bool = true
+    withLog: Bool = true, terminalSize: TerminalSize? = nil
   ) -> DashboardState {
-    var state = DashboardState(options: options)
+    var state = DashboardState(options: options, terminalSize: terminalSize)
     _ = DashboardReducer.reduce(&state, .engine(.snapshot(snapshot(assets))), now: ago(10))
     if withLog {
       for entry in logEntries {

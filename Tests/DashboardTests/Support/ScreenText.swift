@@ -1,3 +1,5 @@
+import TerminalCore
+
 @testable import Dashboard
 
 /// A ``ScreenBuffer`` as text a person can read in a snapshot file: the characters, then a mask of

@@ -1,4 +1,5 @@
 import Foundation
+import TerminalCore
 import Testing
 
 @testable import Dashboard

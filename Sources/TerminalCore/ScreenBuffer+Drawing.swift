@@ -3,7 +3,7 @@ extension ScreenBuffer {
   /// Writes `text` from column `x` on row `y`, clipped to `maxWidth` columns (and the buffer);
   /// returns the columns used. Callers cut text with an ellipsis first; this only clips.
   @discardableResult
-  mutating func write(
+  public mutating func write(
     _ text: String, x: Int, y: Int, maxWidth: Int = .max, style: CellStyle = .plain
   ) -> Int {
     guard y >= 0, y < height else { return 0 }
@@ -25,14 +25,14 @@ extension ScreenBuffer {
   }
 
   /// Fills `rect` with spaces in `style`.
-  mutating func fill(_ rect: Rect, style: CellStyle = .plain) {
+  public mutating func fill(_ rect: Rect, style: CellStyle = .plain) {
     for row in rect.y..<rect.maxY {
       write(String(repeating: " ", count: max(0, rect.width)), x: rect.x, y: row, style: style)
     }
   }
 
   /// Changes the style of the cells in `rect`, keeping their text.
-  mutating func restyle(_ rect: Rect, _ change: (inout CellStyle) -> Void) {
+  public mutating func restyle(_ rect: Rect, _ change: (inout CellStyle) -> Void) {
     for row in max(0, rect.y)..<min(height, rect.maxY) {
       for column in max(0, rect.x)..<min(width, rect.x + rect.width) {
         var cell = self[column, row]
