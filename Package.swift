@@ -60,7 +60,7 @@ let package = Package(
     .executableTarget(
       name: "assetwatch",
       dependencies: [
-        "RemoteAssets", "Dashboard", "CursesTerminal", "DemoOrigin",
+        "RemoteAssets", "Dashboard", "TerminalCore", "CursesTerminal", "DemoOrigin",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]
