@@ -112,6 +112,7 @@ extension AssetEngine {
       timeout: definition.timeout,
       allowInsecure: definition.allowInsecure)
     if sink.resumeOffset > 0, let resume { request.resume = (sink.resumeOffset, resume.etag) }
+    records[id]?.requestedAt = clock.now()
     do {
       switch try await fetcher.fetch(request, into: sink) {
       case .notModified(let metadata):
@@ -195,9 +196,11 @@ extension AssetEngine {
       }
     }
     let now = clock.now()
+    let freshness = serverFreshness(id, metadata: metadata, receivedAt: now, revalidated: false)
     func markChecked(_ entry: inout CacheEntry) {
       entry.checkedAt = now
-      entry.serverTTL = metadata.maxAge
+      entry.serverTTL = nil
+      entry.serverFreshness = freshness
       entry.lastError = nil
       entry.consecutiveFailures = 0
       entry.nextAttemptAt = nextScheduledCheck(definition, after: now)
@@ -239,9 +242,11 @@ extension AssetEngine {
     guard let record = records[id] else { return .notModified }
     let now = clock.now()
     let next = nextScheduledCheck(record.definition, after: now)
+    let freshness = serverFreshness(id, metadata: metadata, receivedAt: now, revalidated: true)
     let markChecked = { (entry: inout CacheEntry) in
       entry.checkedAt = now
-      entry.serverTTL = metadata.maxAge
+      entry.serverTTL = nil
+      entry.serverFreshness = freshness
       entry.lastError = nil
       entry.consecutiveFailures = 0
       entry.nextAttemptAt = next
@@ -249,6 +254,7 @@ extension AssetEngine {
     if quiet && record.entry.consecutiveFailures == 0 {
       // Live checks: keep freshness in memory; no disk write, no event per poll.
       markChecked(&records[id, default: record].entry)
+      publishLiveRenewal(id, at: now)
       return .notModified
     }
     do {
@@ -284,8 +290,9 @@ extension AssetEngine {
     } else {
       next = nextScheduledCheck(definition, after: now)
     }
+    let recorded = failureMessage(id, error, at: now)
     _ = try? updateEntry(id) { entry in
-      entry.lastError = AssetErrorRecord(kind: error.kind.rawValue, message: error.message, at: now)
+      entry.lastError = AssetErrorRecord(kind: error.kind.rawValue, message: recorded, at: now)
       entry.consecutiveFailures = failures
       entry.nextAttemptAt = next
     }

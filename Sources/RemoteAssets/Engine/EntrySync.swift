@@ -16,6 +16,7 @@ enum EntrySync {
     merged.previous = disk?.previous
     merged.checkedAt = disk?.checkedAt
     merged.serverTTL = disk?.serverTTL
+    merged.serverFreshness = disk?.serverFreshness
     return merged
   }
 }
