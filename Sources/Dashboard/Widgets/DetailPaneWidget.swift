@@ -35,7 +35,9 @@ struct DetailPaneWidget {
   private func lines(_ asset: AssetStatus) -> [Line] {
     var out: [Line] = [
       (
-        "State", TableCellText(context: context).stateWord(asset),
+        "State",
+        TableCellText(context: context).stateWord(asset)
+          + (asset.stateNote(at: context.now).map { " (\($0))" } ?? ""),
         context.theme.state(asset.state(at: context.now))
       ),
       ("URL", Formatting.safe(asset.remote), .plain),
