@@ -49,6 +49,7 @@ extension AssetEngine {
     let interval = LiveWatch.renewalInterval(ttl: record.effectiveTTL)
     if let last = record.renewalPublishedAt, now.timeIntervalSince(last) < interval { return }
     records[id]?.renewalPublishedAt = now
+    // Persist the renewal for the next process (and another process's `status`).
     _ = try? updateEntry(id) { $0.checkedAt = now }
     publishChange(id)
   }
