@@ -14,7 +14,8 @@ public enum AssetState: String, Sendable, Codable, CaseIterable {
   case fresh = "FRESH"
   /// Past `ttl`, within `maxStale`.
   case stale = "STALE"
-  /// Past `ttl + maxStale`; still served, flagged.
+  /// Past `ttl + maxStale` (or past `ttl` under the server's `must-revalidate`); still served,
+  /// flagged.
   case expired = "EXPIRED"
   /// The last attempt failed; the last good copy is still served.
   case failed = "FAILED"
@@ -53,12 +54,15 @@ public enum Freshness: String, Sendable, Codable {
   /// - Parameters:
   ///   - ttl: seconds a check stays fresh.
   ///   - maxStale: further seconds it stays stale before it is expired.
-  public static func of(checkedAt: Date, now: Date, ttl: TimeInterval, maxStale: TimeInterval)
-    -> Freshness
-  {
+  ///   - mustRevalidate: the server's `must-revalidate`: no stale window at all, so past `ttl`
+  ///     the check is expired.
+  public static func of(
+    checkedAt: Date, now: Date, ttl: TimeInterval, maxStale: TimeInterval,
+    mustRevalidate: Bool = false
+  ) -> Freshness {
     let age = now.timeIntervalSince(checkedAt)
     if age < ttl { return .fresh }
-    if age < ttl + maxStale { return .stale }
+    if !mustRevalidate, age < ttl + maxStale { return .stale }
     return .expired
   }
 }

@@ -118,6 +118,18 @@ public struct AssetStatus: Sendable, Equatable, Identifiable {
   public var ttl: TimeInterval
   /// Further seconds a check stays stale.
   public var maxStale: TimeInterval
+  /// The server's `must-revalidate` (assets whose ttl is `"server"`): past `ttl` the copy is
+  /// `EXPIRED`, since it may not be used without a successful revalidation.
+  public var mustRevalidate = false
+  /// The server's RFC 5861 `stale-while-revalidate`: seconds past `ttl` during which the stale
+  /// copy is served at once while one background revalidation runs.
+  public var staleWhileRevalidate: TimeInterval?
+  /// The server's RFC 5861 `stale-if-error`: seconds past `ttl` during which the copy keeps
+  /// being served (`STALE`, not `FAILED`) when revalidation fails.
+  public var staleIfError: TimeInterval?
+  /// Why the server's headers gave the freshness they did, when that is worth saying (an invalid
+  /// `max-age`, an `Expires` in the past, `no-cache`); written by the engine, never server text.
+  public var freshnessNote: String?
   /// Whether this asset refreshes continuously from a local file.
   public var isLive: Bool
   /// Whether a previous generation exists to roll back to.
@@ -173,8 +185,10 @@ public struct AssetStatus: Sendable, Equatable, Identifiable {
 
   /// The STATE word at `now` (DESIGN §5).
   ///
-  /// Order: work in flight, then no copy (`MISSING`), then a failed last attempt (`FAILED`), then
-  /// `PAUSED`, then `BUNDLED` (never checked), then freshness of the last check.
+  /// Order: work in flight, then no copy (`MISSING`), then a failed last attempt (`FAILED`, or
+  /// `STALE` while the server's `stale-if-error` covers it), then `PAUSED`, then `BUNDLED` (never
+  /// checked), then freshness of the last check (`EXPIRED` right past `ttl` under
+  /// `must-revalidate`).
   public func state(at now: Date) -> AssetState {
     switch activity {
     case .checking: return .checking
@@ -183,10 +197,12 @@ public struct AssetStatus: Sendable, Equatable, Identifiable {
     case .idle: break
     }
     if source == .none { return .missing }
-    if consecutiveFailures > 0 { return .failed }
+    if consecutiveFailures > 0 { return isServingStaleIfError(at: now) ? .stale : .failed }
     if paused { return .paused }
     guard let checkedAt else { return source == .bundled ? .bundled : .stale }
-    switch Freshness.of(checkedAt: checkedAt, now: now, ttl: ttl, maxStale: maxStale) {
+    switch Freshness.of(
+      checkedAt: checkedAt, now: now, ttl: ttl, maxStale: maxStale, mustRevalidate: mustRevalidate)
+    {
     case .fresh: return .fresh
     case .stale: return .stale
     case .expired: return .expired

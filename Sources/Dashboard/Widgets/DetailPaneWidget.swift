@@ -36,7 +36,9 @@ struct DetailPaneWidget: Widget {
   private func lines(_ asset: AssetStatus) -> [Line] {
     var out: [Line] = [
       (
-        "State", TableCellText(context: context).stateWord(asset),
+        "State",
+        TableCellText(context: context).stateWord(asset)
+          + (asset.stateNote(at: context.now).map { " (\($0))" } ?? ""),
         context.theme.state(asset.state(at: context.now))
       ),
       ("URL", Formatting.safe(asset.remote), .plain),

@@ -112,6 +112,7 @@ extension AssetEngine {
       timeout: definition.timeout,
       allowInsecure: definition.allowInsecure)
     if sink.resumeOffset > 0, let resume { request.resume = (sink.resumeOffset, resume.etag) }
+    records[id]?.requestedAt = clock.now()
     do {
       switch try await fetcher.fetch(request, into: sink) {
       case .notModified(let metadata):
@@ -207,9 +208,11 @@ extension AssetEngine {
       throw FetchError(.unsupported, "overtaken by a command")
     }
     let now = clock.now()
+    let freshness = serverFreshness(id, metadata: metadata, receivedAt: now, revalidated: false)
     func markChecked(_ entry: inout CacheEntry) {
       entry.checkedAt = now
-      entry.serverTTL = metadata.maxAge
+      entry.serverTTL = nil
+      entry.serverFreshness = freshness
       entry.lastError = nil
       entry.consecutiveFailures = 0
       entry.nextAttemptAt = nextScheduledCheck(definition, after: now)
@@ -249,9 +252,11 @@ extension AssetEngine {
     guard let record = records[id] else { return .notModified }
     let now = clock.now()
     let next = nextScheduledCheck(record.definition, after: now)
+    let freshness = serverFreshness(id, metadata: metadata, receivedAt: now, revalidated: true)
     let markChecked = { (entry: inout CacheEntry) in
       entry.checkedAt = now
-      entry.serverTTL = metadata.maxAge
+      entry.serverTTL = nil
+      entry.serverFreshness = freshness
       entry.lastError = nil
       entry.consecutiveFailures = 0
       entry.nextAttemptAt = next
@@ -261,7 +266,10 @@ extension AssetEngine {
       // (two fsyncs per asset). Live checks also send no event per poll.
       markChecked(&records[id, default: record].entry)
       noteFreshness(id)
-      if quiet { return .notModified }
+      if quiet {
+        publishLiveRenewal(id, at: now)
+        return .notModified
+      }
       return finishAttempt(id, outcome: .notModified, detail: nil)
     }
     do {
@@ -299,8 +307,9 @@ extension AssetEngine {
     } else {
       next = nextScheduledCheck(definition, after: now)
     }
+    let recorded = failureMessage(id, error, at: now)
     _ = try? updateEntry(id) { entry in
-      entry.lastError = AssetErrorRecord(kind: error.kind.rawValue, message: error.message, at: now)
+      entry.lastError = AssetErrorRecord(kind: error.kind.rawValue, message: recorded, at: now)
       entry.consecutiveFailures = failures
       entry.nextAttemptAt = next
     }

@@ -310,7 +310,12 @@ public actor AssetEngine {
     switch policy {
     case .immediate: break
     case .refreshBeforeReturning:
-      if isDue(id) { _ = await refresh(id, manual: false) }
+      // Inside the server's stale-while-revalidate window the stale copy is returned at once.
+      if isDue(id), isWithinStaleWhileRevalidate(id) {
+        startRefresh(id, manual: false)
+      } else if isDue(id) {
+        _ = await refresh(id, manual: false)
+      }
     case .immediateWithBackgroundRefresh:
       if isDue(id) { startRefresh(id, manual: false) }
     }

@@ -23,16 +23,32 @@ struct AssetRecord: Sendable {
   var epoch: UInt64 = 0
   /// The validator of the last downloaded version that failed validation (live polling skips it).
   var rejectedETag: String?
+  /// When the check in flight sent its request (`request_time` of RFC 9111 §4.2.3).
+  var requestedAt: Date?
+  /// When a live poll that found the file unchanged last told subscribers (and the disk) that
+  /// the copy is still fresh.
+  var renewalPublishedAt: Date?
 
   var source: AssetSource {
     if entry.current != nil { return .cached }
     return definition.bundled != nil ? .bundled : .none
   }
 
-  /// The ttl in force: the server's max-age when the asset follows the server.
+  /// The server's freshness, when the asset follows the server (ttl `"server"`).
+  var serverFreshness: ServerFreshness? {
+    if case .server = definition.ttl { return entry.serverFreshness }
+    return nil
+  }
+
+  /// The ttl in force, counted from `checkedAt`: when the asset follows the server, what is left
+  /// of the response's lifetime after its initial age (RFC 9111 §4.2), or the configured
+  /// fallback when the response said nothing about freshness.
   var effectiveTTL: TimeInterval {
-    if case .server = definition.ttl, let serverTTL = entry.serverTTL { return serverTTL }
-    return definition.ttl.baseSeconds
+    guard case .server = definition.ttl else { return definition.ttl.baseSeconds }
+    if let freshness = entry.serverFreshness {
+      return freshness.remainingLifetime ?? definition.ttl.baseSeconds
+    }
+    return entry.serverTTL ?? definition.ttl.baseSeconds
   }
 
   mutating func appendHistory(_ record: RefreshRecord) {
@@ -81,6 +97,12 @@ struct AssetRecord: Sendable {
     s.consecutiveFailures = entry.consecutiveFailures
     s.ttl = effectiveTTL
     s.maxStale = definition.maxStale
+    if let freshness = serverFreshness {
+      s.mustRevalidate = freshness.mustRevalidate
+      s.staleWhileRevalidate = freshness.staleWhileRevalidate
+      s.staleIfError = freshness.staleIfError
+      s.freshnessNote = freshness.note
+    }
     s.isLive = definition.refresh == .live
     s.canRollback = entry.previous != nil
     s.hasBundledCopy = definition.bundled != nil

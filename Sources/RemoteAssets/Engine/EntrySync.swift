@@ -16,6 +16,7 @@ enum EntrySync {
     merged.previous = disk?.previous
     merged.checkedAt = disk?.checkedAt
     merged.serverTTL = disk?.serverTTL
+    merged.serverFreshness = disk?.serverFreshness
     return merged
   }
 }
@@ -60,6 +61,7 @@ extension AssetEngine {
       if blob == nil, kept.current == result.current {
         kept.checkedAt = result.checkedAt
         kept.serverTTL = result.serverTTL
+        kept.serverFreshness = result.serverFreshness
       }
       records[id]?.entry = kept
       throw error

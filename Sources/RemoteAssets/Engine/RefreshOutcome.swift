@@ -24,7 +24,9 @@ public enum RefreshOutcome: Sendable, Equatable {
 public enum ReadPolicy: Sendable, Equatable {
   /// Return what is held now, without network.
   case immediate
-  /// Refresh first (joining one in flight), then return what is held.
+  /// Refresh first (joining one in flight) when the copy is not fresh, then return what is held.
+  /// Inside the server's `stale-while-revalidate` window it does not wait: it starts one
+  /// background refresh and returns the stale copy at once (RFC 5861).
   case refreshBeforeReturning
   /// Return what is held now and start a refresh in the background.
   case immediateWithBackgroundRefresh

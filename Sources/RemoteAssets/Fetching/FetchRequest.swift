@@ -51,14 +51,17 @@ public struct FetchMetadata: Sendable, Equatable {
   public var etag: String?
   /// The response's Last-Modified.
   public var lastModified: String?
-  /// `Cache-Control: max-age` in seconds (0 for `no-cache`), when present.
-  public var maxAge: TimeInterval?
+  /// The header fields that decide freshness (`Cache-Control`, `Expires`, `Date`, `Age`), when
+  /// the source has any; assets whose ttl is `"server"` follow them (see ``FreshnessHeaders``).
+  public var freshness: FreshnessHeaders?
 
   /// Creates metadata.
-  public init(etag: String? = nil, lastModified: String? = nil, maxAge: TimeInterval? = nil) {
+  public init(
+    etag: String? = nil, lastModified: String? = nil, freshness: FreshnessHeaders? = nil
+  ) {
     self.etag = etag
     self.lastModified = lastModified
-    self.maxAge = maxAge
+    self.freshness = freshness
   }
 }
 

@@ -207,7 +207,7 @@ public final class HTTPFetcher: AssetFetcher {
     let headers = response.headers
     let metadata = FetchMetadata(
       etag: headers.first(name: "ETag"), lastModified: headers.first(name: "Last-Modified"),
-      maxAge: Self.maxAge(headers))
+      freshness: FreshnessHeaders(headers))
     let status = Int(response.status.code)
     switch status {
     case 304:
@@ -252,7 +252,8 @@ public final class HTTPFetcher: AssetFetcher {
         try sink.reset()
         return .restartWithoutRange
       }
-      return .done(.downloaded(FetchMetadata(etag: resume.etag)))
+      return .done(
+        .downloaded(FetchMetadata(etag: resume.etag, freshness: FreshnessHeaders(headers))))
     default:
       deadline.limitBody(to: Int64(Self.errorSnippetBytes))
       let snippet = await Self.errorSnippet(response.body, redactor: redactor)
@@ -386,17 +387,6 @@ public final class HTTPFetcher: AssetFetcher {
     guard let date = HTTPDate.parse(value) else { return nil }
     return min(max(date.timeIntervalSinceNow, 0), 86400)
   }
-
-  /// `Cache-Control: max-age=N` (or 0 for `no-cache` / `no-store`).
-  static func maxAge(_ headers: HTTPHeaders) -> TimeInterval? {
-    let directives = headers["Cache-Control"].flatMap { $0.split(separator: ",") }
-      .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-    if directives.contains("no-cache") || directives.contains("no-store") { return 0 }
-    for d in directives where d.hasPrefix("max-age=") {
-      if let n = Double(d.dropFirst("max-age=".count)) { return max(0, n) }
-    }
-    return nil
-  }
 }
 
 /// `Content-Range: bytes START-END/TOTAL` (or `bytes */TOTAL`).
@@ -416,24 +406,5 @@ struct ContentRange {
       guard let s = parts[0].split(separator: "-").first.flatMap({ Int64($0) }) else { return nil }
       start = s
     }
-  }
-}
-
-/// HTTP-date (RFC 9110, IMF-fixdate) formatting and parsing.
-enum HTTPDate {
-  static func format(_ date: Date) -> String {
-    let f = DateFormatter()
-    f.locale = Locale(identifier: "en_US_POSIX")
-    f.timeZone = TimeZone(identifier: "GMT")
-    f.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-    return f.string(from: date)
-  }
-
-  static func parse(_ text: String) -> Date? {
-    let f = DateFormatter()
-    f.locale = Locale(identifier: "en_US_POSIX")
-    f.timeZone = TimeZone(identifier: "GMT")
-    f.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-    return f.date(from: text)
   }
 }

@@ -41,9 +41,12 @@ struct CacheEntry: Codable, Sendable, Equatable {
   var previous: Generation?
   /// When the last successful check ended.
   var checkedAt: Date?
-  /// Freshness granted by the server's `Cache-Control: max-age` at `checkedAt`, when the asset
-  /// follows the server.
+  /// Freshness granted by the server's `Cache-Control: max-age` at `checkedAt`, written by older
+  /// versions; read only when `serverFreshness` is absent.
   var serverTTL: TimeInterval?
+  /// What the server's headers said about freshness at `checkedAt` (RFC 9111 §4.2), for assets
+  /// whose ttl is `"server"`; absent in entries written by older versions.
+  var serverFreshness: ServerFreshness?
   var lastError: AssetErrorRecord?
   var consecutiveFailures = 0
   var nextAttemptAt: Date?

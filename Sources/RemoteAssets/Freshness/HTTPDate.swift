@@ -1,0 +1,171 @@
+import Foundation
+
+/// HTTP-date parsing and formatting by RFC 9110 §5.6.7: the engine's one home for HTTP dates
+/// (`Date`, `Expires`, `Last-Modified`, `Retry-After`).
+///
+/// Formatting always writes the preferred IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`). Parsing
+/// also accepts the two obsolete forms a recipient must still read: RFC 850
+/// (`Sunday, 06-Nov-94 08:49:37 GMT`) and ANSI C asctime (`Sun Nov  6 08:49:37 1994`). Day and
+/// month names are matched without regard to case; the weekday is checked to be a day name but
+/// not checked against the date (as browsers do). Hand-written rather than `DateFormatter`, which
+/// is costly to create, not `Sendable`, and accepts locale-dependent variations.
+///
+/// ```swift
+/// HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 GMT")   // 784111777 seconds after 1970
+/// HTTPDate.format(Date(timeIntervalSince1970: 0))   // "Thu, 01 Jan 1970 00:00:00 GMT"
+/// ```
+public enum HTTPDate {
+  static let dayNames = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+  static let longDayNames = [
+    "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday",
+  ]
+  static let monthNames = [
+    "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+  ]
+
+  // MARK: - Formatting
+
+  /// Formats `date` as an IMF-fixdate, in whole seconds (fractions are dropped).
+  public static func format(_ date: Date) -> String {
+    let seconds = Int64(date.timeIntervalSince1970.rounded(.down))
+    let days = seconds >= 0 ? seconds / 86400 : (seconds - 86399) / 86400
+    let secondOfDay = seconds - days * 86400
+    let (year, month, day) = civil(fromDays: days)
+    // 1970-01-01 was a Thursday (index 3 from Monday).
+    let weekday = Int(((days % 7) + 7 + 3) % 7)
+    return "\(dayNames[weekday]), \(two(day)) \(monthNames[month - 1]) \(four(year)) "
+      + "\(two(Int(secondOfDay / 3600))):\(two(Int(secondOfDay / 60 % 60)))"
+      + ":\(two(Int(secondOfDay % 60))) GMT"
+  }
+
+  // MARK: - Parsing
+
+  /// Parses an HTTP-date in any of its three forms; `nil` when `text` is not one.
+  ///
+  /// - Parameters:
+  ///   - text: the field value (surrounding whitespace is ignored).
+  ///   - now: the reference for an RFC 850 two-digit year, which is read as the most recent
+  ///     year with those digits that is not more than 50 years after `now` (RFC 9110 §5.6.7).
+  public static func parse(_ text: String, now: Date = Date()) -> Date? {
+    let value = text.trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
+    return imfFixdate(value) ?? rfc850(value, now: now) ?? asctime(value)
+  }
+
+  /// `Sun, 06 Nov 1994 08:49:37 GMT`
+  private static func imfFixdate(_ text: String) -> Date? {
+    let parts = text.split(separator: " ", omittingEmptySubsequences: false)
+    guard parts.count == 6, parts[0].count == 4, parts[0].hasSuffix(","),
+      index(of: parts[0].dropLast(), in: dayNames) != nil, parts[5] == "GMT",
+      let day = digits(parts[1], count: 2), let month = index(of: parts[2], in: monthNames),
+      let year = digits(parts[3], count: 4), let time = timeOfDay(parts[4])
+    else { return nil }
+    return makeDate(year: year, month: month + 1, day: day, time: time)
+  }
+
+  /// `Sunday, 06-Nov-94 08:49:37 GMT`
+  private static func rfc850(_ text: String, now: Date) -> Date? {
+    let parts = text.split(separator: " ", omittingEmptySubsequences: false)
+    guard parts.count == 4, parts[0].hasSuffix(","),
+      index(of: parts[0].dropLast(), in: longDayNames) != nil, parts[3] == "GMT",
+      let time = timeOfDay(parts[2])
+    else { return nil }
+    let date = parts[1].split(separator: "-", omittingEmptySubsequences: false)
+    guard date.count == 3, let day = digits(date[0], count: 2),
+      let month = index(of: date[1], in: monthNames), let yy = digits(date[2], count: 2)
+    else { return nil }
+    let nowYear = civil(fromDays: Int64(now.timeIntervalSince1970 / 86400)).year
+    var year = nowYear - nowYear % 100 + yy
+    if year > nowYear + 50 { year -= 100 }
+    return makeDate(year: year, month: month + 1, day: day, time: time)
+  }
+
+  /// `Sun Nov  6 08:49:37 1994` (a one-digit day is padded with a space).
+  private static func asctime(_ text: String) -> Date? {
+    let bytes = Array(text.utf8)
+    guard bytes.count == 24, bytes.allSatisfy({ $0 < 0x80 }), bytes[3] == 0x20, bytes[7] == 0x20,
+      bytes[10] == 0x20, bytes[19] == 0x20
+    else { return nil }
+    func field(_ range: Range<Int>) -> Substring {
+      Substring(String(decoding: bytes[range], as: UTF8.self))
+    }
+    let dayField = field(8..<10)
+    let day =
+      dayField.first == " "
+      ? digits(dayField.dropFirst(), count: 1) : digits(dayField, count: 2)
+    guard index(of: field(0..<3), in: dayNames) != nil,
+      let month = index(of: field(4..<7), in: monthNames), let day,
+      let time = timeOfDay(field(11..<19)), let year = digits(field(20..<24), count: 4)
+    else { return nil }
+    return makeDate(year: year, month: month + 1, day: day, time: time)
+  }
+
+  // MARK: - Pieces
+
+  private static func index(of name: Substring, in names: [String]) -> Int? {
+    names.firstIndex { $0.caseInsensitiveCompare(name) == .orderedSame }
+  }
+
+  /// Exactly `count` ASCII digits.
+  private static func digits(_ text: Substring, count: Int) -> Int? {
+    guard text.utf8.count == count, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
+      return nil
+    }
+    return text.utf8.reduce(0) { $0 * 10 + Int($1 - 0x30) }
+  }
+
+  /// `HH:MM:SS` in seconds of the day (a leap second, `60`, is allowed by the grammar).
+  private static func timeOfDay(_ text: Substring) -> Int? {
+    let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+    guard parts.count == 3, let h = digits(parts[0], count: 2), let m = digits(parts[1], count: 2),
+      let s = digits(parts[2], count: 2), h < 24, m < 60, s <= 60
+    else { return nil }
+    return h * 3600 + m * 60 + s
+  }
+
+  private static func makeDate(year: Int, month: Int, day: Int, time: Int) -> Date? {
+    guard (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year) else {
+      return nil
+    }
+    let days = self.days(fromCivil: year, month, day)
+    return Date(timeIntervalSince1970: TimeInterval(days * 86400 + Int64(time)))
+  }
+
+  private static func daysIn(month: Int, year: Int) -> Int {
+    switch month {
+    case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+    case 4, 6, 9, 11: 30
+    default: 31
+    }
+  }
+
+  /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).
+  static func days(fromCivil year: Int, _ month: Int, _ day: Int) -> Int64 {
+    let y = Int64(month <= 2 ? year - 1 : year)
+    let era = (y >= 0 ? y : y - 399) / 400
+    let yoe = y - era * 400
+    let mp = Int64((month + 9) % 12)
+    let doy = (153 * mp + 2) / 5 + Int64(day) - 1
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+    return era * 146097 + doe - 719468
+  }
+
+  /// The proleptic Gregorian date of a day count since 1970-01-01 (`civil_from_days`).
+  static func civil(fromDays days: Int64) -> (year: Int, month: Int, day: Int) {
+    let z = days + 719468
+    let era = (z >= 0 ? z : z - 146096) / 146097
+    let doe = z - era * 146097
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+    let mp = (5 * doy + 2) / 153
+    let day = Int(doy - (153 * mp + 2) / 5 + 1)
+    let month = Int(mp < 10 ? mp + 3 : mp - 9)
+    let year = Int(yoe + era * 400) + (month <= 2 ? 1 : 0)
+    return (year, month, day)
+  }
+
+  private static func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+  private static func four(_ n: Int) -> String {
+    let s = "\(n)"
+    return String(repeating: "0", count: max(0, 4 - s.count)) + s
+  }
+}
