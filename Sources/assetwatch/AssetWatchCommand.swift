@@ -16,7 +16,7 @@ struct AssetWatchCommand: AsyncParsableCommand {
       WatchCommand.self, DemoCommand.self, StatusCommand.self, RefreshCommand.self,
       ResetCommand.self,
       DropCommand.self, RollbackCommand.self,
-      CheckCommand.self,
+      CheckCommand.self, WaitCommand.self,
     ],
     defaultSubcommand: WatchCommand.self
   )

@@ -21,6 +21,7 @@ enum StatusReport {
         "source": a.source.rawValue,
         "version": orNull(a.version),
         "targetVersion": orNull(a.targetVersion),
+        "behind": a.isBehindTarget,
         "etag": orNull(a.etag),
         "lastModified": orNull(a.lastModified),
         "sha256": orNull(a.sha256),
@@ -59,7 +60,7 @@ enum StatusReport {
     for a in snapshot.assets {
       rows.append([
         a.id, a.state(at: snapshot.at).rawValue, a.source.rawValue, a.version ?? "-",
-        a.targetVersion ?? "-",
+        (a.targetVersion ?? "-") + (a.isBehindTarget ? " (behind)" : ""),
         a.checkedAt.map { DurationText.format(snapshot.at.timeIntervalSince($0)) + " ago" } ?? "-",
         a.size.map(ByteCountText.format) ?? "-",
         a.lastError.map { TerminalText.sanitize($0.message, maxLength: 80) } ?? "",

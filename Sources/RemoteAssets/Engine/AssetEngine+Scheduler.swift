@@ -40,14 +40,19 @@ extension AssetEngine {
     if ticks % 10 == 0 { reloadExternalChanges() }  // about once a second
     guard !paused else { return }
     let now = clock.now()
+    var manifestPending = manifestTask != nil
     if configuration.manifest != nil, manifestNextAttempt.map({ $0 <= now }) ?? true {
       manifestNextAttempt = now.addingTimeInterval(3600)  // replaced when the fetch ends
       Task { await self.refreshManifest() }
+      manifestPending = true
     }
     for id in order {
       guard let record = records[id], inFlight[id] == nil, !record.autoRefreshBlocked,
         let next = record.entry.nextAttemptAt, next <= now, record.definition.remote != nil
       else { continue }
+      // While the manifest is being checked, its answer may move the asset's URL or hash: wait
+      // for it (a tick later) rather than fetch what may no longer be the target.
+      if manifestPending, record.definition.refresh != .live { continue }
       startRefresh(id, manual: false)
     }
   }

@@ -21,6 +21,14 @@ struct AssetRecord: Sendable {
   /// The validator of the last downloaded version that failed validation (live polling skips it).
   var rejectedETag: String?
 
+  /// What a manifest decides about this asset; a change makes a refresh due.
+  var targetFacts: [String?] {
+    [
+      definition.remote?.absoluteString, definition.sha256, definition.expectedSize.map(String.init),
+      targetVersion,
+    ]
+  }
+
   var source: AssetSource {
     if entry.current != nil { return .cached }
     return definition.bundled != nil ? .bundled : .none
@@ -65,7 +73,9 @@ struct AssetRecord: Sendable {
       s.fetchedAt = current.fetchedAt
     } else if let bundled = definition.bundled {
       if let bundledDigest {
-        s.version = String(bundledDigest.sha256.prefix(8))
+        // Bundled bytes that are the manifest's target are that version, not merely a hash.
+        let isTarget = targetVersion != nil && definition.sha256 == bundledDigest.sha256
+        s.version = isTarget ? targetVersion : String(bundledDigest.sha256.prefix(8))
         s.sha256 = bundledDigest.sha256
         s.size = bundledDigest.size
       }
