@@ -55,7 +55,8 @@ struct WaitProgressPrinter {
   }
 
   private mutating func showLive(_ progress: RolloutProgress, at now: Date) {
-    let elapsed = DurationText.format(now.timeIntervalSince(started))
+    let seconds = now.timeIntervalSince(started)
+    let elapsed = seconds < 1 ? "0s" : DurationText.format(seconds)
     let pending = progress.pending
     var text = "waiting \(elapsed): "
     if let problem = progress.manifestProblem {
@@ -116,12 +117,14 @@ struct WaitProgressPrinter {
   /// What must change for a new line: the state, versions and error, and the download's tenth.
   private static func key(_ item: RolloutProgress.Item) -> String {
     let s = item.status
+    // Once there, only a new version is news (not a failed check that still serves it).
+    if item.isConverged { return "done|\(s.version ?? "")|\(s.targetVersion ?? "")" }
     var decile = ""
     if case .downloading(let p) = s.activity, let fraction = p.fraction {
       decile = String(Int(fraction * 10))
     }
     return [
-      item.isConverged ? "done" : item.state.rawValue, s.version ?? "", s.targetVersion ?? "",
+      item.state.rawValue, s.version ?? "", s.targetVersion ?? "",
       s.consecutiveFailures > 0 ? (s.lastError?.message ?? "") : "", decile,
     ].joined(separator: "|")
   }
@@ -145,7 +148,9 @@ struct WaitProgressPrinter {
     let manifest = info.manifestVersion.map { " (manifest \(TerminalText.sanitize($0)))" } ?? ""
     if progress.isConverged {
       let count = progress.items.count
-      return ["converged: \(count) asset\(count == 1 ? "" : "s") on target\(manifest) after \(after)"]
+      return [
+        "converged: \(count) asset\(count == 1 ? "" : "s") on target\(manifest) after \(after)"
+      ]
     }
     let pending = progress.pending
     var lines = [
@@ -153,7 +158,8 @@ struct WaitProgressPrinter {
         + "\(progress.items.count + progress.unknownIDs.count) assets not on target\(manifest)"
     ]
     if let problem = progress.manifestProblem { lines.append("  manifest: \(problem)") }
-    let width = max(8, (pending.map(\.status.id.count) + progress.unknownIDs.map(\.count)).max() ?? 8)
+    let width = max(
+      8, (pending.map(\.status.id.count) + progress.unknownIDs.map(\.count)).max() ?? 8)
     for item in pending {
       let id = item.status.id.padding(toLength: width, withPad: " ", startingAt: 0)
       lines.append("  \(id)  \(item.reason ?? "")")

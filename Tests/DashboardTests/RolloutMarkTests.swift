@@ -32,7 +32,9 @@ import Testing
           $0 > titles && characters[$0].dropFirst().hasPrefix(id + " ")
         })
       else { return nil }
-      return (y, characters[titles].distance(from: characters[titles].startIndex, to: range.lowerBound))
+      return (
+        y, characters[titles].distance(from: characters[titles].startIndex, to: range.lowerBound)
+      )
     }
 
     func color(at cell: (y: Int, x: Int)) -> Character {

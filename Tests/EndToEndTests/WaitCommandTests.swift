@@ -68,7 +68,8 @@ import Testing
       contentType: "application/json")
     let result = try await waiting
     #expect(result.status == 0, "stdout: \(result.stdout)\nstderr: \(result.stderr)")
-    #expect(result.stdout.contains("converged: 1 asset on target (manifest r2)"), "\(result.stdout)")
+    #expect(
+      result.stdout.contains("converged: 1 asset on target (manifest r2)"), "\(result.stdout)")
     // Progress lines (stdout is a pipe): the stuck release, then the new target reached.
     #expect(result.stdout.contains("target v1"), "\(result.stdout)")
     #expect(result.stdout.contains("on target v2"), "\(result.stdout)")

@@ -36,8 +36,7 @@ import Testing
     return origin
   }
 
-  func asset(_ origin: LoopbackOrigin, refresh: RefreshInterval = .every(3600)) -> AssetDefinition
-  {
+  func asset(_ origin: LoopbackOrigin, refresh: RefreshInterval = .every(3600)) -> AssetDefinition {
     AssetDefinition(
       id: "a", remote: URL(string: "\(origin.baseURL)/old.json"), format: .json,
       refresh: refresh, timeout: 30)

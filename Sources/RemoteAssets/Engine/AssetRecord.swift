@@ -24,7 +24,8 @@ struct AssetRecord: Sendable {
   /// What a manifest decides about this asset; a change makes a refresh due.
   var targetFacts: [String?] {
     [
-      definition.remote?.absoluteString, definition.sha256, definition.expectedSize.map(String.init),
+      definition.remote?.absoluteString, definition.sha256,
+      definition.expectedSize.map(String.init),
       targetVersion,
     ]
   }
