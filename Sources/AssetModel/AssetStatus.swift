@@ -211,4 +211,11 @@ public struct AssetStatus: Sendable, Equatable, Identifiable {
 
   /// Whether the app can use the asset at all (some copy is served).
   public var isUsable: Bool { source != .none }
+
+  /// Whether the manifest names a target version and the copy served now is not it (another
+  /// version, or no copy at all): the asset is behind the rollout. Without a target, never.
+  public var isBehindTarget: Bool {
+    guard let targetVersion else { return false }
+    return source == .none || version != targetVersion
+  }
 }

@@ -14,6 +14,11 @@ public struct EngineInfo: Sendable, Equatable {
   public var refreshEvery: TimeInterval?
   /// Why the cache cannot be written, when it cannot (intact copies are still served).
   public var cacheReadOnly: String? = nil
+  /// When the manifest was last checked successfully (fetched, or confirmed by a 304).
+  public var manifestCheckedAt: Date? = nil
+  /// Why the last manifest fetch failed, one readable sentence (nil after a success); the
+  /// previous manifest's targets stay in force meanwhile.
+  public var manifestError: String? = nil
 
   /// Creates engine info.
   public init(

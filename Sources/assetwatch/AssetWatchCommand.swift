@@ -16,7 +16,7 @@ struct AssetWatchCommand: AsyncParsableCommand {
       WatchCommand.self, DemoCommand.self, StatusCommand.self, RefreshCommand.self,
       ResetCommand.self,
       DropCommand.self, RollbackCommand.self,
-      CheckCommand.self, VerifyCommand.self,
+      CheckCommand.self, VerifyCommand.self, WaitCommand.self,
     ],
     defaultSubcommand: WatchCommand.self
   )

@@ -76,7 +76,8 @@ import Testing
     let asset = try #require((root["assets"] as? [[String: Any]])?.first)
     #expect(
       Set(asset.keys) == [
-        "id", "state", "source", "version", "targetVersion", "etag", "lastModified", "sha256",
+        "id", "state", "source", "version", "targetVersion", "behind", "etag", "lastModified",
+        "sha256",
         "size", "path", "essential", "fetchedAt", "checkedAt", "nextRefreshAt", "lastError",
       ])
     #expect(asset["state"] as? String == "FRESH")

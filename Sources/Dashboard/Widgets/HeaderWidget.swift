@@ -51,6 +51,12 @@ struct HeaderWidget: Widget {
       line.add(
         "\(moving) \(context.glyphs.moving)", context.theme.state(.downloading), priority: 3,
         spacing: spacing)
+      spacing = 1
+    }
+    // How far the rollout has got: assets not on the manifest's target version yet.
+    let behind = context.state.assets.filter(\.isBehindTarget).count
+    if behind > 0 {
+      line.add("\(behind) behind", context.theme.behind, priority: 2, spacing: spacing)
     }
   }
 

@@ -15,7 +15,10 @@ struct TableCellText {
     case .id: return (asset.id, nil)
     case .state: return (stateWord(asset), context.theme.state(asset.state(at: now)))
     case .version: return (versionText(asset.version, source: asset.source), nil)
-    case .target: return (Formatting.safe(asset.targetVersion), nil)
+    case .target:
+      return (
+        Formatting.safe(asset.targetVersion), asset.isBehindTarget ? context.theme.behind : nil
+      )
     case .etag: return (Formatting.safe(asset.etag), nil)
     case .checked: return (Formatting.ago(asset.checkedAt, now: now), nil)
     case .next: return (nextText(asset), nil)

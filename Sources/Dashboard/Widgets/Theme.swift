@@ -24,6 +24,9 @@ struct Theme: Sendable {
     }
   }
 
+  /// A target version the asset is not on yet (the TARGET cell, the header's "behind" count):
+  /// magenta, or bold and underlined without colour.
+  var behind: CellStyle { tone(.magenta, mono: CellStyle(bold: true, underline: true)) }
   /// An error message (failed rows, error log lines).
   var error: CellStyle { tone(.red, mono: CellStyle(bold: true)) }
   /// A warning log line.

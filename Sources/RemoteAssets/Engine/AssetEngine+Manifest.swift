@@ -16,12 +16,34 @@ extension AssetEngine {
     apply(stored.manifest)
   }
 
-  /// Fetches the manifest (conditionally) and applies its targets. Failures are logged and
-  /// retried with backoff; the previous manifest stays in force.
+  /// Fetches the manifest (conditionally: a 304 costs one round trip) and applies its targets.
+  /// Failures are logged and retried with backoff; the previous manifest stays in force.
+  ///
+  /// Concurrent callers (the scheduler, a refresh of one asset, a refresh of all) share one
+  /// fetch: a call made while one runs waits for that one instead of starting another.
   public func refreshManifest() async {
+    guard configuration.manifest != nil, !isShutDown else { return }
+    if let running = manifestTask {
+      manifestJoins &+= 1
+      await running.value
+      return
+    }
+    // The task inherits the actor's isolation, so it cannot run before it is registered below.
+    let task = Task {
+      await self.fetchManifest()
+      self.manifestTask = nil
+    }
+    manifestTask = task
+    await task.value
+  }
+
+  /// One conditional fetch of the manifest; see ``refreshManifest()``.
+  private func fetchManifest() async {
     guard let url = configuration.manifest else { return }
     guard let fetcher = fetchers.first(where: { $0.canFetch(url) }) else { return }
     let now = clock.now()
+    let errorBefore = manifestError
+    var targetsChanged = false
     do {
       let sink = DownloadSink(
         partial: try store.createPartial(for: "manifest"), maxBytes: Self.manifestMaxBytes,
@@ -48,7 +70,7 @@ extension AssetEngine {
         manifest = stored
         if changed {
           apply(parsed)
-          publish(.engineChanged(info()))
+          targetsChanged = true
           log(
             nil, .info,
             "manifest \(parsed.version ?? "(no version)") with \(parsed.assets.count) assets")
@@ -56,16 +78,21 @@ extension AssetEngine {
       }
       manifestFailures = 0
       manifestNextAttempt = now.addingTimeInterval(defaultInterval)
+      manifestError = nil
     } catch {
       manifestFailures += 1
       let fetchError = error as? FetchError ?? FetchError(.validation, "\(error)")
       let delay = backoff.delay(failures: manifestFailures, retryAfter: fetchError.retryAfter)
       manifestNextAttempt = now.addingTimeInterval(delay)
+      manifestError = TerminalText.sanitize(fetchError.message, maxLength: 200)
       log(
         nil, .error,
         "manifest: \(fetchError.message); keeping the previous targets; retry in \(DurationText.format(delay))"
       )
     }
+    // A new manifest, or a failure starting or ending: what the header shows has changed. A
+    // plain 304 changes nothing shown (pollers read `info().manifestCheckedAt`).
+    if targetsChanged || manifestError != errorBefore { publish(.engineChanged(info())) }
   }
 
   private var defaultInterval: TimeInterval {
@@ -93,6 +120,7 @@ extension AssetEngine {
         }
       }
       guard var record = records[target.id] else { continue }
+      let before = record.targetFacts
       if let text = target.url,
         let url = resolveManifestURL(text, allowInsecure: record.definition.allowInsecure)
       {
@@ -112,6 +140,14 @@ extension AssetEngine {
         let version = target.version
       {
         record.entry.current?.version = version
+      }
+      // A new target (URL, hash, size or version) is due now, not at the end of the interval
+      // or of a backoff earned against the old one: a rollout should not wait for a timer.
+      if record.targetFacts != before, schedulerTask != nil, inFlight[target.id] == nil,
+        !record.autoRefreshBlocked, record.definition.remote != nil,
+        record.definition.refresh != .manual
+      {
+        record.entry.nextAttemptAt = clock.now()
       }
       records[target.id] = record
       publishChange(target.id)

@@ -1,13 +1,17 @@
 import Foundation
 
 extension AssetEngine {
-  /// Refreshes one asset now: a conditional request; new bytes are validated and committed, or the
-  /// last good copy stays and the reason is recorded.
+  /// Refreshes one asset now: first the manifest (a conditional request, so an unchanged one
+  /// costs one round trip), so the asset is fetched from the manifest's URL and checked against
+  /// its size and hash; then the asset, conditionally. New bytes are validated and committed, or
+  /// the last good copy stays and the reason is recorded.
   ///
   /// Concurrent calls for the same asset share one fetch: the later callers wait for it and get
-  /// ``RefreshOutcome/inFlight``.
+  /// ``RefreshOutcome/inFlight``. Concurrent calls share one manifest fetch too.
   public func refresh(_ id: String) async -> RefreshOutcome {
-    await refresh(id, manual: true)
+    guard !isShutDown else { return .failed(FetchError(.unsupported, "the engine is shut down")) }
+    await refreshManifest()
+    return await refresh(id, manual: true)
   }
 
   /// Refreshes every asset (and the manifest first), at most `maxConcurrentTransfers` at once.
@@ -18,7 +22,7 @@ extension AssetEngine {
     let ids = order
     return await withTaskGroup(of: (Int, RefreshOutcome).self) { group in
       for (index, id) in ids.enumerated() {
-        group.addTask { (index, await self.refresh(id)) }
+        group.addTask { (index, await self.refresh(id, manual: true)) }
       }
       var results = [RefreshOutcome?](repeating: nil, count: ids.count)
       for await (index, outcome) in group { results[index] = outcome }

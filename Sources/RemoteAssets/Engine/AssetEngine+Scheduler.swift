@@ -59,27 +59,31 @@ extension AssetEngine {
       nextFreshnessFlush = now.addingTimeInterval(Self.freshnessFlushInterval)
     }
     var wake = min(nextExternalCheck, nextFreshnessFlush)
-    if !paused {
-      if configuration.manifest != nil {
-        if manifestNextAttempt.map({ $0 <= now }) ?? true {
-          manifestNextAttempt = now.addingTimeInterval(3600)  // replaced when the fetch ends
-          Task {
-            await self.refreshManifest()
-            self.wakeScheduler()
-          }
+    guard !paused else { return max(0.001, wake.timeIntervalSince(now)) }
+    var manifestPending = manifestTask != nil
+    if configuration.manifest != nil {
+      if manifestNextAttempt.map({ $0 <= now }) ?? true {
+        manifestNextAttempt = now.addingTimeInterval(3600)  // replaced when the fetch ends
+        Task {
+          await self.refreshManifest()
+          self.wakeScheduler()
         }
-        if let next = manifestNextAttempt { wake = min(wake, next) }
+        manifestPending = true
       }
-      for id in order {
-        guard let record = records[id], inFlight[id] == nil, !record.autoRefreshBlocked,
-          let next = record.entry.nextAttemptAt, record.definition.remote != nil
-        else { continue }
-        if next <= now {
-          startRefresh(id, manual: false)
-        } else {
-          wake = min(wake, next)
-        }
+      if let next = manifestNextAttempt { wake = min(wake, next) }
+    }
+    for id in order {
+      guard let record = records[id], inFlight[id] == nil, !record.autoRefreshBlocked,
+        let next = record.entry.nextAttemptAt, record.definition.remote != nil
+      else { continue }
+      guard next <= now else {
+        wake = min(wake, next)
+        continue
       }
+      // While the manifest is being checked, its answer may move the asset's URL or hash: wait
+      // for it (the fetch wakes the scheduler) rather than fetch what may no longer be the target.
+      if manifestPending, record.definition.refresh != .live { continue }
+      startRefresh(id, manual: false)
     }
     return max(0.001, wake.timeIntervalSince(now))
   }

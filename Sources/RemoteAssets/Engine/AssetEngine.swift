@@ -41,6 +41,12 @@ public actor AssetEngine {
   var manifest: StoredManifest?
   var manifestNextAttempt: Date?
   var manifestFailures = 0
+  /// The manifest fetch under way, shared by concurrent callers (single flight).
+  var manifestTask: Task<Void, Never>?
+  /// Why the last manifest fetch failed (nil after a success).
+  var manifestError: String?
+  /// How many callers joined a manifest fetch under way (tests check the single flight).
+  var manifestJoins = 0
   var schedulerTask: Task<Void, Never>?
   /// The scheduler's current sleep; cancelling it wakes the scheduler.
   var schedulerSleeper: Task<Void, Never>?
@@ -146,8 +152,10 @@ public actor AssetEngine {
     schedulerTask?.cancel()
     schedulerTask = nil
     schedulerSleeper?.cancel()
+    manifestTask?.cancel()
     for task in inFlight.values { task.cancel() }
     for task in inFlight.values { _ = await task.value }
+    await manifestTask?.value
     flushFreshness()
     hub.finishAll()
     try? await ownedHTTPFetcher?.shutdown()
@@ -286,6 +294,8 @@ public actor AssetEngine {
       autoRefreshPaused: paused,
       refreshEvery: refreshEvery)
     info.cacheReadOnly = store.readOnlyReason.map { "read-only cache: \($0)" }
+    info.manifestCheckedAt = manifest?.checkedAt
+    info.manifestError = manifestError
     return info
   }
 

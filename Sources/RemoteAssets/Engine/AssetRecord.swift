@@ -29,6 +29,15 @@ struct AssetRecord: Sendable {
   /// the copy is still fresh.
   var renewalPublishedAt: Date?
 
+  /// What a manifest decides about this asset; a change makes a refresh due.
+  var targetFacts: [String?] {
+    [
+      definition.remote?.absoluteString, definition.sha256,
+      definition.expectedSize.map(String.init),
+      targetVersion,
+    ]
+  }
+
   var source: AssetSource {
     if entry.current != nil { return .cached }
     return definition.bundled != nil ? .bundled : .none
@@ -84,7 +93,9 @@ struct AssetRecord: Sendable {
       s.fetchedAt = current.fetchedAt
     } else if let bundled = definition.bundled {
       if let bundledDigest {
-        s.version = String(bundledDigest.sha256.prefix(8))
+        // Bundled bytes that are the manifest's target are that version, not merely a hash.
+        let isTarget = targetVersion != nil && definition.sha256 == bundledDigest.sha256
+        s.version = isTarget ? targetVersion : String(bundledDigest.sha256.prefix(8))
         s.sha256 = bundledDigest.sha256
         s.size = bundledDigest.size
       }

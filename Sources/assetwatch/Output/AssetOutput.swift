@@ -3,7 +3,7 @@ import RemoteAssets
 
 /// One asset in `status --json`.
 ///
-/// Keys come out in this order: `id`, `state`, `source`, `version`, `targetVersion`, `etag`,
+/// Keys come out in this order: `id`, `state`, `source`, `version`, `targetVersion`, `behind`, `etag`,
 /// `lastModified`, `sha256`, `size`, `path`, `essential`, `fetchedAt`, `checkedAt`,
 /// `nextRefreshAt`, `lastError` (`kind`, `message`, `at`). Times are ISO 8601 UTC; absent values
 /// are `null`.
@@ -35,6 +35,8 @@ struct AssetOutput: Codable, Equatable {
   var source: String
   var version: String?
   var targetVersion: String?
+  /// Whether a manifest names a target this asset does not serve yet.
+  var behind: Bool
   var etag: String?
   var lastModified: String?
   var sha256: String?
@@ -48,7 +50,7 @@ struct AssetOutput: Codable, Equatable {
   var lastError: Failure?
 
   enum CodingKeys: String, CodingKey {
-    case id, state, source, version, targetVersion, etag, lastModified, sha256, size, path
+    case id, state, source, version, targetVersion, behind, etag, lastModified, sha256, size, path
     case essential, fetchedAt, checkedAt, nextRefreshAt, lastError
   }
 
@@ -60,6 +62,7 @@ struct AssetOutput: Codable, Equatable {
     try container.encode(source, forKey: .source)
     try container.encode(version, forKey: .version)
     try container.encode(targetVersion, forKey: .targetVersion)
+    try container.encode(behind, forKey: .behind)
     try container.encode(etag, forKey: .etag)
     try container.encode(lastModified, forKey: .lastModified)
     try container.encode(sha256, forKey: .sha256)
@@ -82,6 +85,7 @@ extension AssetOutput {
       source: asset.source.rawValue,
       version: OutsideText.json(asset.version),
       targetVersion: OutsideText.json(asset.targetVersion),
+      behind: asset.isBehindTarget,
       etag: OutsideText.json(asset.etag),
       lastModified: OutsideText.json(asset.lastModified),
       sha256: OutsideText.json(asset.sha256),

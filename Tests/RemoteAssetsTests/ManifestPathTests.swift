@@ -1,0 +1,237 @@
+import Crypto
+import DemoOrigin
+import Foundation
+import Testing
+
+@testable import RemoteAssets
+
+/// The manifest on every path: a refresh of one asset revalidates it first (one conditional
+/// request, shared by concurrent callers), so the asset comes from the manifest's URL with its
+/// size and hash; the stored manifest is in force right after an offline start; a new target is
+/// due at once.
+@Suite struct ManifestPathTests {
+  func sha(_ data: Data) -> String { SHA256.hash(data: data).hexString }
+
+  let old = Data(#"{"v":"old"}"#.utf8)
+  let new = Data(#"{"v":"new"}"#.utf8)
+
+  /// A manifest naming asset `a` at `path` with the hash and size of `body`.
+  func manifest(_ version: String, path: String, body: Data, assetVersion: String) -> Data {
+    Data(
+      """
+      {"version":"\(version)","assets":[{"id":"a","url":"\(path)","sha256":"\(sha(body))",\
+      "size":\(body.count),"version":"\(assetVersion)"}]}
+      """.utf8)
+  }
+
+  /// An origin serving the old bytes at `/old.json`, the new ones at `/new.json`, and a manifest
+  /// that moves asset `a` to `/new.json`.
+  func rolloutOrigin() async throws -> LoopbackOrigin {
+    let origin = try await LoopbackOrigin.start()
+    await origin.setResource("/old.json", body: old, contentType: "application/json")
+    await origin.setResource("/new.json", body: new, contentType: "application/json")
+    await origin.setResource(
+      "/manifest.json", body: manifest("m2", path: "/new.json", body: new, assetVersion: "v2"),
+      contentType: "application/json")
+    return origin
+  }
+
+  func asset(_ origin: LoopbackOrigin, refresh: RefreshInterval = .every(3600)) -> AssetDefinition {
+    AssetDefinition(
+      id: "a", remote: URL(string: "\(origin.baseURL)/old.json"), format: .json,
+      refresh: refresh, timeout: 30)
+  }
+
+  func manifestURL(_ origin: LoopbackOrigin) -> URL {
+    URL(string: "\(origin.baseURL)/manifest.json")!
+  }
+
+  @Test func refreshOfOneAssetFetchesTheManifestsURLNotTheConfigs() async throws {
+    let origin = try await rolloutOrigin()
+    defer { Task { try? await origin.shutdown() } }
+    let dir = TempDir()
+    defer { dir.remove() }
+    let engine = try makeEngine(
+      [asset(origin)], cache: dir.url.appendingPathComponent("cache"),
+      manifest: manifestURL(origin))
+    await engine.start()
+    let outcome = await engine.refresh("a")
+    #expect(outcome == .updated(version: "v2"), "\(outcome)")
+    #expect(await origin.requestCount(path: "/new.json") == 1)
+    #expect(await origin.requestCount(path: "/old.json") == 0, "the config's URL is not fetched")
+    #expect(try await engine.data("a") == new)
+    let status = try #require(await engine.status("a"))
+    #expect(status.targetVersion == "v2")
+    #expect(!status.isBehindTarget)
+    await engine.shutdown()
+  }
+
+  @Test func refreshOfOneAssetChecksTheManifestsHash() async throws {
+    let origin = try await rolloutOrigin()
+    defer { Task { try? await origin.shutdown() } }
+    // The manifest promises other bytes than /new.json serves.
+    await origin.setResource(
+      "/manifest.json", body: manifest("m2", path: "/new.json", body: old, assetVersion: "v2"),
+      contentType: "application/json")
+    let dir = TempDir()
+    defer { dir.remove() }
+    let engine = try makeEngine(
+      [asset(origin)], cache: dir.url.appendingPathComponent("cache"),
+      manifest: manifestURL(origin))
+    await engine.start()
+    let outcome = await engine.refresh("a")
+    #expect(outcome.failure?.kind == .hash, "\(outcome)")
+    #expect(await engine.status("a")?.isBehindTarget == true)
+    await engine.shutdown()
+  }
+
+  @Test func eachRefreshOfOneAssetCostsOneConditionalManifestRequest() async throws {
+    let origin = try await rolloutOrigin()
+    defer { Task { try? await origin.shutdown() } }
+    let dir = TempDir()
+    defer { dir.remove() }
+    let engine = try makeEngine(
+      [asset(origin)], cache: dir.url.appendingPathComponent("cache"),
+      manifest: manifestURL(origin))
+    await engine.start()
+    _ = await engine.refresh("a")
+    #expect(await origin.requestCount(path: "/manifest.json") == 1)
+    let firstCheck = try #require(await engine.info().manifestCheckedAt)
+    #expect(await engine.refresh("a") == .notModified)
+    let requests = await origin.requests(path: "/manifest.json")
+    #expect(requests.count == 2)
+    // The second asks with the manifest's ETag: the origin answers 304 without a body.
+    let etag = try #require(await origin.resource(at: "/manifest.json")?.etag)
+    #expect(requests.last?.header("If-None-Match") == etag)
+    #expect(try #require(await engine.info().manifestCheckedAt) >= firstCheck)
+    #expect(await engine.info().manifestVersion == "m2")
+    await engine.shutdown()
+  }
+
+  @Test func concurrentRefreshesShareOneManifestFetch() async throws {
+    let origin = try await rolloutOrigin()
+    defer { Task { try? await origin.shutdown() } }
+    let gate = Gate()
+    let body = manifest("m2", path: "/new.json", body: new, assetVersion: "v2")
+    await origin.setHandler("/manifest.json") { _ in
+      await gate.wait()
+      return .data(body, contentType: "application/json")
+    }
+    let dir = TempDir()
+    defer { dir.remove() }
+    let second = AssetDefinition(
+      id: "b", remote: URL(string: "\(origin.baseURL)/old.json"), format: .json, timeout: 30)
+    let engine = try makeEngine(
+      [asset(origin), second], cache: dir.url.appendingPathComponent("cache"),
+      manifest: manifestURL(origin))
+    await engine.start()
+    async let first = engine.refresh("a")
+    async let other = engine.refresh("b")
+    async let all = engine.refreshManifest()
+    await origin.waitForRequests(path: "/manifest.json", count: 1)
+    // Both later callers are waiting on the fetch under way before it may finish.
+    #expect(await poll { await engine.manifestJoins == 2 })
+    await gate.open()
+    let outcomes = await (first, other, all)
+    #expect(outcomes.0 == .updated(version: "v2"))
+    #expect(outcomes.1.isUpdated)
+    #expect(await origin.requestCount(path: "/manifest.json") == 1)
+    await engine.shutdown()
+  }
+
+  @Test func theStoredManifestIsInForceRightAfterAnOfflineStart() async throws {
+    let origin = try await rolloutOrigin()
+    defer { Task { try? await origin.shutdown() } }
+    let dir = TempDir()
+    defer { dir.remove() }
+    let cache = dir.url.appendingPathComponent("cache")
+    let seed = try makeEngine([asset(origin)], cache: cache, manifest: manifestURL(origin))
+    await seed.start()
+    #expect(await seed.refresh("a").isUpdated)
+    await seed.shutdown()
+    // No fetchers: nothing can reach the network.
+    let engine = try makeEngine(
+      [asset(origin)], cache: cache, fetchers: [], manifest: manifestURL(origin))
+    await engine.start()
+    #expect(await engine.info().manifestVersion == "m2")
+    #expect(await engine.info().manifestCheckedAt != nil)
+    let status = try #require(await engine.status("a"))
+    #expect(status.targetVersion == "v2")
+    #expect(status.version == "v2")
+    #expect(status.remote?.hasSuffix("/new.json") == true)
+    await engine.shutdown()
+  }
+
+  @Test func aNewTargetIsRefreshedAtOnceNotAtTheNextInterval() async throws {
+    let origin = try await rolloutOrigin()
+    defer { Task { try? await origin.shutdown() } }
+    await origin.setResource(
+      "/manifest.json", body: manifest("m1", path: "/old.json", body: old, assetVersion: "v1"),
+      contentType: "application/json")
+    let dir = TempDir()
+    defer { dir.remove() }
+    let engine = try makeEngine(
+      [asset(origin)], cache: dir.url.appendingPathComponent("cache"),
+      manifest: manifestURL(origin))
+    await engine.start()
+    await engine.startAutoRefresh()
+    #expect(await poll { await engine.status("a")?.version == "v1" })
+    // The rollout: the next check of the asset would be an hour away.
+    await origin.setResource(
+      "/manifest.json", body: manifest("m2", path: "/new.json", body: new, assetVersion: "v2"),
+      contentType: "application/json")
+    await engine.refreshManifest()
+    #expect(await poll { await engine.status("a")?.version == "v2" })
+    #expect(await engine.status("a")?.isBehindTarget == false)
+    await engine.shutdown()
+  }
+
+  @Test func bundledBytesThatAreTheTargetShowTheTargetVersion() async throws {
+    let origin = try await rolloutOrigin()
+    defer { Task { try? await origin.shutdown() } }
+    await origin.setResource(
+      "/manifest.json", body: manifest("m1", path: "/old.json", body: old, assetVersion: "v1"),
+      contentType: "application/json")
+    let dir = TempDir()
+    defer { dir.remove() }
+    var definition = asset(origin)
+    definition.bundled = .bytes(old)
+    let engine = try makeEngine(
+      [definition], cache: dir.url.appendingPathComponent("cache"), manifest: manifestURL(origin))
+    await engine.start()
+    await engine.refreshManifest()
+    let status = try #require(await engine.status("a"))
+    #expect(status.source == .bundled)
+    #expect(status.version == "v1")
+    #expect(!status.isBehindTarget)
+    await engine.shutdown()
+  }
+}
+
+/// Holds callers until opened.
+private actor Gate {
+  private var isOpen = false
+  private var waiting: [CheckedContinuation<Void, Never>] = []
+
+  func wait() async {
+    if isOpen { return }
+    await withCheckedContinuation { waiting.append($0) }
+  }
+
+  func open() {
+    isOpen = true
+    for continuation in waiting { continuation.resume() }
+    waiting = []
+  }
+}
+
+/// Polls `condition` until it holds or `timeout` passes (a condition with a deadline, not a
+/// sleep standing in for an event).
+private func poll(timeout: Duration = .seconds(15), _ condition: () async -> Bool) async -> Bool {
+  let deadline = ContinuousClock.now + timeout
+  while ContinuousClock.now < deadline {
+    if await condition() { return true }
+    try? await Task.sleep(for: .milliseconds(20))
+  }
+  return await condition()
+}
