@@ -17,7 +17,12 @@ struct RefreshCommand: AsyncParsableCommand {
   @Flag(help: "Print JSON (stable fields; see the README).")
   var json = false
 
+  @OptionGroup var attaching: AttachOptions
+
   func run() async throws {
+    if let socket = try attaching.socketPath(common: common) {
+      return try await AttachedCommands.refresh(socket: socket, ids: ids, json: json)
+    }
     let engine = try await common.startEngine()
     let results: [(id: String, outcome: RefreshOutcome)]
     if ids.isEmpty {

@@ -17,7 +17,13 @@ struct StatusCommand: AsyncParsableCommand {
   @Flag(help: "Print JSON (stable fields; see the README).")
   var json = false
 
+  @OptionGroup var attaching: AttachOptions
+
   func run() async throws {
+    if let socket = try attaching.socketPath(common: common) {
+      return try await AttachedCommands.status(
+        socket: socket, json: json, refreshFirst: refresh, configLabel: common.config)
+    }
     let engine = try await common.startEngine()
     if refresh { _ = await engine.refreshAll() }
     let snapshot = await engine.snapshot()

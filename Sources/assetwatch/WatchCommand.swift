@@ -12,8 +12,12 @@ struct WatchCommand: AsyncParsableCommand {
     discussion: "Example: assetwatch watch --config assets.json --readonly")
 
   @OptionGroup var common: CommonOptions
+  @OptionGroup var attaching: AttachOptions
 
   func run() async throws {
+    if let socket = try attaching.socketPath(common: common) {
+      return try await AttachedWatch(socketPath: socket, options: common).run()
+    }
     let engine = try await common.startEngine()
     try await WatchSession(engine: engine, options: common).run()
   }

@@ -24,6 +24,7 @@ struct ConfigReader {
 
   static let topKeys: Set<String> = [
     "appVersion", "cacheDirectory", "manifest", "defaults", "assets", "maxConcurrentTransfers",
+    "control",
   ]
   static let defaultKeys: Set<String> = [
     "refreshEvery", "ttl", "maxStale", "timeout", "maxBytes", "allowInsecure", "headers",
@@ -84,8 +85,9 @@ struct ConfigReader {
     } else if manifest == nil {
       problem("assets", nil, "is missing (list at least one asset, or give a manifest)")
     }
+    let control = root["control"].flatMap { bool($0, at: "control") } ?? false
     guard problems.isEmpty else { return nil }
-    return EngineConfiguration(
+    var configuration = EngineConfiguration(
       configPath: path, appVersion: appVersion, cacheDirectory: cacheDirectory, manifest: manifest,
       manifestHeaders: defaults.headers, defaultRefresh: defaults.refresh, assets: assets,
       maxConcurrentTransfers: maxTransfers,
@@ -94,6 +96,8 @@ struct ConfigReader {
         ttl: defaults.ttl,
         maxStale: defaults.maxStale, timeout: defaults.timeout, headers: defaults.headers,
         allowInsecure: defaults.allowInsecure))
+    configuration.controlSocket = control
+    return configuration
   }
 
   mutating func readDefaults(_ value: LocatedJSON) -> Defaults {
