@@ -86,7 +86,8 @@ let package = Package(
         .product(name: "NIOHTTP1", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
       ],
-      path: "examples/FlagServer"
+      path: "examples/FlagServer",
+      exclude: ["flags.json"]
     ),
     .testTarget(
       name: "RemoteAssetsTests",

@@ -35,7 +35,8 @@ struct ServeAttachTests {
     await fixture.shutdown()
   }
 
-  static func attach(_ fixture: DashboardFixture, extra: [String] = []) async throws -> TmuxSession {
+  static func attach(_ fixture: DashboardFixture, extra: [String] = []) async throws -> TmuxSession
+  {
     try await TmuxSession.start(
       [BinaryRunner.binary, "watch", "--attach", "cache"] + extra, width: 100, height: 30,
       cwd: fixture.folder.url, environment: ["NO_COLOR": ""])
@@ -130,7 +131,8 @@ struct ServeAttachTests {
     try await Self.withServe { fixture, _ in
       let status = try await BinaryRunner.run(
         [BinaryRunner.binary, "status", "--attach", "cache", "--json"], cwd: fixture.folder.url)
-      #expect(status.stdout.contains(#""id" : "flags""#) || status.stdout.contains(#""id":"flags""#))
+      #expect(
+        status.stdout.contains(#""id" : "flags""#) || status.stdout.contains(#""id":"flags""#))
       let before = await fixture.origin.requestCount(path: "/catalog.json")
       let refresh = try await BinaryRunner.run(
         [BinaryRunner.binary, "refresh", "--attach", "cache", "catalog"], cwd: fixture.folder.url)
@@ -141,9 +143,11 @@ struct ServeAttachTests {
   }
 
   @Test func aWatcherOfAnotherUserIsRefused() async throws {
-    guard let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"].first(where: {
-      FileManager.default.isExecutableFile(atPath: $0)
-    }), getuid() == 0 else {
+    guard
+      let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"].first(where: {
+        FileManager.default.isExecutableFile(atPath: $0)
+      }), getuid() == 0
+    else {
       print("skipped: needs setpriv and root to run a client as nobody")
       return
     }
@@ -158,9 +162,10 @@ struct ServeAttachTests {
       }
       chmod(fixture.folder.url.path, 0o755)
       chmod(fixture.folder.url.appendingPathComponent("cache").path, 0o755)
-      let command = Array(asNobody.dropFirst()) + [
-        BinaryRunner.binary, "status", "--attach", serve.socketPath,
-      ]
+      let command =
+        Array(asNobody.dropFirst()) + [
+          BinaryRunner.binary, "status", "--attach", serve.socketPath,
+        ]
       // The socket is 0600: another user cannot even connect.
       let denied = try await BinaryRunner.runTool(setpriv, command)
       #expect(denied.status == 1)
@@ -169,7 +174,9 @@ struct ServeAttachTests {
       chmod(serve.socketPath, 0o666)
       let refused = try await BinaryRunner.runTool(setpriv, command)
       #expect(refused.status == 1)
-      #expect(refused.stderr.contains("refused") && refused.stderr.contains("uid 65534"), "\(refused.stderr)")
+      #expect(
+        refused.stderr.contains("refused") && refused.stderr.contains("uid 65534"),
+        "\(refused.stderr)")
       #expect(serve.isRunning)
     }
   }
@@ -181,7 +188,8 @@ struct ServeAttachTests {
         "/model.bin", content: GeneratedBytes(length: 8 << 20, seed: 3), bytesPerSecond: 512 << 10)
     }) { fixture, serve in
       try await serve.waitForState("model mid-download past 1 MiB") { snapshot in
-        guard case .downloading(let p) = snapshot.assets.first(where: { $0.id == "model" })?.activity
+        guard
+          case .downloading(let p) = snapshot.assets.first(where: { $0.id == "model" })?.activity
         else { return false }
         return p.receivedBytes > 1 << 20
       }
@@ -191,7 +199,10 @@ struct ServeAttachTests {
       let record = tmp.appendingPathComponent("model.resume.json").path
       #expect(FileManager.default.fileExists(atPath: part))
       #expect(FileManager.default.fileExists(atPath: record))
-      #expect(!FileManager.default.fileExists(atPath: fixture.folder.url.appendingPathComponent("cache/control.sock").path), "the socket file is removed on a clean exit")
+      #expect(
+        !FileManager.default.fileExists(
+          atPath: fixture.folder.url.appendingPathComponent("cache/control.sock").path),
+        "the socket file is removed on a clean exit")
     }
   }
 }

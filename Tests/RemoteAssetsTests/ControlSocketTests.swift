@@ -19,7 +19,8 @@ import Testing
       let assets = [
         AssetDefinition(
           id: "flags", remote: nil, bundled: .bytes(Data(#"{"beta":true}"#.utf8)), format: .json),
-        AssetDefinition(id: "motd", remote: nil, bundled: .bytes(Data("hello".utf8)), format: .text),
+        AssetDefinition(
+          id: "motd", remote: nil, bundled: .bytes(Data("hello".utf8)), format: .text),
       ]
       engine = try makeEngine(assets, cache: dir.url.appendingPathComponent("cache"), fetchers: [])
       await engine.start()
@@ -133,7 +134,8 @@ import Testing
 
   @Test func aReadOnlyEngineRefusesCommands() async throws {
     let f = try await Fixture()
-    let server = try await f.engine.startControlServer(options: ControlServerOptions(readOnly: true))
+    let server = try await f.engine.startControlServer(
+      options: ControlServerOptions(readOnly: true))
     defer { Task { await f.finish(server) } }
     let client = try await ControlClient.connect(to: f.socketPath)
     #expect(client.hello.readonly)
@@ -154,14 +156,19 @@ import Testing
     let hostile: [String] = [
       "garbage", "{", #"{"id":1,"command":"#, "[1,2,3]", "null", #""just a string""#,
       #"{"id":2,"command":"selfDestruct"}"#, #"{"id":3}"#, #"{"id":"four","command":"pause"}"#,
-      #"{"id":5,"command":"refresh"}"#, #"{"id":6,"command":42}"#, #"{"id":1e400,"command":"pause"}"#,
+      #"{"id":5,"command":"refresh"}"#, #"{"id":6,"command":42}"#,
+      #"{"id":1e400,"command":"pause"}"#,
       String(repeating: "{", count: 10_000),
-      String(decoding: (0..<200).map { _ in UInt8.random(in: 0x20...0xFF, using: &generator) }, as: UTF8.self),
+      String(
+        decoding: (0..<200).map { _ in UInt8.random(in: 0x20...0xFF, using: &generator) },
+        as: UTF8.self),
     ]
     for line in hostile {
       await raw.writeLine(line)
       let reply = await raw.readLine(containing: #""type":"reply""#)
-      #expect(reply?.contains(#""ok":false"#) == true, "line \(line.prefix(40)) got \(reply ?? "nothing")")
+      #expect(
+        reply?.contains(#""ok":false"#) == true, "line \(line.prefix(40)) got \(reply ?? "nothing")"
+      )
     }
     // Random bytes, newlines included: every line gets an answer or is ignored; the
     // connection still works afterwards.

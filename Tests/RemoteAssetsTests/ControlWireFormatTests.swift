@@ -15,7 +15,8 @@ import Testing
     lastError: AssetErrorRecord(kind: "http", message: "HTTP 503", at: at),
     consecutiveFailures: 2, ttl: 60, maxStale: 600, isLive: false, canRollback: true,
     hasBundledCopy: false,
-    activity: .downloading(TransferProgress(receivedBytes: 10, expectedBytes: 100, bytesPerSecond: 5)),
+    activity: .downloading(
+      TransferProgress(receivedBytes: 10, expectedBytes: 100, bytesPerSecond: 5)),
     paused: true, history: [RefreshRecord(at: at, outcome: "failed", detail: "HTTP 503")])
 
   static let events: [EngineEvent] = [
@@ -25,7 +26,8 @@ import Testing
           appVersion: "1.0", configPath: "a.json", manifestVersion: "7", autoRefreshPaused: true,
           refreshEvery: 30), assets: [status, AssetStatus(id: "plain")], at: at)),
     .assetChanged(status),
-    .progress(id: "model", TransferProgress(receivedBytes: 1, expectedBytes: nil, bytesPerSecond: 0)),
+    .progress(
+      id: "model", TransferProgress(receivedBytes: 1, expectedBytes: nil, bytesPerSecond: 0)),
     .engineChanged(EngineInfo(appVersion: "1.0")),
     .log(EngineLogEntry(at: at, assetID: nil, level: .warning, message: "careful")),
   ]
@@ -50,14 +52,23 @@ import Testing
     func text(_ value: some Encodable) throws -> String {
       String(decoding: try ControlProtocol.line(value), as: UTF8.self)
     }
-    #expect(try text(ControlRequest(id: 1, command: .refresh(id: "x"))).contains(#""command":"refresh""#))
-    #expect(try text(ControlRequest(id: 1, command: .resetToBundled(id: "x"))).contains(#""asset":"x""#))
-    let progress = try text(EngineEvent.progress(id: "m", TransferProgress(receivedBytes: 1, expectedBytes: 2, bytesPerSecond: 3)))
-    for key in [#""type":"progress""#, #""asset":"m""#, #""receivedBytes":1"#, #""expectedBytes":2"#] {
+    #expect(
+      try text(ControlRequest(id: 1, command: .refresh(id: "x"))).contains(#""command":"refresh""#))
+    #expect(
+      try text(ControlRequest(id: 1, command: .resetToBundled(id: "x"))).contains(#""asset":"x""#))
+    let progress = try text(
+      EngineEvent.progress(
+        id: "m", TransferProgress(receivedBytes: 1, expectedBytes: 2, bytesPerSecond: 3)))
+    for key in [
+      #""type":"progress""#, #""asset":"m""#, #""receivedBytes":1"#, #""expectedBytes":2"#,
+    ] {
       #expect(progress.contains(key), "\(key) in \(progress)")
     }
     let asset = try text(EngineEvent.assetChanged(Self.status))
-    for key in [#""type":"asset""#, #""kind":"downloading""#, #""source":"cached""#, #""fetchedAt":"2023-11-14T22:13:20.250Z""#] {
+    for key in [
+      #""type":"asset""#, #""kind":"downloading""#, #""source":"cached""#,
+      #""fetchedAt":"2023-11-14T22:13:20.250Z""#,
+    ] {
       #expect(asset.contains(key), "\(key) in \(asset)")
     }
   }
@@ -70,7 +81,8 @@ import Testing
 
   @Test func theConfigTurnsTheSocketOn() throws {
     func load(_ extra: String) throws -> EngineConfiguration {
-      let text = #"{"appVersion":"1", \#(extra) "assets":[{"id":"a","remote":"https://example.com/a"}]}"#
+      let text =
+        #"{"appVersion":"1", \#(extra) "assets":[{"id":"a","remote":"https://example.com/a"}]}"#
       return try ConfigurationLoader.parse(Data(text.utf8), path: "/tmp/x.json")
     }
     #expect(try load("").controlSocket == false)

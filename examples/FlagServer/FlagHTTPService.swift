@@ -60,7 +60,8 @@ struct FlagHTTPService: Service {
     let path = uri.split(separator: "?", maxSplits: 1).first.map(String.init) ?? uri
     if path == "/healthz" {
       let usable = await engine.status(assetID)?.isUsable ?? false
-      return usable ? (.ok, Data("{\"ok\":true}".utf8)) : (.serviceUnavailable, Data("{\"ok\":false}".utf8))
+      return usable
+        ? (.ok, Data("{\"ok\":true}".utf8)) : (.serviceUnavailable, Data("{\"ok\":false}".utf8))
     }
     guard path == "/flags" || path.hasPrefix("/flags/") else {
       return (.notFound, Data("{\"error\":\"not found\"}".utf8))

@@ -29,7 +29,7 @@ struct HeaderWidget {
     addCounts(to: &line)
     addRefreshMode(to: &line)
     if case .disconnected = state.health.connection {
-      line.add(health, context.theme.state(.failed), priority: 1, spacing: 3)
+      line.add(health, context.theme.state(.failed), priority: 0, spacing: 3)
     } else {
       line.add(health, context.theme.muted, priority: 5)
     }

@@ -130,7 +130,9 @@ public final class ControlClient: Sendable {
       guard hello.protocol == ControlProtocol.version else {
         throw ControlClientError.unsupportedProtocol(hello.protocol)
       }
-      guard let writer = box.outbound.withLock({ $0 }) else { throw ControlClientError.disconnected }
+      guard let writer = box.outbound.withLock({ $0 }) else {
+        throw ControlClientError.disconnected
+      }
       let client = ControlClient(
         hello: hello, events: events, outbound: writer, channel: connection.channel)
       client.task.withLock { $0 = task }
@@ -206,7 +208,8 @@ public final class ControlClient: Sendable {
   /// A socket path for `path`: a directory means its `control.sock`.
   public static func resolveSocketPath(_ path: String) -> String {
     var isDirectory: ObjCBool = false
-    if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue
+    if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory),
+      isDirectory.boolValue
     {
       return ControlProtocol.socketPath(cacheDirectory: URL(fileURLWithPath: path))
     }

@@ -16,7 +16,8 @@ enum ControlCommandRunner {
       }
       let failed = items.first { $0.error != nil }
       return ControlReply(
-        id: id, ok: failed == nil, command: word, error: failed.map { "\($0.asset): \($0.error ?? "")" },
+        id: id, ok: failed == nil, command: word,
+        error: failed.map { "\($0.asset): \($0.error ?? "")" },
         results: items)
     }
     do {

@@ -49,7 +49,9 @@ struct ControlLineDecoder: ByteToMessageDecoder {
     }
     var line = buffer.readSlice(length: length)!
     buffer.moveReaderIndex(forwardBy: 1)
-    if line.readableBytesView.last == 0x0D { line = line.getSlice(at: line.readerIndex, length: length - 1)! }
+    if line.readableBytesView.last == 0x0D {
+      line = line.getSlice(at: line.readerIndex, length: length - 1)!
+    }
     context.fireChannelRead(wrapInboundOut(.line(line)))
     return .continue
   }

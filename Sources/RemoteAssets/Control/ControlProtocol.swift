@@ -43,11 +43,14 @@ public enum ControlProtocol {
     decoder.dateDecodingStrategy = .custom { decoder in
       let c = try decoder.singleValueContainer()
       let text = try c.decode(String.self)
-      if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) {
+      if let date = try? Date(
+        text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+      {
         return date
       }
       if let date = try? Date(text, strategy: Date.ISO8601FormatStyle()) { return date }
-      throw DecodingError.dataCorruptedError(in: c, debugDescription: "not an ISO 8601 date: \(text)")
+      throw DecodingError.dataCorruptedError(
+        in: c, debugDescription: "not an ISO 8601 date: \(text)")
     }
     return decoder
   }

@@ -15,24 +15,24 @@ enum ControlRequestParser {
   /// Parses `{"id":N,"command":WORD[,"asset":ID]}`.
   static func parse(_ line: Data) -> Request {
     if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return .empty }
-    guard let object = try? JSONSerialization.jsonObject(with: line, options: []),
-      let fields = object as? [String: Any]
-    else {
+    // JSONDecoder rather than JSONSerialization: on Linux a bridged NSNumber also passes
+    // `is Bool`, so numbers and booleans cannot be told apart there.
+    guard let fields = try? JSONDecoder().decode([String: LooseValue].self, from: line) else {
       return .invalid(id: nil, "not a JSON object")
     }
     var id: Int?
     if let raw = fields["id"] {
-      guard let number = raw as? NSNumber, !(raw is Bool),
-        let exact = Int(exactly: number.doubleValue), Double(exact) == number.doubleValue
-      else {
+      guard case .integer(let number) = raw else {
         return .invalid(id: nil, "\"id\" must be an integer")
       }
-      id = exact
+      id = number
     }
-    guard let word = fields["command"] as? String else {
+    guard case .string(let word) = fields["command"] else {
       return .invalid(id: id, "missing \"command\" (one of \(known))")
     }
-    func asset() -> String? { fields["asset"] as? String }
+    func asset() -> String? {
+      if case .string(let text) = fields["asset"] { text } else { nil }
+    }
     let needsAsset: (String) -> Request = { _ in
       .invalid(id: id, "\"\(word)\" needs an \"asset\" (an asset id)")
     }
@@ -53,4 +53,24 @@ enum ControlRequestParser {
   }
 
   private static var known: String { ControlRequest.commandWords.joined(separator: ", ") }
+}
+
+/// A JSON value as far as a request cares: an integer, a string, or anything else.
+private enum LooseValue: Decodable {
+  case integer(Int)
+  case string(String)
+  case other
+
+  init(from decoder: any Decoder) throws {
+    let c = try decoder.singleValueContainer()
+    if (try? c.decode(Bool.self)) != nil {
+      self = .other
+    } else if let number = try? c.decode(Int.self) {
+      self = .integer(number)
+    } else if let text = try? c.decode(String.self) {
+      self = .string(text)
+    } else {
+      self = .other
+    }
+  }
 }

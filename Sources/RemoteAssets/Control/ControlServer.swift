@@ -1,13 +1,14 @@
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
 import Foundation
 import Logging
 import NIOCore
 import NIOPosix
 import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// Serves an engine's events and commands on a Unix domain socket (see ``ControlProtocol``).
 ///
@@ -207,7 +208,8 @@ public final class ControlServer: Sendable {
                 error: "this engine is read-only; commands are refused"))
             continue
           }
-          guard running.value.add(1, ordering: .relaxed).newValue <= options.maxCommandsInFlight else {
+          guard running.value.add(1, ordering: .relaxed).newValue <= options.maxCommandsInFlight
+          else {
             running.value.subtract(1, ordering: .relaxed)
             try await writer.send(
               ControlReply(

@@ -61,7 +61,10 @@ public final class ControlSession: Sendable {
         }
         try? await Task.sleep(for: retryInterval)
       }
-      if let client = current.withLock({ c -> ControlClient? in defer { c = nil }; return c }) {
+      if let client = current.withLock({ c -> ControlClient? in
+        defer { c = nil }
+        return c
+      }) {
         await client.close()
       }
       continuation.finish()

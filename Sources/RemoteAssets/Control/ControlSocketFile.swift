@@ -1,9 +1,10 @@
+import Foundation
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
   import Darwin
 #endif
-import Foundation
 
 /// Why the control socket could not be opened.
 public struct ControlSocketError: Error, Sendable, Equatable, CustomStringConvertible {

@@ -28,7 +28,8 @@ struct ServeCommand: AsyncParsableCommand {
     help: "The lowest level logged: trace, debug, info, notice, warning, error, critical.")
   var logLevel: String = "info"
 
-  @Option(name: .long, help: "Serve the control socket here instead of <cacheDirectory>/control.sock.")
+  @Option(
+    name: .long, help: "Serve the control socket here instead of <cacheDirectory>/control.sock.")
   var socket: String?
 
   func run() async throws {
