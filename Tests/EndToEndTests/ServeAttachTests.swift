@@ -130,12 +130,12 @@ struct ServeAttachTests {
   @Test func statusAndRefreshAttachAskTheServeProcess() async throws {
     try await Self.withServe { fixture, _ in
       let status = try await BinaryRunner.run(
-        [BinaryRunner.binary, "status", "--attach", "cache", "--json"], cwd: fixture.folder.url)
+        ["status", "--attach", "cache", "--json"], cwd: fixture.folder.url)
       #expect(
         status.stdout.contains(#""id" : "flags""#) || status.stdout.contains(#""id":"flags""#))
       let before = await fixture.origin.requestCount(path: "/catalog.json")
       let refresh = try await BinaryRunner.run(
-        [BinaryRunner.binary, "refresh", "--attach", "cache", "catalog"], cwd: fixture.folder.url)
+        ["refresh", "--attach", "cache", "catalog"], cwd: fixture.folder.url)
       #expect(refresh.status == 0, "\(refresh.stderr)")
       #expect(refresh.stdout.hasPrefix("catalog  "))
       #expect(await fixture.origin.requestCount(path: "/catalog.json") == before + 1)
