@@ -7,7 +7,7 @@ import RemoteAssets
 import ServiceLifecycle
 
 /// Serves one JSON asset over HTTP/1.1 until graceful shutdown:
-/// `GET /flags` (the document), `GET /flags/KEY` (one value), `GET /healthz`.
+/// `GET /flags` (the document), `GET /flags/KEY` (one flag), `GET /healthz`.
 struct FlagHTTPService: Service {
   let engine: AssetEngine
   let assetID: String
@@ -71,8 +71,9 @@ struct FlagHTTPService: Service {
     }
     guard path.hasPrefix("/flags/") else { return (.ok, document) }
     let key = String(path.dropFirst("/flags/".count)).removingPercentEncoding ?? ""
+    // A flag is looked up in the document's `flags` object, else at its top level.
     guard let object = try? JSONSerialization.jsonObject(with: document) as? [String: Any],
-      let value = object[key],
+      let value = (object["flags"] as? [String: Any])?[key] ?? object[key],
       let body = try? JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed])
     else {
       return (.notFound, Data("{\"error\":\"no such flag\"}".utf8))

@@ -5,7 +5,7 @@
 //
 //   swift run FlagServer --config examples/FlagServer/flags.json --port 8080
 //   curl localhost:8080/flags            # the whole document
-//   curl localhost:8080/flags/newCheckout # one flag
+//   curl localhost:8080/flags/dark-mode   # one flag
 //   assetwatch watch --attach examples/FlagServer/flags.json
 //
 // Both the engine and the HTTP server are swift-service-lifecycle services in one group, so

@@ -3,7 +3,7 @@ import Foundation
 /// The control socket's wire format (newline-delimited JSON, one object per line).
 ///
 /// Server to client: a ``ControlHello`` (`"type":"hello"`), then a snapshot event, then every
-/// ``EngineEvent`` the engine publishes (`"type"` is `snapshot`, `asset`, `progress`, `engine` or
+/// `EngineEvent` the engine publishes (`"type"` is `snapshot`, `asset`, `progress`, `engine` or
 /// `log`), and a ``ControlReply`` (`"type":"reply"`) for each request. Client to server: a
 /// ``ControlRequest`` per line, e.g. `{"id":1,"command":"refresh","asset":"feature-flags"}`.
 /// Dates are ISO 8601 strings with fractional seconds.
