@@ -15,7 +15,9 @@ struct WatchCommand: AsyncParsableCommand {
   @OptionGroup var attaching: AttachOptions
 
   func run() async throws {
-    if let socket = try attaching.socketPath(common: common) {
+    if let socket = try attaching.socketPath(common: common)
+      ?? attaching.servingSocket(common: common)
+    {
       return try await AttachedWatch(socketPath: socket, options: common).run()
     }
     let engine = try await common.startEngine()

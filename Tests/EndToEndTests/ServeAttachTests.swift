@@ -104,6 +104,22 @@ struct ServeAttachTests {
     }
   }
 
+  @Test func plainWatchOnTheSameConfigAttachesInsteadOfStartingASecondEngine() async throws {
+    try await Self.withServe { fixture, serve in
+      try await serve.waitForState("model fetched") {
+        $0.assets.first { $0.id == "model" }?.source == .cached
+      }
+      let before = await Self.requestCounts(fixture.origin)
+      let tmux = try await fixture.startDashboard()
+      defer { Task { await tmux.kill() } }
+      try await tmux.waitForTable(fresh: ["flags", "model"])
+      try await tmux.press("p")
+      try await serve.waitForState("serve paused by the dashboard") { $0.info.autoRefreshPaused }
+      #expect(await Self.requestCounts(fixture.origin) == before, "no second engine fetched")
+      await tmux.kill()
+    }
+  }
+
   @Test func twoWatchersAtOnceSeeTheSameEngine() async throws {
     try await Self.withServe { fixture, _ in
       let first = try await Self.attach(fixture)

@@ -205,6 +205,11 @@ public final class ControlClient: Sendable {
     for continuation in waiting { continuation.resume(throwing: ControlClientError.disconnected) }
   }
 
+  /// Whether an engine accepts connections on `path` (a socket, or a cache directory) now.
+  public static func isServing(_ path: String) -> Bool {
+    ControlSocketFile.isLive(resolveSocketPath(path))
+  }
+
   /// A socket path for `path`: a directory means its `control.sock`.
   public static func resolveSocketPath(_ path: String) -> String {
     var isDirectory: ObjCBool = false

@@ -33,6 +33,21 @@ struct AttachOptions: ParsableArguments {
   }
 }
 
+extension AttachOptions {
+  /// The control socket of the config's cache when an engine (an app, `serve`) already serves
+  /// it: `watch` then attaches to that engine instead of starting a second one that would fetch
+  /// everything again and never show the app's own transfers.
+  func servingSocket(common: CommonOptions) -> String? {
+    guard attach == nil,
+      let configuration = try? ConfigurationLoader.load(
+        path: common.config, appVersionOverride: common.appVersion,
+        cacheDirectoryOverride: common.cacheDir)
+    else { return nil }
+    let socket = ControlProtocol.socketPath(cacheDirectory: configuration.cacheDirectory)
+    return ControlClient.isServing(socket) ? socket : nil
+  }
+}
+
 /// Connects once for a one-shot command, or prints why not and exits with status 1.
 func connectOnce(_ path: String) async throws -> ControlClient {
   do {
