@@ -7,6 +7,7 @@ let package = Package(
   products: [
     .library(name: "RemoteAssets", targets: ["RemoteAssets"]),
     .executable(name: "assetwatch", targets: ["assetwatch"]),
+    .library(name: "RemoteAssetsService", targets: ["RemoteAssetsService"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -15,6 +16,8 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
     .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+    .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+    .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
   ],
   targets: [
     // The engine's vocabulary: asset status, state words, events, commands. Pure; no I/O.
@@ -63,7 +66,31 @@ let package = Package(
         "RemoteAssets", "Dashboard", "TerminalCore", "CursesTerminal", "DemoOrigin",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
+        "RemoteAssetsService", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ]
+    ),
+    // The engine as a swift-service-lifecycle `Service`: one line in an app's `ServiceGroup`.
+    // A target of its own so the core library does not pull in the lifecycle package.
+    .target(
+      name: "RemoteAssetsService",
+      dependencies: [
+        "RemoteAssets", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "Logging", package: "swift-log"),
+      ]
+    ),
+    // An embedding example: a feature-flags HTTP server over the engine, control socket on.
+    .executableTarget(
+      name: "FlagServer",
+      dependencies: [
+        "RemoteAssets", "RemoteAssetsService",
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      path: "examples/FlagServer",
+      exclude: ["flags.json"]
     ),
     .testTarget(
       name: "RemoteAssetsTests",
@@ -78,7 +105,7 @@ let package = Package(
       exclude: ["Snapshots"]),
     .testTarget(
       name: "CursesTerminalTests", dependencies: ["CursesTerminal", "TerminalCore", "CNCurses"]),
-    .testTarget(name: "EndToEndTests", dependencies: ["DemoOrigin", "AssetModel"]),
+    .testTarget(name: "EndToEndTests", dependencies: ["DemoOrigin", "AssetModel", "RemoteAssets"]),
     .testTarget(name: "DemoOriginTests", dependencies: ["DemoOrigin"]),
   ],
   swiftLanguageModes: [.v6]

@@ -7,16 +7,19 @@ import TerminalCore
 
 /// Engine events waiting for the terminal thread: filled by the async side, drained by `frame`.
 final class EventInbox: Sendable {
-  private let state = Mutex<(events: [EngineEvent], finished: Bool)>(([], false))
+  private let state = Mutex<(events: [DashboardInput], finished: Bool)>(([], false))
 
   /// Queues an event (never blocks for long: the lock only guards an append).
-  func post(_ event: EngineEvent) { state.withLock { $0.events.append(event) } }
+  func post(_ event: EngineEvent) { state.withLock { $0.events.append(.engine(event)) } }
+
+  /// Queues any other input from the async side (a connection change when attached).
+  func post(input: DashboardInput) { state.withLock { $0.events.append(input) } }
 
   /// Marks the engine's stream as ended.
   func finish() { state.withLock { $0.finished = true } }
 
   /// Takes every queued event.
-  func drain() -> (events: [EngineEvent], finished: Bool) {
+  func drain() -> (events: [DashboardInput], finished: Bool) {
     state.withLock { s in
       defer { s.events.removeAll(keepingCapacity: true) }
       return (s.events, s.finished)
@@ -62,7 +65,7 @@ final class DashboardApp: TerminalApplication {
 
   func frame(width: Int, height: Int, now: Date) -> ScreenBuffer {
     let (events, finished) = inbox.drain()
-    for event in events { apply(.engine(event), now: now) }
+    for input in events { apply(input, now: now) }
     engineFinished = finished
     // Relative times, highlights and notices age: tick at each new second of the clock (so the
     // header's clock turns on time). The backend draws only when the rendered buffer differs,

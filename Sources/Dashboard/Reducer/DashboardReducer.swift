@@ -19,6 +19,9 @@ public enum DashboardReducer {
     case .tick:
       expire(&state, now: now)
       effects = []
+    case .connection(let connection):
+      state.health.connection = connection
+      effects = []
     }
     SelectionKeeper.normalize(&state, now: now)
     return effects

@@ -9,6 +9,8 @@ public enum DashboardInput: Sendable {
   case key(Key)
   /// Time passed with nothing else happening (expires highlights and notices).
   case tick
+  /// The connection to an engine in another process came up or went down (`--attach`).
+  case connection(StreamHealth.Connection)
 }
 
 /// What the dashboard asks its host to do after an input.

@@ -9,6 +9,19 @@ public struct StreamHealth: Sendable, Equatable {
   /// When the last event arrived, if any did.
   public private(set) var lastEventAt: Date?
 
+  /// Where the events come from, for a dashboard attached to another process's engine.
+  public enum Connection: Sendable, Equatable {
+    /// An engine in this process (no connection to lose).
+    case inProcess
+    /// Connected to the engine's control socket.
+    case connected
+    /// The connection is lost (since the given time); the last known table stays on screen.
+    case disconnected(since: Date)
+  }
+
+  /// The connection's state; ``Connection/inProcess`` unless the host reports otherwise.
+  public var connection: Connection = .inProcess
+
   /// Creates a health record with no events seen.
   public init() {}
 

@@ -29,7 +29,11 @@ struct HeaderWidget: Widget {
     }
     addCounts(to: &line)
     addRefreshMode(to: &line)
-    line.add(health, context.theme.muted, priority: 5)
+    if case .disconnected = state.health.connection {
+      line.add(health, context.theme.state(.failed), priority: 0, spacing: 3)
+    } else {
+      line.add(health, context.theme.muted, priority: 5)
+    }
     return line
   }
 
@@ -84,6 +88,9 @@ struct HeaderWidget: Widget {
   /// `3.2 ev/s 1s ago`: how lively the engine's event stream is.
   private var health: String {
     let health = context.state.health
+    if case .disconnected(let since) = health.connection {
+      return "disconnected " + Formatting.ago(since, now: context.now)
+    }
     guard let last = health.lastEventAt else { return "no events" }
     let rate = String(format: "%.1f ev/s", health.eventsPerSecond(at: context.now))
     return rate + " " + Formatting.ago(last, now: context.now)

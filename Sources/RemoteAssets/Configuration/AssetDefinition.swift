@@ -160,6 +160,9 @@ public struct EngineConfiguration: Sendable, Equatable {
   public var lockTimeout: Duration = .seconds(10)
   /// The settings an asset added by the manifest gets (the config's `defaults`).
   public var assetDefaults: AssetDefinition
+  /// Whether the engine serves its events and commands on `<cacheDirectory>/control.sock` (the
+  /// config's top-level `"control": true`); see ``AssetEngine/startControlServer(options:)``.
+  public var controlSocket = false
 
   /// Creates a configuration.
   public init(

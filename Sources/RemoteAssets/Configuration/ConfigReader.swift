@@ -24,6 +24,7 @@ struct ConfigReader {
 
   static let topKeys: Set<String> = [
     "appVersion", "cacheDirectory", "manifest", "defaults", "assets", "maxConcurrentTransfers",
+    "control",
   ]
   static let defaultKeys: Set<String> = [
     "refreshEvery", "ttl", "maxStale", "timeout", "maxBytes", "allowInsecure", "headers",
@@ -100,8 +101,9 @@ struct ConfigReader {
       currentLine = root.line
       problem("assets", nil, "is missing (list at least one asset, or give a manifest)")
     }
+    let control = root["control"].flatMap { bool($0, at: "control") } ?? false
     guard problems.isEmpty else { return nil }
-    return EngineConfiguration(
+    var configuration = EngineConfiguration(
       configPath: path, appVersion: appVersion, cacheDirectory: cacheDirectory, manifest: manifest,
       manifestHeaders: defaults.headers, defaultRefresh: defaults.refresh, assets: assets,
       maxConcurrentTransfers: maxTransfers,
@@ -110,6 +112,8 @@ struct ConfigReader {
         ttl: defaults.ttl,
         maxStale: defaults.maxStale, timeout: defaults.timeout, headers: defaults.headers,
         allowInsecure: defaults.allowInsecure))
+    configuration.controlSocket = control
+    return configuration
   }
 
   mutating func readDefaults(_ value: LocatedJSON) -> Defaults {

@@ -16,7 +16,12 @@ struct RefreshCommand: AsyncParsableCommand {
   @Argument(help: "Asset ids (default: all).")
   var ids: [String] = []
 
+  @OptionGroup(title: "Attach Options") var attaching: AttachOptions
+
   func run() async throws {
+    if let socket = try attaching.socketPath(config: config) {
+      return try await AttachedCommands.refresh(socket: socket, ids: ids, json: output.json)
+    }
     let engine = try await EngineLauncher.start(
       config, logging: logging, only: ids.isEmpty ? nil : Set(ids))
     let results: [(id: String, outcome: RefreshOutcome)]

@@ -16,7 +16,13 @@ struct StatusCommand: AsyncParsableCommand {
   @Flag(help: "Refresh every asset first.")
   var refresh = false
 
+  @OptionGroup var attaching: AttachOptions
+
   func run() async throws {
+    if let socket = try attaching.socketPath(config: config) {
+      return try await AttachedCommands.status(
+        socket: socket, json: output.json, refreshFirst: refresh, configLabel: config.file)
+    }
     let engine = try await EngineLauncher.start(config, logging: logging)
     if refresh { _ = await engine.refreshAll() }
     let snapshot = await engine.snapshot()

@@ -12,8 +12,14 @@ struct WatchCommand: AsyncParsableCommand {
   @OptionGroup(title: "Display Options") var display: TerminalOptions
   @OptionGroup(title: "Display Options") var logging: LoggingOptions
   @OptionGroup(title: "Safety Options") var safety: SafetyOptions
+  @OptionGroup(title: "Attach Options") var attaching: AttachOptions
 
   func run() async throws {
+    if let socket = try attaching.socketPath(config: config)
+      ?? attaching.servingSocket(config: config)
+    {
+      return try await AttachedWatch(socketPath: socket, display: display, safety: safety).run()
+    }
     let engine = try await EngineLauncher.start(config, logging: logging)
     try await WatchSession(
       engine: engine, display: display, safety: safety, configLabel: config.file

@@ -1,0 +1,255 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import Synchronization
+
+/// Why a control connection failed.
+public enum ControlClientError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// Nothing listens on the socket (or it does not exist).
+  case cannotConnect(path: String, reason: String)
+  /// The server turned this client away (another user, too many watchers).
+  case refused(String)
+  /// The server speaks a protocol version this client does not.
+  case unsupportedProtocol(Int)
+  /// The connection ended before the answer came.
+  case disconnected
+  /// The server sent something that is not the protocol.
+  case protocolError(String)
+
+  public var description: String {
+    switch self {
+    case .cannotConnect(let path, let reason): "cannot connect to \(path): \(reason)"
+    case .refused(let message): "the engine refused the connection: \(message)"
+    case .unsupportedProtocol(let version):
+      "the engine speaks control protocol \(version); this client speaks \(ControlProtocol.version)"
+    case .disconnected: "the engine closed the connection"
+    case .protocolError(let message): "unexpected data from the engine: \(message)"
+    }
+  }
+}
+
+/// One connection to an engine's control socket: the hello, a stream of events (a snapshot
+/// first), and commands answered by replies.
+///
+/// ```swift
+/// let client = try await ControlClient.connect(to: "/var/cache/app/control.sock")
+/// Task { for await event in client.events { print(event) } }
+/// let reply = try await client.send(.refresh(id: "feature-flags"))
+/// await client.close()
+/// ```
+public final class ControlClient: Sendable {
+  /// The server's greeting.
+  public let hello: ControlHello
+  /// Every event the engine publishes, starting with a snapshot; ends when the connection does.
+  /// Iterate it from one task only.
+  public let events: AsyncStream<EngineEvent>
+
+  private struct State {
+    var nextID = 1
+    var pending: [Int: CheckedContinuation<ControlReply, any Error>] = [:]
+    var closed = false
+  }
+  private let state = Mutex(State())
+  private let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
+  private let channel: any Channel
+  private let task = Mutex<Task<Void, Never>?>(nil)
+
+  private init(
+    hello: ControlHello, events: AsyncStream<EngineEvent>,
+    outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>, channel: any Channel
+  ) {
+    self.hello = hello
+    self.events = events
+    self.outbound = outbound
+    self.channel = channel
+  }
+
+  /// Connects to a control socket and reads the hello.
+  ///
+  /// - Parameter path: the socket, or a cache directory holding `control.sock`.
+  /// - Throws: ``ControlClientError``.
+  public static func connect(to path: String) async throws -> ControlClient {
+    let socket = resolveSocketPath(path)
+    typealias Connection = NIOAsyncChannel<ControlFrame, ByteBuffer>
+    let connection: Connection
+    do {
+      connection = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        .connect(unixDomainSocketPath: socket) { channel in
+          channel.eventLoop.makeCompletedFuture {
+            // Snapshots of many assets are long lines; the limit only guards against a runaway.
+            try channel.pipeline.syncOperations.addHandler(
+              ByteToMessageHandler(ControlLineDecoder(maxLength: 256 << 20)))
+            return try Connection(wrappingChannelSynchronously: channel)
+          }
+        }
+    } catch {
+      throw ControlClientError.cannotConnect(path: socket, reason: Self.reason(error))
+    }
+    let (events, eventSink) = AsyncStream.makeStream(of: EngineEvent.self)
+    let (hellos, helloSink) = AsyncThrowingStream.makeStream(of: ControlHello.self)
+    let box = ClientBox()
+    let task = Task {
+      do {
+        try await connection.executeThenClose { inbound, outbound in
+          box.outbound.withLock { $0 = outbound }
+          let decoder = ControlProtocol.decoder()
+          var greeted = false
+          for try await frame in inbound {
+            guard case .line(let buffer) = frame else {
+              throw ControlClientError.protocolError("a line too long to read")
+            }
+            let message: ControlMessage
+            do {
+              message = try ControlMessage.decode(Data(buffer.readableBytesView), using: decoder)
+            } catch {
+              throw ControlClientError.protocolError("\(error)")
+            }
+            switch message {
+            case .hello(let hello):
+              greeted = true
+              helloSink.yield(hello)
+            case .reply(let reply) where reply.id == nil && !greeted:
+              throw ControlClientError.refused(reply.error ?? "no reason given")
+            case .reply(let reply): box.client?.deliver(reply)
+            case .event(let event): eventSink.yield(event)
+            case .unknown: break
+            }
+          }
+        }
+        helloSink.finish(throwing: ControlClientError.disconnected)
+      } catch {
+        helloSink.finish(throwing: error)
+      }
+      eventSink.finish()
+      box.finish()?.failPending()
+    }
+    // The writer is handed over before any line is read, so it is there once the hello is.
+    var iterator = hellos.makeAsyncIterator()
+    do {
+      guard let hello = try await iterator.next() else { throw ControlClientError.disconnected }
+      guard hello.protocol == ControlProtocol.version else {
+        throw ControlClientError.unsupportedProtocol(hello.protocol)
+      }
+      guard let writer = box.outbound.withLock({ $0 }) else {
+        throw ControlClientError.disconnected
+      }
+      let client = ControlClient(
+        hello: hello, events: events, outbound: writer, channel: connection.channel)
+      client.task.withLock { $0 = task }
+      // If the connection already ended, nobody else will fail what the client is asked next.
+      if box.adopt(client) { client.failPending() }
+      return client
+    } catch {
+      try? await connection.channel.close()
+      task.cancel()
+      await task.value
+      throw error
+    }
+  }
+
+  /// Sends a command and waits for the server's reply.
+  ///
+  /// - Throws: ``ControlClientError/disconnected`` when the connection ends first.
+  public func send(_ command: AssetCommand) async throws -> ControlReply {
+    let id = state.withLock { s -> Int? in
+      guard !s.closed else { return nil }
+      defer { s.nextID += 1 }
+      return s.nextID
+    }
+    guard let id else { throw ControlClientError.disconnected }
+    let line = try ControlProtocol.line(ControlRequest(id: id, command: command))
+    return try await withCheckedThrowingContinuation { continuation in
+      let accepted = state.withLock { s -> Bool in
+        guard !s.closed else { return false }
+        s.pending[id] = continuation
+        return true
+      }
+      guard accepted else {
+        continuation.resume(throwing: ControlClientError.disconnected)
+        return
+      }
+      let outbound = self.outbound
+      Task {
+        do {
+          try await outbound.write(ByteBuffer(bytes: line))
+        } catch {
+          self.take(id)?.resume(throwing: ControlClientError.disconnected)
+        }
+      }
+    }
+  }
+
+  /// Closes the connection; ``events`` ends and pending commands fail.
+  public func close() async {
+    try? await channel.close()
+    let task = self.task.withLock { $0 }
+    await task?.value
+    failPending()
+  }
+
+  private func take(_ id: Int) -> CheckedContinuation<ControlReply, any Error>? {
+    state.withLock { $0.pending.removeValue(forKey: id) }
+  }
+
+  fileprivate func deliver(_ reply: ControlReply) {
+    guard let id = reply.id else { return }
+    take(id)?.resume(returning: reply)
+  }
+
+  fileprivate func failPending() {
+    let waiting = state.withLock { s -> [CheckedContinuation<ControlReply, any Error>] in
+      s.closed = true
+      defer { s.pending.removeAll() }
+      return Array(s.pending.values)
+    }
+    for continuation in waiting { continuation.resume(throwing: ControlClientError.disconnected) }
+  }
+
+  /// Whether an engine accepts connections on `path` (a socket, or a cache directory) now.
+  public static func isServing(_ path: String) -> Bool {
+    ControlSocketFile.isLive(resolveSocketPath(path))
+  }
+
+  /// A socket path for `path`: a directory means its `control.sock`.
+  public static func resolveSocketPath(_ path: String) -> String {
+    var isDirectory: ObjCBool = false
+    if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory),
+      isDirectory.boolValue
+    {
+      return ControlProtocol.socketPath(cacheDirectory: URL(fileURLWithPath: path))
+    }
+    return path
+  }
+
+  private static func reason(_ error: any Error) -> String {
+    if let io = error as? IOError {
+      return String(cString: strerror(io.errnoCode))
+    }
+    return "\(error)"
+  }
+}
+
+/// What the connection task shares with the client it serves.
+private final class ClientBox: Sendable {
+  let outbound = Mutex<NIOAsyncChannelOutboundWriter<ByteBuffer>?>(nil)
+  private let state = Mutex<(client: ControlClient?, finished: Bool)>((nil, false))
+
+  /// The client, once made.
+  var client: ControlClient? { state.withLock { $0.client } }
+
+  /// Records the client; returns true when the connection had already ended.
+  func adopt(_ client: ControlClient) -> Bool {
+    state.withLock { s in
+      s.client = client
+      return s.finished
+    }
+  }
+
+  /// Records that the connection ended; returns the client to fail, if one was made.
+  func finish() -> ControlClient? {
+    state.withLock { s in
+      s.finished = true
+      return s.client
+    }
+  }
+}

@@ -1,0 +1,43 @@
+import Foundation
+
+/// Carries out one command on an engine and words the reply.
+enum ControlCommandRunner {
+  /// Runs `command` and returns the reply for request `id`.
+  static func run(_ command: AssetCommand, id: Int?, on engine: AssetEngine) async -> ControlReply {
+    let word = command.commandWord
+    func results(_ list: [(id: String, outcome: RefreshOutcome)]) async -> ControlReply {
+      let statuses = await engine.statuses()
+      let items = list.map { item -> ControlRefreshResult in
+        var error: String?
+        if case .failed(let e) = item.outcome { error = e.message }
+        return ControlRefreshResult(
+          asset: item.id, outcome: item.outcome.word,
+          version: statuses.first { $0.id == item.id }?.version, error: error)
+      }
+      let failed = items.first { $0.error != nil }
+      return ControlReply(
+        id: id, ok: failed == nil, command: word,
+        error: failed.map { "\($0.asset): \($0.error ?? "")" },
+        results: items)
+    }
+    do {
+      switch command {
+      case .refresh(let asset):
+        guard await engine.status(asset) != nil else {
+          return ControlReply(id: id, ok: false, command: word, error: "no asset named \(asset)")
+        }
+        return await results([(asset, await engine.refresh(asset))])
+      case .refreshAll:
+        return await results(await engine.refreshAll())
+      case .resetToBundled(let asset): try await engine.resetToBundled(asset)
+      case .dropCache(let asset): try await engine.dropCache(asset)
+      case .rollback(let asset): try await engine.rollback(asset)
+      case .pauseAutoRefresh: await engine.pauseAutoRefresh()
+      case .resumeAutoRefresh: await engine.resumeAutoRefresh()
+      }
+      return ControlReply(id: id, ok: true, command: word)
+    } catch {
+      return ControlReply(id: id, ok: false, command: word, error: "\(error)")
+    }
+  }
+}

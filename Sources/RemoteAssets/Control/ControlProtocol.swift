@@ -1,0 +1,194 @@
+import Foundation
+
+/// The control socket's wire format (newline-delimited JSON, one object per line).
+///
+/// Server to client: a ``ControlHello`` (`"type":"hello"`), then a snapshot event, then every
+/// `EngineEvent` the engine publishes (`"type"` is `snapshot`, `asset`, `progress`, `engine` or
+/// `log`), and a ``ControlReply`` (`"type":"reply"`) for each request. Client to server: a
+/// ``ControlRequest`` per line, e.g. `{"id":1,"command":"refresh","asset":"feature-flags"}`.
+/// Dates are ISO 8601 strings with fractional seconds.
+public enum ControlProtocol {
+  /// The protocol version this library speaks (sent in the hello).
+  public static let version = 1
+
+  /// The socket's file name inside the cache directory.
+  public static let socketFileName = "control.sock"
+
+  /// The longest request line the server reads, in bytes; a longer one closes the connection.
+  public static let defaultMaxLineLength = 64 * 1024
+
+  /// Encodes one message as a single line (with the trailing newline).
+  ///
+  /// - Throws: `EncodingError` when the value cannot be encoded.
+  public static func line(_ value: some Encodable) throws -> Data {
+    var data = try encoder().encode(value)
+    data.append(0x0A)
+    return data
+  }
+
+  /// The encoder every message goes through: ISO 8601 dates with fractional seconds.
+  public static func encoder() -> JSONEncoder {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    encoder.dateEncodingStrategy = .custom { date, encoder in
+      var c = encoder.singleValueContainer()
+      try c.encode(date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+    }
+    return encoder
+  }
+
+  /// The matching decoder (also accepts ISO 8601 without fractional seconds).
+  public static func decoder() -> JSONDecoder {
+    let decoder = JSONDecoder()
+    decoder.dateDecodingStrategy = .custom { decoder in
+      let c = try decoder.singleValueContainer()
+      let text = try c.decode(String.self)
+      if let date = try? Date(
+        text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+      {
+        return date
+      }
+      if let date = try? Date(text, strategy: Date.ISO8601FormatStyle()) { return date }
+      throw DecodingError.dataCorruptedError(
+        in: c, debugDescription: "not an ISO 8601 date: \(text)")
+    }
+    return decoder
+  }
+
+  /// The control socket of a cache directory.
+  public static func socketPath(cacheDirectory: URL) -> String {
+    cacheDirectory.appendingPathComponent(socketFileName).path
+  }
+}
+
+/// The first line the server sends on every connection.
+public struct ControlHello: Sendable, Equatable, Codable {
+  /// Always `"hello"`.
+  public var type = "hello"
+  /// The protocol version the server speaks (``ControlProtocol/version``).
+  public var `protocol`: Int
+  /// The serving process.
+  public var pid: Int32
+  /// The engine's cache directory.
+  public var cacheDirectory: String
+  /// Whether the server refuses commands (a read-only engine).
+  public var readonly: Bool
+  /// The command words the server accepts.
+  public var commands: [String]
+
+  /// Creates a hello.
+  public init(
+    protocol: Int = ControlProtocol.version, pid: Int32, cacheDirectory: String, readonly: Bool,
+    commands: [String] = ControlRequest.commandWords
+  ) {
+    self.protocol = `protocol`
+    self.pid = pid
+    self.cacheDirectory = cacheDirectory
+    self.readonly = readonly
+    self.commands = commands
+  }
+}
+
+/// A command sent to the server; `id` is echoed in the reply.
+public struct ControlRequest: Sendable, Equatable, Encodable {
+  /// Every command word, in the order the help lists them.
+  public static let commandWords = [
+    "refresh", "refreshAll", "reset", "drop", "rollback", "pause", "resume",
+  ]
+
+  /// The client's number for this request.
+  public var id: Int
+  /// What to do.
+  public var command: AssetCommand
+
+  /// Creates a request.
+  public init(id: Int, command: AssetCommand) {
+    self.id = id
+    self.command = command
+  }
+
+  private enum CodingKeys: String, CodingKey { case id }
+
+  /// Encodes `{"id":N,"command":WORD[,"asset":ID]}`.
+  public func encode(to encoder: any Encoder) throws {
+    var c = encoder.container(keyedBy: CodingKeys.self)
+    try c.encode(id, forKey: .id)
+    try command.encode(to: encoder)
+  }
+}
+
+/// The outcome of one refresh, as sent in a reply.
+public struct ControlRefreshResult: Sendable, Equatable, Codable {
+  /// The asset.
+  public var asset: String
+  /// `updated`, `notModified`, `inFlight` or `failed`.
+  public var outcome: String
+  /// The version served after the refresh.
+  public var version: String?
+  /// Why it failed, when it did.
+  public var error: String?
+
+  /// Creates a result.
+  public init(asset: String, outcome: String, version: String?, error: String?) {
+    self.asset = asset
+    self.outcome = outcome
+    self.version = version
+    self.error = error
+  }
+}
+
+/// The server's answer to one request (or to a line it could not read: `id` is then absent).
+public struct ControlReply: Sendable, Equatable, Codable {
+  /// Always `"reply"`.
+  public var type = "reply"
+  /// The request's id; `nil` when the line had none or could not be parsed.
+  public var id: Int?
+  /// Whether the command was carried out.
+  public var ok: Bool
+  /// The command word, when the request named a known one.
+  public var command: String?
+  /// Why the command was refused or failed.
+  public var error: String?
+  /// Refresh outcomes, for `refresh` and `refreshAll`.
+  public var results: [ControlRefreshResult]?
+
+  /// Creates a reply.
+  public init(
+    id: Int?, ok: Bool, command: String? = nil, error: String? = nil,
+    results: [ControlRefreshResult]? = nil
+  ) {
+    self.id = id
+    self.ok = ok
+    self.command = command
+    self.error = error
+    self.results = results
+  }
+}
+
+/// One line from the server, decoded.
+public enum ControlMessage: Sendable, Equatable {
+  /// The greeting.
+  case hello(ControlHello)
+  /// An engine event.
+  case event(EngineEvent)
+  /// An answer to a request.
+  case reply(ControlReply)
+  /// A line of a type this client does not know (a newer server); ignored.
+  case unknown(String)
+
+  private struct TypeOnly: Decodable { var type: String }
+
+  /// Decodes one line.
+  ///
+  /// - Throws: `DecodingError` when the line is not a JSON object with a known shape.
+  public static func decode(_ line: Data, using decoder: JSONDecoder) throws -> ControlMessage {
+    let type = try decoder.decode(TypeOnly.self, from: line).type
+    switch type {
+    case "hello": return .hello(try decoder.decode(ControlHello.self, from: line))
+    case "reply": return .reply(try decoder.decode(ControlReply.self, from: line))
+    case _ where EngineEvent.typeWords.contains(type):
+      return .event(try decoder.decode(EngineEvent.self, from: line))
+    default: return .unknown(type)
+    }
+  }
+}

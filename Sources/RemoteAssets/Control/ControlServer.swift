@@ -1,0 +1,244 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Serves an engine's events and commands on a Unix domain socket (see ``ControlProtocol``).
+///
+/// Every connection gets a hello, a snapshot, then each event; requests are answered with a
+/// reply. Peers of another user are refused by their credentials. A slow watcher never slows the
+/// engine: its events queue in the engine's bounded per-subscriber buffer, and when that
+/// overflows it gets a fresh snapshot instead of what it missed. Create one with
+/// ``AssetEngine/startControlServer(options:)``; call ``stop()`` before the engine shuts down.
+public final class ControlServer: Sendable {
+  /// The socket path.
+  public let socketPath: String
+  /// Whether commands are refused.
+  public let readOnly: Bool
+
+  private let engine: AssetEngine
+  private let options: ControlServerOptions
+  private let logger: Logger
+  private let serverChannel: any Channel
+  private let acceptTask = Mutex<Task<Void, Never>?>(nil)
+  private let connections = Atomic<Int>(0)
+  private let stopped = Atomic<Bool>(false)
+
+  private typealias Connection = NIOAsyncChannel<ControlFrame, ByteBuffer>
+
+  private init(
+    engine: AssetEngine, options: ControlServerOptions, socketPath: String, readOnly: Bool,
+    logger: Logger, serverChannel: any Channel
+  ) {
+    self.engine = engine
+    self.options = options
+    self.socketPath = socketPath
+    self.readOnly = readOnly
+    self.logger = logger
+    self.serverChannel = serverChannel
+  }
+
+  /// Binds the socket and starts accepting watchers.
+  ///
+  /// - Throws: ``ControlSocketError`` when another engine serves the cache, the path is too long
+  ///   or not a socket, or binding fails.
+  static func start(engine: AssetEngine, options: ControlServerOptions, logger: Logger)
+    async throws -> ControlServer
+  {
+    let directory = engine.configuration.cacheDirectory
+    let path = options.socketPath ?? ControlProtocol.socketPath(cacheDirectory: directory)
+    try ControlSocketFile.prepare(path)
+    let readOnly = options.readOnly || access(directory.path, W_OK) != 0
+    let maxLine = max(1024, options.maxLineLength)
+    let server: NIOAsyncChannel<Connection, Never>
+    do {
+      server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        .serverChannelOption(.backlog, value: 16)
+        .childChannelOption(.allowRemoteHalfClosure, value: true)
+        .bind(unixDomainSocketPath: path) { channel in
+          channel.eventLoop.makeCompletedFuture {
+            try channel.pipeline.syncOperations.addHandler(
+              ByteToMessageHandler(ControlLineDecoder(maxLength: maxLine)))
+            return try Connection(
+              wrappingChannelSynchronously: channel,
+              configuration: .init(isOutboundHalfClosureEnabled: true))
+          }
+        }
+    } catch {
+      throw ControlSocketError(path: path, reason: "cannot listen: \(error)")
+    }
+    do {
+      try ControlSocketFile.setMode(path, mode_t(options.socketMode))
+    } catch {
+      try? await server.channel.close()
+      throw error
+    }
+    let controlServer = ControlServer(
+      engine: engine, options: options, socketPath: path, readOnly: readOnly, logger: logger,
+      serverChannel: server.channel)
+    let task = Task { await controlServer.acceptLoop(server) }
+    controlServer.acceptTask.withLock { $0 = task }
+    logger.info(
+      "control socket listening",
+      metadata: ["socket": "\(path)", "readonly": "\(readOnly)"])
+    return controlServer
+  }
+
+  /// Closes the socket and every connection, and removes the socket file.
+  public func stop() async {
+    guard !stopped.exchange(true, ordering: .relaxed) else { return }
+    try? await serverChannel.close()
+    let task = acceptTask.withLock { $0 }
+    task?.cancel()
+    await task?.value
+    unlink(socketPath)
+  }
+
+  /// How many watchers are connected now.
+  public var connectionCount: Int { connections.load(ordering: .relaxed) }
+
+  private func acceptLoop(_ server: NIOAsyncChannel<Connection, Never>) async {
+    do {
+      try await server.executeThenClose { inbound in
+        try await withThrowingDiscardingTaskGroup { group in
+          for try await connection in inbound {
+            group.addTask { await self.serve(connection) }
+          }
+        }
+      }
+    } catch {
+      if !stopped.load(ordering: .relaxed) {
+        logger.warning("control socket stopped accepting", metadata: ["error": "\(error)"])
+      }
+    }
+  }
+
+  /// Why a new connection must be turned away, or nil to serve it.
+  private func refusal(_ channel: any Channel) async -> String? {
+    guard let provider = channel as? any SocketOptionProvider else {
+      return "cannot read the peer's credentials"
+    }
+    let credentials: PeerCredentials
+    do {
+      credentials = try await provider.unsafeGetSocketOption(
+        level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED)
+      ).get()
+    } catch {
+      return "cannot read the peer's credentials"
+    }
+    guard options.allowedUIDs.contains(credentials.uid) else {
+      logger.warning(
+        "control socket refused a peer of another user",
+        metadata: ["uid": "\(credentials.uid)", "pid": "\(credentials.pid)"])
+      return "refused: uid \(credentials.uid) may not use this engine's control socket"
+    }
+    return nil
+  }
+
+  private func serve(_ connection: Connection) async {
+    let count = connections.add(1, ordering: .relaxed).newValue
+    defer { connections.subtract(1, ordering: .relaxed) }
+    var refusedReason = await refusal(connection.channel)
+    if refusedReason == nil, count > options.maxConnections {
+      refusedReason = "refused: too many watchers (\(options.maxConnections))"
+    }
+    let refused = refusedReason
+    do {
+      try await connection.executeThenClose { inbound, outbound in
+        let writer = LineWriter(outbound: outbound)
+        if let refused {
+          try await writer.send(ControlReply(id: nil, ok: false, error: refused))
+          return
+        }
+        try await writer.send(
+          ControlHello(
+            pid: getpid(), cacheDirectory: engine.configuration.cacheDirectory.path,
+            readonly: readOnly))
+        let events = await engine.events()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+          group.addTask {
+            for await event in events { try await writer.send(event) }
+          }
+          group.addTask { try await self.readRequests(inbound, writer: writer) }
+          // Whichever ends first (the engine shut down, the peer hung up or misbehaved) ends
+          // the connection.
+          _ = try await group.next()
+          group.cancelAll()
+        }
+      }
+    } catch {
+      logger.debug("control connection ended", metadata: ["error": "\(error)"])
+    }
+  }
+
+  /// Reads request lines and answers each; returns when the peer stops sending (after the
+  /// commands it sent are answered) or sent a line too long to read.
+  private func readRequests(
+    _ inbound: NIOAsyncChannelInboundStream<ControlFrame>, writer: LineWriter
+  ) async throws {
+    let running = InFlightCounter()
+    try await withThrowingDiscardingTaskGroup { group in
+      for try await frame in inbound {
+        switch frame {
+        case .overlong:
+          try await writer.send(
+            ControlReply(
+              id: nil, ok: false,
+              error: "line longer than \(options.maxLineLength) bytes; closing the connection"))
+          return
+        case .line(let buffer):
+          let request = ControlRequestParser.parse(Data(buffer.readableBytesView))
+          guard case .command(let id, let command) = request else {
+            if case .invalid(let id, let message) = request {
+              try await writer.send(ControlReply(id: id, ok: false, error: message))
+            }
+            continue
+          }
+          if readOnly {
+            try await writer.send(
+              ControlReply(
+                id: id, ok: false, command: command.commandWord,
+                error: "this engine is read-only; commands are refused"))
+            continue
+          }
+          guard running.value.add(1, ordering: .relaxed).newValue <= options.maxCommandsInFlight
+          else {
+            running.value.subtract(1, ordering: .relaxed)
+            try await writer.send(
+              ControlReply(
+                id: id, ok: false, command: command.commandWord,
+                error: "too many commands in flight (\(options.maxCommandsInFlight))"))
+            continue
+          }
+          group.addTask {
+            defer { running.value.subtract(1, ordering: .relaxed) }
+            let reply = await ControlCommandRunner.run(command, id: id, on: self.engine)
+            try? await writer.send(reply)
+          }
+        }
+      }
+    }
+  }
+}
+
+/// Writes whole lines to a connection; several tasks may send at once (the writer serializes
+/// them, and each line is one write, so lines never interleave).
+struct LineWriter: Sendable {
+  let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
+
+  func send(_ value: some Encodable) async throws {
+    try await outbound.write(ByteBuffer(bytes: try ControlProtocol.line(value)))
+  }
+}
+
+/// How many commands a connection has running (shared by its reader and its command tasks).
+private final class InFlightCounter: Sendable {
+  let value = Atomic<Int>(0)
+}

@@ -1,0 +1,42 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Settings of an engine's control socket.
+public struct ControlServerOptions: Sendable {
+  /// Where to listen; `nil` means `<cacheDirectory>/control.sock`.
+  public var socketPath: String?
+  /// Refuse every command (watchers still get events). An engine that cannot write its cache
+  /// directory is read-only whatever this says.
+  public var readOnly: Bool
+  /// The user ids allowed to connect (checked with `SO_PEERCRED`); by default only the
+  /// engine's own.
+  public var allowedUIDs: Set<UInt32>
+  /// The socket file's mode; owner-only by default.
+  public var socketMode: UInt32
+  /// The longest request line read, in bytes.
+  public var maxLineLength: Int
+  /// How many watchers may be connected at once; more are refused.
+  public var maxConnections: Int
+  /// How many commands one connection may have running at once; more are refused.
+  public var maxCommandsInFlight: Int
+
+  /// Creates options; every field has a safe default.
+  public init(
+    socketPath: String? = nil, readOnly: Bool = false, allowedUIDs: Set<UInt32>? = nil,
+    socketMode: UInt32 = 0o600, maxLineLength: Int = ControlProtocol.defaultMaxLineLength,
+    maxConnections: Int = 64, maxCommandsInFlight: Int = 16
+  ) {
+    self.socketPath = socketPath
+    self.readOnly = readOnly
+    self.allowedUIDs = allowedUIDs ?? [UInt32(getuid())]
+    self.socketMode = socketMode
+    self.maxLineLength = maxLineLength
+    self.maxConnections = maxConnections
+    self.maxCommandsInFlight = maxCommandsInFlight
+  }
+}

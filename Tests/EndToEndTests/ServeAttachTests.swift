@@ -1,0 +1,224 @@
+import DemoOrigin
+import Foundation
+import RemoteAssets
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `assetwatch serve` with dashboards attached to it: the rows, the progress and the fetching
+/// all belong to the serve process.
+@Suite(.enabled(if: TmuxCommandRunner.isEnabled, "needs tmux (apt-get install -y tmux)"))
+struct ServeAttachTests {
+  /// Runs `body` with a fixture and a serve process on it that finished its first round.
+  static func withServe(
+    prepare: (DashboardFixture) async throws -> Void = { _ in },
+    _ body: (DashboardFixture, ServeProcess) async throws -> Void
+  ) async throws {
+    let fixture = try await DashboardFixture.start()
+    var serve: ServeProcess?
+    do {
+      try await prepare(fixture)
+      let process = try ServeProcess(folder: fixture.folder.url)
+      serve = process
+      try await process.waitForState("flags fetched by serve") { snapshot in
+        snapshot.assets.first { $0.id == "flags" }?.source == .cached
+      }
+      try await body(fixture, process)
+    } catch {
+      _ = await serve?.stop(signal: SIGKILL)
+      await fixture.shutdown()
+      throw error
+    }
+    _ = await serve?.stop()
+    await fixture.shutdown()
+  }
+
+  static func attach(_ fixture: DashboardFixture, extra: [String] = []) async throws -> TmuxSession
+  {
+    try await TmuxSession.start(
+      [BinaryRunner.binary, "watch", "--attach", "cache"] + extra, width: 100, height: 30,
+      cwd: fixture.folder.url, environment: ["NO_COLOR": ""])
+  }
+
+  static func requestCounts(_ origin: LoopbackOrigin) async -> [Int] {
+    var counts: [Int] = []
+    for path in ["/flags.json", "/catalog.json", "/model.bin", "/broken.json"] {
+      counts.append(await origin.requestCount(path: path))
+    }
+    return counts
+  }
+
+  @Test func theAttachedDashboardShowsServesRowsAndRMakesServeFetch() async throws {
+    try await Self.withServe { fixture, serve in
+      try await serve.waitForState("model fetched") {
+        $0.assets.first { $0.id == "model" }?.source == .cached
+      }
+      let before = await Self.requestCounts(fixture.origin)
+      let tmux = try await Self.attach(fixture)
+      defer { Task { await tmux.kill() } }
+      try await tmux.waitForTable(fresh: ["flags", "model"])
+      // The dashboard has no engine of its own: the origin saw nothing from it.
+      #expect(await Self.requestCounts(fixture.origin) == before)
+
+      await fixture.origin.setGeneratedResource(
+        "/model.bin", content: GeneratedBytes(length: DashboardFixture.modelSize, seed: 2),
+        bytesPerSecond: 16 << 10)
+      try await tmux.press("j", "j")
+      try await tmux.waitForSelection("model")
+      try await tmux.press("r")
+      try await tmux.waitFor("model DOWNLOADING with progress, from serve") { screen in
+        let row = screen.row("model") ?? ""
+        return row.contains("DOWNLOADING") && row.contains("%")
+      }
+      let after = await Self.requestCounts(fixture.origin)
+      #expect(after[2] > before[2], "serve fetched the model")
+      #expect(after[0] == before[0], "only the model was refreshed")
+      #expect(serve.output.contains("model"), "serve logged the work: \(serve.output)")
+      await tmux.kill()
+    }
+  }
+
+  @Test func killingServeSaysDisconnectedAndARestartReconnects() async throws {
+    try await Self.withServe { fixture, serve in
+      let tmux = try await Self.attach(fixture)
+      defer { Task { await tmux.kill() } }
+      try await tmux.waitForTable()
+      // A crash, not a shutdown: the socket file stays behind, stale.
+      _ = await serve.stop(signal: SIGKILL)
+      try await tmux.waitFor("disconnected in the header, the table kept") { screen in
+        (screen.lines.first ?? "").contains("disconnected")
+          && DashboardFixture.ids.allSatisfy { screen.row($0) != nil }
+      }
+      let restarted = try ServeProcess(folder: fixture.folder.url)
+      defer { Task { _ = await restarted.stop() } }
+      try await tmux.waitFor("reconnected") { screen in
+        !(screen.lines.first ?? "").contains("disconnected") && screen.row("flags") != nil
+      }
+      // The restarted engine answers commands from the dashboard.
+      try await tmux.press("p")
+      try await tmux.waitFor("PAUSED")
+      #expect(await restarted.stop() == 0)
+      await tmux.kill()
+    }
+  }
+
+  @Test func plainWatchOnTheSameConfigAttachesInsteadOfStartingASecondEngine() async throws {
+    try await Self.withServe { fixture, serve in
+      try await serve.waitForState("model fetched") {
+        $0.assets.first { $0.id == "model" }?.source == .cached
+      }
+      let before = await Self.requestCounts(fixture.origin)
+      let tmux = try await fixture.startDashboard()
+      defer { Task { await tmux.kill() } }
+      try await tmux.waitForTable(fresh: ["flags", "model"])
+      try await tmux.press("p")
+      try await serve.waitForState("serve paused by the dashboard") { $0.info.autoRefreshPaused }
+      #expect(await Self.requestCounts(fixture.origin) == before, "no second engine fetched")
+      await tmux.kill()
+    }
+  }
+
+  @Test func twoWatchersAtOnceSeeTheSameEngine() async throws {
+    try await Self.withServe { fixture, _ in
+      let first = try await Self.attach(fixture)
+      let second = try await Self.attach(fixture)
+      defer {
+        Task {
+          await first.kill()
+          await second.kill()
+        }
+      }
+      try await first.waitForTable()
+      try await second.waitForTable()
+      try await first.press("p")
+      try await second.waitFor("PAUSED")
+      try await second.press("p")
+      try await first.waitFor("resumed in the first watcher") { screen in
+        !(screen.lines.first ?? "").contains("PAUSED")
+      }
+      await first.kill()
+      await second.kill()
+    }
+  }
+
+  @Test func statusAndRefreshAttachAskTheServeProcess() async throws {
+    try await Self.withServe { fixture, _ in
+      let status = try await BinaryRunner.run(
+        ["status", "--attach", "cache", "--json"], cwd: fixture.folder.url)
+      #expect(
+        status.stdout.contains(#""id" : "flags""#) || status.stdout.contains(#""id":"flags""#))
+      let before = await fixture.origin.requestCount(path: "/catalog.json")
+      let refresh = try await BinaryRunner.run(
+        ["refresh", "--attach", "cache", "catalog"], cwd: fixture.folder.url)
+      #expect(refresh.status == 0, "\(refresh.stderr)")
+      #expect(refresh.stdout.hasPrefix("catalog  "))
+      #expect(await fixture.origin.requestCount(path: "/catalog.json") == before + 1)
+    }
+  }
+
+  @Test func aWatcherOfAnotherUserIsRefused() async throws {
+    guard
+      let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"].first(where: {
+        FileManager.default.isExecutableFile(atPath: $0)
+      }), getuid() == 0
+    else {
+      print("skipped: needs setpriv and root to run a client as nobody")
+      return
+    }
+    try await Self.withServe { fixture, serve in
+      // The binary and the folders must be reachable for `nobody` to get as far as connecting.
+      let asNobody = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"]
+      let canRun = try await BinaryRunner.runTool(
+        setpriv, Array(asNobody.dropFirst()) + [BinaryRunner.binary, "--help"])
+      guard canRun.status == 0 else {
+        print("skipped: nobody cannot run \(BinaryRunner.binary): \(canRun.stderr)")
+        return
+      }
+      chmod(fixture.folder.url.path, 0o755)
+      chmod(fixture.folder.url.appendingPathComponent("cache").path, 0o755)
+      let command =
+        Array(asNobody.dropFirst()) + [
+          BinaryRunner.binary, "status", "--attach", serve.socketPath,
+        ]
+      // The socket is 0600: another user cannot even connect.
+      let denied = try await BinaryRunner.runTool(setpriv, command)
+      #expect(denied.status == 1)
+      #expect(denied.stderr.contains("cannot connect"), "\(denied.stderr)")
+      // Made connectable, the engine still refuses by the peer's credentials (SO_PEERCRED).
+      chmod(serve.socketPath, 0o666)
+      let refused = try await BinaryRunner.runTool(setpriv, command)
+      #expect(refused.status == 1)
+      #expect(
+        refused.stderr.contains("refused") && refused.stderr.contains("uid 65534"),
+        "\(refused.stderr)")
+      #expect(serve.isRunning)
+    }
+  }
+
+  @Test func sigtermMidDownloadExitsCleanlyAndKeepsAResumablePartial() async throws {
+    try await Self.withServe(prepare: { fixture in
+      // Big and slow enough to be caught mid-transfer with more than the resumable minimum.
+      await fixture.origin.setGeneratedResource(
+        "/model.bin", content: GeneratedBytes(length: 8 << 20, seed: 3), bytesPerSecond: 512 << 10)
+    }) { fixture, serve in
+      try await serve.waitForState("model mid-download past 1 MiB") { snapshot in
+        guard
+          case .downloading(let p) = snapshot.assets.first(where: { $0.id == "model" })?.activity
+        else { return false }
+        return p.receivedBytes > 1 << 20
+      }
+      #expect(await serve.stop(signal: SIGTERM) == 0, "serve output:\n\(serve.output)")
+      let tmp = fixture.folder.url.appendingPathComponent("cache/tmp")
+      let part = tmp.appendingPathComponent("model.resume.part").path
+      let record = tmp.appendingPathComponent("model.resume.json").path
+      #expect(FileManager.default.fileExists(atPath: part))
+      #expect(FileManager.default.fileExists(atPath: record))
+      #expect(
+        !FileManager.default.fileExists(
+          atPath: fixture.folder.url.appendingPathComponent("cache/control.sock").path),
+        "the socket file is removed on a clean exit")
+    }
+  }
+}
