@@ -20,6 +20,8 @@ struct ConfigReader {
     var maxBytes: Int64 = 64 << 20
     var allowInsecure = false
     var headers: [HeaderField] = []
+    var tls: TLSSettings?
+    var proxy: ProxySetting = .environment
   }
 
   static let topKeys: Set<String> = [
@@ -27,6 +29,7 @@ struct ConfigReader {
   ]
   static let defaultKeys: Set<String> = [
     "refreshEvery", "ttl", "maxStale", "timeout", "maxBytes", "allowInsecure", "headers",
+    "tls", "proxy",
   ]
   static let assetKeys: Set<String> = defaultKeys.union([
     "id", "remote", "bundled", "format", "essential", "size", "sha256",
@@ -85,7 +88,7 @@ struct ConfigReader {
       problem("assets", nil, "is missing (list at least one asset, or give a manifest)")
     }
     guard problems.isEmpty else { return nil }
-    return EngineConfiguration(
+    var configuration = EngineConfiguration(
       configPath: path, appVersion: appVersion, cacheDirectory: cacheDirectory, manifest: manifest,
       manifestHeaders: defaults.headers, defaultRefresh: defaults.refresh, assets: assets,
       maxConcurrentTransfers: maxTransfers,
@@ -94,6 +97,9 @@ struct ConfigReader {
         ttl: defaults.ttl,
         maxStale: defaults.maxStale, timeout: defaults.timeout, headers: defaults.headers,
         allowInsecure: defaults.allowInsecure))
+    configuration.assetDefaults.tls = defaults.tls
+    configuration.assetDefaults.proxy = defaults.proxy
+    return configuration
   }
 
   mutating func readDefaults(_ value: LocatedJSON) -> Defaults {
@@ -147,6 +153,7 @@ struct ConfigReader {
     if let v = value["headers"] {
       d.headers = headers(v, at: "\(path).headers", inherited: d.headers)
     }
+    applyTransport(value, at: path, into: &d)
   }
 
   mutating func readAsset(_ value: LocatedJSON, at path: String, defaults: Defaults)
@@ -212,10 +219,13 @@ struct ConfigReader {
       problem("\(path).refreshEvery", value["refreshEvery"], "\"live\" needs a file:// remote")
     }
     guard problems.count == before else { return nil }
-    return AssetDefinition(
+    var asset = AssetDefinition(
       id: id, remote: remote, bundled: bundled, format: format, essential: essential,
       expectedSize: expectedSize, sha256: sha, maxBytes: d.maxBytes, refresh: d.refresh, ttl: d.ttl,
       maxStale: d.maxStale, timeout: d.timeout, headers: d.headers, allowInsecure: d.allowInsecure)
+    asset.tls = d.tls
+    asset.proxy = d.proxy
+    return asset
   }
 
   // MARK: - Values
