@@ -69,7 +69,8 @@ struct ProxyFetchTests {
     let asset = AssetDefinition(id: "flags", remote: URL(string: url), format: .json)
 
     #expect(try await fetch(asset, environment: ["HTTP_PROXY": proxy.url], dir: dir).isUpdated)
-    #expect(proxy.requests.contains { $0.hasPrefix("GET \(url) ") }, "\(proxy.requests)")
+    // async-http-client tunnels plain http through the proxy with CONNECT as well.
+    #expect(proxy.requests == ["CONNECT 127.0.0.1:\(nginx.port) HTTP/1.1"], "\(proxy.requests)")
     #expect(try await fetch(asset, environment: ["HTTPS_PROXY": proxy.url], dir: dir).isUpdated)
     #expect(proxy.requests.count == 1, "HTTPS_PROXY is not for http://")
   }
@@ -87,5 +88,33 @@ struct ProxyFetchTests {
       ).failure)
     #expect(
       failure.message == "the proxy http://***@127.0.0.1:\(closedPort) refused the connection")
+  }
+
+  @Test func aProxyThatWantsCredentialsSaysSoAndTheirsAreNeverShown() async throws {
+    let dir = TempDir()
+    defer { dir.remove() }
+    let nginx = try NginxServer()
+    defer { nginx.stop() }
+    let proxy = try TinyproxyServer(basicAuth: ("alice", "hunter2"))
+    defer { proxy.stop() }
+    try nginx.put("flags.json", Data("{}".utf8))
+    let asset = AssetDefinition(
+      id: "flags", remote: URL(string: "\(nginx.baseURL)/flags.json"), format: .json)
+    let hostPort = "127.0.0.1:\(proxy.port)"
+
+    let none = try #require(
+      try await fetch(asset, environment: ["http_proxy": "http://\(hostPort)"], dir: dir).failure)
+    #expect(none.message.hasPrefix("the proxy http://\(hostPort) requires credentials (HTTP 407)"))
+    let wrong = try #require(
+      try await fetch(
+        asset, environment: ["http_proxy": "http://alice:wrong@\(hostPort)"], dir: dir
+      ).failure)
+    // tinyproxy answers wrong credentials with another status than 407.
+    #expect(wrong.message.hasPrefix("the proxy http://***@\(hostPort) refused"), "\(wrong)")
+    #expect(wrong.message.contains("credentials"))
+    #expect(!wrong.message.contains("wrong") && !wrong.message.contains("alice"))
+    let right = try await fetch(
+      asset, environment: ["http_proxy": "http://alice:hunter2@\(hostPort)"], dir: dir)
+    #expect(right.isUpdated, "\(right)")
   }
 }

@@ -30,7 +30,12 @@ enum TransportFailure {
         )
       }
       if error == .invalidProxyResponse, let proxy {
-        return FetchError(.network, "\(proxy) would not open a tunnel to \(host)")
+        let target = "\(host):\(url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80))"
+        return FetchError(
+          .network,
+          route.proxy?.hasCredentials == true
+            ? "\(proxy) refused to open a tunnel to \(target) (check the credentials in its URL, and that it allows that port)"
+            : "\(proxy) refused to open a tunnel to \(target) (does it allow that port?)")
       }
       if error == .httpProxyHandshakeTimeout || error == .socksHandshakeTimeout, let proxy {
         return FetchError(.timeout, "\(proxy) did not answer in time")

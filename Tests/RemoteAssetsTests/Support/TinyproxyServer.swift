@@ -12,7 +12,8 @@ final class TinyproxyServer {
   /// The proxy URL to put in `HTTPS_PROXY`.
   var url: String { "http://127.0.0.1:\(port)" }
 
-  init() throws {
+  /// - Parameter basicAuth: user and password the proxy requires (`BasicAuth`), if any.
+  init(basicAuth: (user: String, password: String)? = nil) throws {
     guard let tinyproxy = Tools.path("tinyproxy") else {
       throw NginxServer.NginxError("tinyproxy is not installed (apt-get install -y tinyproxy)")
     }
@@ -31,6 +32,7 @@ final class TinyproxyServer {
       LogFile "\(logURL.path)"
       LogLevel Connect
       PidFile "\(root.appendingPathComponent("tinyproxy.pid").path)"
+      \(basicAuth.map { "BasicAuth \($0.user) \($0.password)" } ?? "")
       """
     let confURL = root.appendingPathComponent("tinyproxy.conf")
     try Data(conf.utf8).write(to: confURL)
@@ -63,7 +65,8 @@ final class TinyproxyServer {
 
   func stop() {
     if process.isRunning {
-      process.terminate()
+      // tinyproxy waits for its open tunnels on SIGTERM; nothing of it needs a clean exit.
+      kill(process.processIdentifier, SIGKILL)
       process.waitUntilExit()
     }
     try? FileManager.default.removeItem(at: root)
