@@ -127,4 +127,28 @@ struct TLSFetchTests {
     try await fetcher.shutdown()
     #expect(fetcher.clients.count == 0)
   }
+
+  @Test func theManifestIsFetchedWithTheDefaultsTLSSettings() async throws {
+    let dir = TempDir()
+    defer { dir.remove() }
+    let pki = try TestCertificates(in: dir.url.appendingPathComponent("pki"))
+    let nginx = try TLSNginxServer(certificate: pki.serverCert, key: pki.serverKey)
+    defer { nginx.stop() }
+    try nginx.put("manifest.json", Data(#"{"version": "rollout-7", "assets": []}"#.utf8))
+    for trusted in [false, true] {
+      var configuration = EngineConfiguration(
+        appVersion: "1", cacheDirectory: dir.url.appendingPathComponent("cache-\(trusted)"),
+        manifest: URL(string: "\(nginx.baseURL)/manifest.json"), assets: [])
+      if trusted { configuration.assetDefaults.tls = TLSSettings(caFile: pki.caFile) }
+      let fetcher = HTTPFetcher(environment: [:])
+      let engine = try AssetEngine(configuration: configuration, fetchers: [fetcher])
+      await engine.start()
+      await engine.refreshManifest()
+      let version = await engine.info().manifestVersion
+      #expect(version == (trusted ? "rollout-7" : nil))
+      await engine.shutdown()
+      try await fetcher.shutdown()
+    }
+    #expect(nginx.hits("/manifest.json").count == 1)
+  }
 }
