@@ -171,4 +171,25 @@ struct TLSConfigurationTests {
         == .server(ProxyServer(host: "p", port: 3128, username: "u", password: "s3cret")))
     #expect(!"\(config.assets[0].proxy)".contains("s3cret"))
   }
+
+  @Test func anInheritedCAFileProblemIsReportedOnceWhereItIsWritten() throws {
+    let dir = TempDir()
+    defer { dir.remove() }
+    _ = try TestCertificates(in: dir.url.appendingPathComponent("pki"))
+    let json = """
+      {
+        "appVersion": "1",
+        "defaults": { "tls": { "caFile": "nope.pem" } },
+        "assets": [
+          { "id": "a", "remote": "https://cdn.example/a",
+            "tls": { "certFile": "pki/client.pem", "keyFile": "pki/client.key" } }
+        ]
+      }
+      """
+    guard case .failure(let error) = load(json, dir: dir) else {
+      Issue.record("expected an error")
+      return
+    }
+    #expect(error.problems.map(\.path) == ["defaults.tls.caFile"])
+  }
 }

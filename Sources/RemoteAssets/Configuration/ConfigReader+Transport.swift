@@ -28,7 +28,9 @@ extension ConfigReader {
           tls.systemRoots = roots
         }
         if problems.count == before {
-          for found in tls.problems() {
+          // An inherited caFile was checked (and any problem reported) at `defaults`.
+          let inheritedCA = v["caFile"] == nil && d.tls?.caFile != nil
+          for found in tls.problems() where !(inheritedCA && found.field == "caFile") {
             problem("\(path).tls.\(found.field)", v[found.field] ?? v, found.message)
           }
         }
