@@ -193,3 +193,15 @@ struct TLSConfigurationTests {
     #expect(error.problems.map(\.path) == ["defaults.tls.caFile"])
   }
 }
+
+/// "Did you mean" hints do not depend on set order now that `tls` sits one edit from `ttl`.
+@Suite struct FieldSuggestionTests {
+  @Test func tiesPreferTheFieldThatKeepsBothEnds() {
+    for _ in 0..<20 {
+      #expect(ConfigReader.nearest("tll", in: ConfigReader.assetKeys) == "ttl")
+      #expect(ConfigReader.nearest("tlss", in: ConfigReader.assetKeys) == "tls")
+      #expect(ConfigReader.nearest("proxi", in: ConfigReader.assetKeys) == "proxy")
+      #expect(ConfigReader.nearest("wholly-unrelated", in: ConfigReader.assetKeys) == nil)
+    }
+  }
+}

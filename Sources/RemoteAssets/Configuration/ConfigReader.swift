@@ -233,7 +233,7 @@ struct ConfigReader {
   mutating func checkKeys(_ value: LocatedJSON, allowed: Set<String>, at path: String) {
     guard case .object(let members, _) = value else { return }
     for (key, member) in members where !allowed.contains(key) {
-      let near = allowed.first { editDistance($0.lowercased(), key.lowercased()) <= 2 }
+      let near = Self.nearest(key, in: allowed)
       let hint = near.map { " (did you mean \"\($0)\"?)" } ?? ""
       problem(path.isEmpty ? key : "\(path).\(key)", member, "unknown field\(hint)")
     }
