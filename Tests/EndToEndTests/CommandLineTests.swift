@@ -234,8 +234,8 @@ import Testing
     #expect(keys(refresh.stdout) == ["results"] + result + result, "\(refresh.stdout)")
     let status = try await BinaryRunner.run(["status", "--json"], cwd: dir.url)
     let asset = [
-      "id", "state", "source", "version", "targetVersion", "etag", "lastModified", "sha256",
-      "size", "path", "essential", "fetchedAt", "checkedAt", "nextRefreshAt", "lastError",
+      "id", "state", "source", "version", "targetVersion", "behind", "etag", "lastModified",
+      "sha256", "size", "path", "essential", "fetchedAt", "checkedAt", "nextRefreshAt", "lastError",
     ]
     #expect(
       keys(status.stdout)

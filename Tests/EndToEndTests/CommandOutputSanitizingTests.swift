@@ -148,10 +148,25 @@ import Testing
       }
       """#)
     let result = try await BinaryRunner.run(["status"], cwd: dir.url)
-    #expect(result.status == 1)
-    #expect(result.stderr.contains("cannot open the cache"), "\(result.stderr)")
-    #expect(result.stderr.contains("pwned"), "the path is named: \(result.stderr)")
+    // Refused as a config error (control characters in a path) before any cache is opened.
+    #expect(result.status == 2)
+    #expect(result.stderr.contains("cacheDirectory"), "the field is named: \(result.stderr)")
     #expect(Self.isClean(result.stdout + result.stderr), "\(result.stderr.debugDescription)")
+
+    // A path with only a bidi override passes the config and fails to open: named, cleaned.
+    dir.write(
+      "assets.json",
+      #"""
+      {
+        "appVersion": "1",
+        "cacheDirectory": "blocker/pwned\u202ecache",
+        "assets": [ { "id": "ok", "remote": "https://cdn.example.com/a" } ]
+      }
+      """#)
+    let second = try await BinaryRunner.run(["status"], cwd: dir.url)
+    #expect([1, 2].contains(second.status))
+    #expect(second.stderr.contains("pwned"), "the path is named: \(second.stderr)")
+    #expect(Self.isClean(second.stdout + second.stderr), "\(second.stderr.debugDescription)")
   }
 
   @Test func checkPrintsNoRawEscapeFromAConfigKeyName() async throws {

@@ -83,11 +83,11 @@ import Testing
     defer { Task { try? await origin.shutdown() } }
     let dir = scratch(origin)
     defer { dir.remove() }
-    let result = try await BinaryRunner.run(["wait", "flags", "--timeout", "3s"], cwd: dir.url)
+    let result = try await BinaryRunner.run(["wait", "flags", "--timeout", "8s"], cwd: dir.url)
     #expect(result.status == 1, "stdout: \(result.stdout)\nstderr: \(result.stderr)")
     let summary = try #require(
       result.stdout.split(separator: "\n").drop(while: { !$0.hasPrefix("timed out") }).first)
-    #expect(summary.hasPrefix("timed out after 3s: 1 of 1 assets not on target (manifest r1)"))
+    #expect(summary.hasPrefix("timed out after 8s: 1 of 1 assets not on target (manifest r1)"))
     let reason = try #require(
       result.stdout.split(separator: "\n").last { $0.hasPrefix("  flags") }.map(String.init))
     #expect(reason.contains("FAILED"), "\(reason)")
@@ -101,7 +101,7 @@ import Testing
     let dir = scratch(origin)
     defer { dir.remove() }
     let result = try await BinaryRunner.run(
-      ["wait", "--timeout", "3s", "--json"], cwd: dir.url)
+      ["wait", "--timeout", "8s", "--json"], cwd: dir.url)
     #expect(result.status == 1, "\(result.stderr)")
     let root = try #require(
       try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any],

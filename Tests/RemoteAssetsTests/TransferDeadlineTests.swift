@@ -79,9 +79,7 @@ import Testing
     defer { Task { try? await fetcher.shutdown() } }
     let dir = TempDir()
     defer { dir.remove() }
-    let sink = try DownloadSink(
-      path: dir.url.appendingPathComponent("p").path, maxBytes: 1024, expectedSize: 2
-    ) { _ in }
+    let sink = try makeSink(in: dir.url, maxBytes: 1024, expectedSize: 2)
     let request = FetchRequest(
       url: URL(string: "\(origin.baseURL)/hop0")!, maxBytes: 1024, expectedSize: 2,
       timeout: 1.5)
@@ -101,9 +99,7 @@ import Testing
     defer { Task { try? await fetcher.shutdown() } }
     let dir = TempDir()
     defer { dir.remove() }
-    let sink = try DownloadSink(
-      path: dir.url.appendingPathComponent("p").path, maxBytes: 1 << 20, expectedSize: nil
-    ) { _ in }
+    let sink = try makeSink(in: dir.url, maxBytes: 1 << 20, expectedSize: nil)
     do {
       _ = try await fetcher.fetch(
         FetchRequest(url: URL(string: "\(origin.baseURL)/a.json")!, timeout: timeout),

@@ -20,6 +20,8 @@ struct ConfigReader {
     var maxBytes: Int64 = 64 << 20
     var allowInsecure = false
     var headers: [HeaderField] = []
+    var tls: TLSSettings?
+    var proxy: ProxySetting = .environment
   }
 
   static let topKeys: Set<String> = [
@@ -28,6 +30,7 @@ struct ConfigReader {
   ]
   static let defaultKeys: Set<String> = [
     "refreshEvery", "ttl", "maxStale", "timeout", "maxBytes", "allowInsecure", "headers",
+    "tls", "proxy",
   ]
   static let assetKeys: Set<String> = defaultKeys.union([
     "id", "remote", "bundled", "format", "essential", "size", "sha256",
@@ -113,6 +116,8 @@ struct ConfigReader {
         maxStale: defaults.maxStale, timeout: defaults.timeout, headers: defaults.headers,
         allowInsecure: defaults.allowInsecure))
     configuration.controlSocket = control
+    configuration.assetDefaults.tls = defaults.tls
+    configuration.assetDefaults.proxy = defaults.proxy
     return configuration
   }
 
@@ -175,6 +180,7 @@ struct ConfigReader {
     if let v = value["headers"] {
       d.headers = headers(v, at: "\(path).headers", inherited: d.headers)
     }
+    applyTransport(value, at: path, into: &d)
   }
 
   mutating func readAsset(_ value: LocatedJSON, at path: String, defaults: Defaults)
@@ -247,10 +253,13 @@ struct ConfigReader {
       problem("\(path).refreshEvery", value["refreshEvery"], "\"live\" needs a file:// remote")
     }
     guard problems.count == before else { return nil }
-    return AssetDefinition(
+    var asset = AssetDefinition(
       id: id, remote: remote, bundled: bundled, format: format, essential: essential,
       expectedSize: expectedSize, sha256: sha, maxBytes: d.maxBytes, refresh: d.refresh, ttl: d.ttl,
       maxStale: d.maxStale, timeout: d.timeout, headers: d.headers, allowInsecure: d.allowInsecure)
+    asset.tls = d.tls
+    asset.proxy = d.proxy
+    return asset
   }
 
   // MARK: - Values
@@ -268,9 +277,7 @@ struct ConfigReader {
       seen[key] = member.line
       guard !allowed.contains(key) else { continue }
       // Long keys cannot be near a known one; skipping them keeps the hint cheap.
-      let near =
-        key.count > 40
-        ? nil : allowed.sorted().first { editDistance($0.lowercased(), key.lowercased()) <= 2 }
+      let near = key.count > 40 ? nil : Self.nearest(key, in: allowed)
       let hint = near.map { " (did you mean \"\($0)\"?)" } ?? ""
       problem(memberPath, member, "unknown field\(hint)")
     }

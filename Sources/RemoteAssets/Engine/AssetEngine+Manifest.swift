@@ -50,10 +50,13 @@ extension AssetEngine {
         expectedSize: nil
       ) { _ in }
       defer { sink.discard() }
-      let request = FetchRequest(
+      var request = FetchRequest(
         url: url, headers: configuration.manifestHeaders, etag: manifest?.etag,
         lastModified: manifest?.lastModified,
         maxBytes: Self.manifestMaxBytes, timeout: configuration.assetDefaults.timeout)
+      // The manifest goes through the same TLS settings and proxy as the config's `defaults`.
+      request.tls = configuration.assetDefaults.tls
+      request.proxy = configuration.assetDefaults.proxy
       switch try await fetcher.fetch(request, into: sink) {
       case .notModified:
         manifest?.checkedAt = now

@@ -115,6 +115,8 @@ extension AssetEngine {
       expectedSize: definition.expectedSize, expectedSHA256: definition.sha256,
       timeout: definition.timeout,
       allowInsecure: definition.allowInsecure)
+    request.tls = definition.tls
+    request.proxy = definition.proxy
     if sink.resumeOffset > 0, let resume { request.resume = (sink.resumeOffset, resume.etag) }
     records[id]?.requestedAt = clock.now()
     do {

@@ -78,6 +78,8 @@ public actor AssetEngine {
   ///   - logger: swift-log logger (header values are never logged).
   ///   - backoff: the retry policy after failures.
   ///   - metricsFactory: where metrics go; the bootstrapped `MetricsSystem.factory` by default.
+  ///   - environment: where the default HTTP fetcher reads `HTTPS_PROXY`, `NO_PROXY` and the
+  ///     other proxy variables (the process's by default).
   /// - Throws: ``CacheDirectoryError`` when the cache folder is one the engine refuses (a
   ///   symlink, writable by others, or a non-empty folder it did not make). A cache that cannot
   ///   be written opens read-only instead (see ``CacheStore/isReadOnly``).
@@ -85,7 +87,8 @@ public actor AssetEngine {
     configuration: EngineConfiguration, fetchers: [any AssetFetcher]? = nil,
     clock: any EngineClock = SystemClock(),
     logger: Logger = Logger(label: "RemoteAssets"), backoff: Backoff = Backoff(),
-    metricsFactory: (any MetricsFactory)? = nil
+    metricsFactory: (any MetricsFactory)? = nil,
+    environment: [String: String] = ProcessInfo.processInfo.environment
   ) throws {
     self.metrics = EngineMetrics(factory: metricsFactory ?? MetricsSystem.factory)
     self.configuration = configuration
@@ -95,7 +98,7 @@ public actor AssetEngine {
       self.fetchers = fetchers
       self.ownedHTTPFetcher = nil
     } else {
-      let http = HTTPFetcher()
+      let http = HTTPFetcher(environment: environment)
       self.fetchers = [http, FileFetcher()]
       self.ownedHTTPFetcher = http
     }

@@ -23,6 +23,10 @@ public struct FetchRequest: Sendable {
   /// Continue a kept partial: the bytes held (already in the sink) and the strong ETag of the
   /// version they belong to. The fetcher asks for the rest with `Range` + `If-Range`.
   public var resume: (offset: Int64, etag: String)?
+  /// TLS material for `https://` (nil: the system's roots, no client certificate).
+  public var tls: TLSSettings?
+  /// Which proxy to use (by default the environment's, as curl reads it).
+  public var proxy: ProxySetting = .environment
 
   /// Creates a request.
   public init(

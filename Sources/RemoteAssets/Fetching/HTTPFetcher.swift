@@ -21,14 +21,26 @@ import Synchronization
 /// Header values never appear in an error: the client's own error descriptions (which can quote
 /// them) are never used, and every message is passed through a ``SecretRedactor``.
 public final class HTTPFetcher: AssetFetcher {
-  private let client: HTTPClient
+  /// One client per distinct (TLS settings, proxy), made when first needed.
+  let clients: HTTPClientPool
+  /// The proxy variables read at creation (`HTTPS_PROXY`, `NO_PROXY`, ...).
+  public let proxyEnvironment: ProxyEnvironment
   /// The least throughput (bytes per second) a body must keep, averaged over each `timeout`
   /// window; also the rate the overall deadline allows for the body.
   public let minimumBytesPerSecond: Int64
   static let maxRedirects = 5
 
-  /// Creates a fetcher with its own HTTP client; call ``shutdown()`` when done.
-  public init(minimumBytesPerSecond: Int64 = 1024) {
+  /// Creates a fetcher; its HTTP clients are made when first needed. Call ``shutdown()`` when
+  /// done.
+  ///
+  /// - Parameters:
+  ///   - minimumBytesPerSecond: the least throughput a body must keep.
+  ///   - environment: where the proxy variables are read (`HTTPS_PROXY`, `http_proxy`,
+  ///     `ALL_PROXY`, `NO_PROXY`); tests pass their own rather than changing the process's.
+  public init(
+    minimumBytesPerSecond: Int64 = 1024,
+    environment: [String: String] = ProcessInfo.processInfo.environment
+  ) {
     var configuration = HTTPClient.Configuration(
       redirectConfiguration: .disallow,
       // `read` also runs while backpressure holds reads back: keep it generous.
@@ -38,26 +50,16 @@ public final class HTTPFetcher: AssetFetcher {
     // A refused connection should fail now (offline start, origin down) rather than be retried
     // until the deadline; the engine's scheduler owns retries, with backoff.
     configuration.connectionPool.retryConnectionEstablishment = false
-    self.client = HTTPClient(
-      eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
+    self.clients = HTTPClientPool(base: configuration)
+    self.proxyEnvironment = ProxyEnvironment(environment)
     self.minimumBytesPerSecond = minimumBytesPerSecond
   }
 
-  /// Shuts the HTTP client down.
+  /// Shuts every HTTP client down.
   ///
-  /// - Throws: the client's shutdown error.
+  /// - Throws: a client's shutdown error.
   public func shutdown() async throws {
-    guard isShutDown.exchange(true, ordering: .acquiring) == false else { return }
-    try await client.shutdown()
-  }
-
-  private let isShutDown = Atomic<Bool>(false)
-
-  deinit {
-    // An owner that forgot `shutdown()` (or a failed test) must not crash the process: the
-    // client traps when released while running. This runs on whatever thread drops the last
-    // reference, never an event loop of the client's own, so the blocking shutdown is safe.
-    if !isShutDown.load(ordering: .acquiring) { try? client.syncShutdown() }
+    try await clients.shutdown()
   }
 
   public func canFetch(_ url: URL) -> Bool {
@@ -196,10 +198,14 @@ public final class HTTPFetcher: AssetFetcher {
     }
 
     let response: HTTPClientResponse
+    let route = try self.route(for: url, request: request)
     do {
-      response = try await client.execute(
+      response = try await clients.client(for: route).execute(
         http, timeout: .milliseconds(TransferDeadline.milliseconds(request.timeout)))
     } catch {
+      if let sentence = await TransportFailure.describe(error, url: url, route: route) {
+        throw sentence
+      }
       throw Self.translate(
         error, phase: "connecting to \(url.host ?? "the server")", redactor: redactor,
         timeout: request.timeout)
@@ -257,6 +263,11 @@ public final class HTTPFetcher: AssetFetcher {
     default:
       deadline.limitBody(to: Int64(Self.errorSnippetBytes))
       let snippet = await Self.errorSnippet(response.body, redactor: redactor)
+      if let refusal = TransportFailure.clientCertificateRefusal(
+        status: status, snippet: snippet, url: url, tls: request.tls)
+      {
+        throw refusal
+      }
       let reason = response.status.reasonPhrase
       throw FetchError(
         .http, "HTTP \(status) \(reason)\(snippet.isEmpty ? "" : ": \(snippet)")", status: status,
