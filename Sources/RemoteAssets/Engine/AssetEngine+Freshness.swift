@@ -36,7 +36,7 @@ extension AssetEngine {
     guard var status = records[id]?.status(store: store, paused: false) else {
       return error.message
     }
-    status.consecutiveFailures += 1
+    status.consecutiveFailures = Backoff.failureCount(after: status.consecutiveFailures)
     guard status.isServingStaleIfError(at: now) else { return error.message }
     return "serving stale (stale-if-error) after: \(error.message)"
   }

@@ -56,7 +56,8 @@ public struct CacheStore: Sendable {
       if errno == ENOENT {
         readOnlyReason = Self.create(path)
       } else {
-        readOnlyReason = "the cache folder cannot be examined: \(String(cString: strerror(errno)))"
+        readOnlyReason =
+          "the cache folder \(path) cannot be examined: \(String(cString: strerror(errno)))"
       }
     } else if (info.st_mode & S_IFMT) == S_IFLNK {
       throw CacheDirectoryError(
@@ -90,7 +91,8 @@ public struct CacheStore: Sendable {
     try Self.checkMode(rootFolder)
     let writable = rootFolder.isWritable
     if !writable, readOnlyReason == nil {
-      readOnlyReason = "the cache folder is not writable (read-only file system or permissions)"
+      readOnlyReason =
+        "the cache folder \(path) is not writable (read-only file system or permissions)"
     }
     let adopted = try Self.claim(rootFolder, writable: writable)
 
@@ -144,7 +146,7 @@ public struct CacheStore: Sendable {
         atPath: parent, withIntermediateDirectories: true)
     }
     if mkdir(path, 0o700) != 0, errno != EEXIST {
-      return "the cache folder cannot be created: \(String(cString: strerror(errno)))"
+      return "the cache folder \(path) cannot be created: \(String(cString: strerror(errno)))"
     }
     _ = chmod(path, 0o700)
     return nil
