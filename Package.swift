@@ -62,17 +62,32 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ]
     ),
+    // Test support (not a product): temporary folders, free ports, child processes, nginx, a
+    // scoped LoopbackOrigin. Every scope cleans up also when its body throws.
+    .target(name: "AssetWatchTestKit", dependencies: ["DemoOrigin"]),
+    // Engine-level test support: `withEngine { }`, scripted fetchers, event waits.
+    .target(
+      name: "RemoteAssetsTestKit",
+      dependencies: [
+        "AssetWatchTestKit", "RemoteAssets",
+        .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "Metrics", package: "swift-metrics"),
+      ]
+    ),
     .testTarget(
       name: "RemoteAssetsTests",
       dependencies: [
-        "RemoteAssets", "DemoOrigin", .product(name: "Logging", package: "swift-log"),
+        "RemoteAssets", "DemoOrigin", "AssetWatchTestKit", "RemoteAssetsTestKit",
+        .product(name: "Logging", package: "swift-log"),
         .product(name: "MetricsTestKit", package: "swift-metrics"),
       ]
     ),
     .testTarget(
       name: "DashboardTests", dependencies: ["Dashboard", "AssetModel"], exclude: ["Snapshots"]),
-    .testTarget(name: "EndToEndTests", dependencies: ["DemoOrigin", "AssetModel"]),
-    .testTarget(name: "DemoOriginTests", dependencies: ["DemoOrigin"]),
+    .testTarget(
+      name: "EndToEndTests", dependencies: ["DemoOrigin", "AssetModel", "AssetWatchTestKit"]),
+    .testTarget(name: "DemoOriginTests", dependencies: ["DemoOrigin", "AssetWatchTestKit"]),
   ],
   swiftLanguageModes: [.v6]
 )
