@@ -1,6 +1,10 @@
 import Foundation
 import Synchronization
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// Runs child processes to completion from async tests.
 ///
 /// Waiting suspends and never blocks a thread of the cooperative pool: tests run servers in
@@ -9,7 +13,7 @@ import Synchronization
 public enum ProcessRunner {
   /// What a finished child printed and how it ended.
   public struct Result: Sendable {
-    /// The exit status (128 + n after signal n; `SIGTERM` after a timeout shows as 15).
+    /// The exit status, or the signal number when a signal ended the child (9 after a timeout).
     public var status: Int32
     /// Everything written to stdout, as UTF-8 (invalid bytes replaced).
     public var stdout: String
@@ -25,7 +29,7 @@ public enum ProcessRunner {
   }
 
   /// Runs `executable` (a path) with `arguments`, stdin from /dev/null, and collects its
-  /// output; a child still running after `timeout` seconds is terminated.
+  /// output; a child still running after `timeout` seconds is killed (SIGKILL).
   ///
   /// - Parameters:
   ///   - cwd: the working folder (this process's when nil).
@@ -92,8 +96,11 @@ public enum ProcessRunner {
         continuation.resume(throwing: error)
         return
       }
+      // SIGKILL, not SIGTERM: a child may inherit SIGTERM blocked or ignored from the test
+      // runner, and a timed-out child must end.
+      let pid = process.processIdentifier
       DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
-        if process.isRunning { process.terminate() }
+        if process.isRunning { kill(pid, SIGKILL) }
       }
     }
     out.fileHandleForReading.readabilityHandler = nil

@@ -63,17 +63,18 @@ public final class RunningProcess: Sendable {
     return output.contains(text)
   }
 
-  /// Sends SIGINT and returns the exit status; a child still running after 10 s is terminated.
-  /// The wait polls and never blocks a thread.
+  /// Sends SIGINT and returns the exit status; a child still running after 10 s is terminated,
+  /// then killed. The wait polls and never blocks a thread.
   public func interrupt() async -> Int32 {
     process.interrupt()
     return await waitForExit()
   }
 
-  /// Sends SIGTERM (if still running) and waits for the exit; the wait never blocks a thread.
+  /// Sends SIGTERM (if still running) and waits for the exit, killing the child after a few
+  /// seconds; the wait never blocks a thread.
   public func stop() async {
     if process.isRunning { process.terminate() }
-    _ = await waitForExit()
+    _ = await waitForExit(graceSeconds: 2)
   }
 
   /// Sends SIGTERM if the child is still running, without waiting.
@@ -81,10 +82,14 @@ public final class RunningProcess: Sendable {
     if process.isRunning { process.terminate() }
   }
 
-  private func waitForExit() async -> Int32 {
-    for _ in 0..<200 where process.isRunning { try? await Task.sleep(for: .milliseconds(50)) }
+  /// Polls (never blocking a thread) up to 10 s for the exit, then sends SIGTERM and waits 2 s
+  /// more, then SIGKILL: a child may inherit SIGINT and SIGTERM blocked from the test runner.
+  private func waitForExit(graceSeconds: Int = 10) async -> Int32 {
+    for _ in 0..<(graceSeconds * 20) where process.isRunning {
+      try? await Task.sleep(for: .milliseconds(50))
+    }
     if process.isRunning { process.terminate() }
-    for _ in 0..<200 where process.isRunning { try? await Task.sleep(for: .milliseconds(50)) }
+    for _ in 0..<40 where process.isRunning { try? await Task.sleep(for: .milliseconds(50)) }
     if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     process.waitUntilExit()
     return process.terminationStatus
