@@ -95,10 +95,24 @@ let package = Package(
       path: "examples/FlagServer",
       exclude: ["flags.json"]
     ),
+    // Test support (not a product): temporary folders, free ports, child processes, nginx, a
+    // scoped LoopbackOrigin. Every scope cleans up also when its body throws.
+    .target(name: "AssetWatchTestKit", dependencies: ["DemoOrigin"]),
+    // Engine-level test support: `withEngine { }`, scripted fetchers, event waits.
+    .target(
+      name: "RemoteAssetsTestKit",
+      dependencies: [
+        "AssetWatchTestKit", "RemoteAssets",
+        .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "Metrics", package: "swift-metrics"),
+      ]
+    ),
     .testTarget(
       name: "RemoteAssetsTests",
       dependencies: [
-        "RemoteAssets", "DemoOrigin", .product(name: "Logging", package: "swift-log"),
+        "RemoteAssets", "DemoOrigin", "AssetWatchTestKit", "RemoteAssetsTestKit",
+        .product(name: "Logging", package: "swift-log"),
         .product(name: "MetricsTestKit", package: "swift-metrics"),
       ]
     ),
@@ -108,8 +122,10 @@ let package = Package(
       exclude: ["Snapshots"]),
     .testTarget(
       name: "CursesTerminalTests", dependencies: ["CursesTerminal", "TerminalCore", "CNCurses"]),
-    .testTarget(name: "EndToEndTests", dependencies: ["DemoOrigin", "AssetModel", "RemoteAssets"]),
-    .testTarget(name: "DemoOriginTests", dependencies: ["DemoOrigin"]),
+    .testTarget(
+      name: "EndToEndTests",
+      dependencies: ["DemoOrigin", "AssetModel", "RemoteAssets", "AssetWatchTestKit"]),
+    .testTarget(name: "DemoOriginTests", dependencies: ["DemoOrigin", "AssetWatchTestKit"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -1,3 +1,4 @@
+import AssetWatchTestKit
 import Foundation
 
 /// What one `curl` run saw: its exit code, the last response's status and headers, and the body.
@@ -33,70 +34,35 @@ struct CurlResult {
 enum Curl {
   /// Fetches `url` with extra `curl` arguments; never follows redirects, never uses a proxy.
   static func fetch(_ url: String, _ arguments: [String] = []) async throws -> CurlResult {
-    let folder = try temporaryFolder()
-    defer { try? FileManager.default.removeItem(at: folder) }
-    let headerFile = folder.appendingPathComponent("headers")
-    let bodyFile = folder.appendingPathComponent("body")
-    _ = FileManager.default.createFile(atPath: headerFile.path, contents: nil)
-    _ = FileManager.default.createFile(atPath: bodyFile.path, contents: nil)
-    let base = [
-      "-sS", "--noproxy", "*", "--max-time", "60", "-D", headerFile.path, "-o", bodyFile.path,
-    ]
-    let (code, out, err) = try await run(base + arguments + [url])
-    let rawHeaders = try Data(contentsOf: headerFile)
-    let statusLine = String(decoding: rawHeaders, as: UTF8.self)
-      .components(separatedBy: "\r\n").last { $0.hasPrefix("HTTP/") }
-    let status = statusLine.flatMap { Int($0.split(separator: " ").dropFirst().first ?? "") }
-    return CurlResult(
-      exitCode: code, status: status, rawHeaders: rawHeaders, body: try Data(contentsOf: bodyFile),
-      stdout: out, stderr: err)
+    try await withTemporaryDirectory(prefix: "demo-origin") { folder in
+      let headerFile = folder.url("headers")
+      let bodyFile = folder.url("body")
+      try folder.file("headers", Data())
+      try folder.file("body", Data())
+      let base = [
+        "-sS", "--noproxy", "*", "--max-time", "60", "-D", headerFile.path, "-o", bodyFile.path,
+      ]
+      let (code, out, err) = try await run(base + arguments + [url])
+      let rawHeaders = try Data(contentsOf: headerFile)
+      let statusLine = String(decoding: rawHeaders, as: UTF8.self)
+        .components(separatedBy: "\r\n").last { $0.hasPrefix("HTTP/") }
+      let status = statusLine.flatMap { Int($0.split(separator: " ").dropFirst().first ?? "") }
+      return CurlResult(
+        exitCode: code, status: status, rawHeaders: rawHeaders,
+        body: try Data(contentsOf: bodyFile), stdout: out, stderr: err)
+    }
   }
 
   /// Runs `curl` with `arguments`; returns its exit code, stdout and stderr.
   static func run(_ arguments: [String]) async throws -> (Int32, String, String) {
-    try await run(executable: "/usr/bin/curl", arguments)
+    let result = try await ProcessRunner.run(
+      executable: "/usr/bin/curl", arguments, timeout: 300)
+    return (result.status, result.stdout, result.stderr)
   }
 
   /// The lowercase hex SHA-256 of the file at `path`, from the system's `sha256sum`.
   static func sha256(ofFile path: String) async throws -> String {
-    let (_, out, _) = try await run(executable: "/usr/bin/sha256sum", [path])
-    return String(out.prefix(64))
-  }
-
-  /// Runs `executable` with `arguments`; returns its exit code, stdout and stderr.
-  static func run(executable: String, _ arguments: [String]) async throws -> (Int32, String, String)
-  {
-    let folder = try temporaryFolder()
-    defer { try? FileManager.default.removeItem(at: folder) }
-    // Files, not pipes: a child writing more than a pipe holds would block before exiting.
-    let outURL = folder.appendingPathComponent("stdout")
-    let errURL = folder.appendingPathComponent("stderr")
-    _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-    _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    process.standardOutput = try FileHandle(forWritingTo: outURL)
-    process.standardError = try FileHandle(forWritingTo: errURL)
-    let code: Int32 = try await withCheckedThrowingContinuation { continuation in
-      process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-      do {
-        try process.run()
-      } catch {
-        process.terminationHandler = nil
-        continuation.resume(throwing: error)
-      }
-    }
-    let stdout = String(decoding: try Data(contentsOf: outURL), as: UTF8.self)
-    let stderr = String(decoding: try Data(contentsOf: errURL), as: UTF8.self)
-    return (code, stdout, stderr)
-  }
-
-  /// A new empty folder under the system's temporary directory.
-  static func temporaryFolder() throws -> URL {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "demo-origin-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    return folder
+    let result = try await ProcessRunner.runTool("sha256sum", [path], timeout: 120)
+    return String(result.stdout.prefix(64))
   }
 }

@@ -1,3 +1,4 @@
+import AssetWatchTestKit
 import DemoOrigin
 import Foundation
 import Testing
@@ -17,25 +18,26 @@ struct GeneratedResourceTests {
     try await withOrigin { origin in
       let content = GeneratedBytes(length: 64 << 20, seed: 42)
       await origin.setGeneratedResource("/big.bin", content: content)
-      let folder = try Curl.temporaryFolder()
-      defer { try? FileManager.default.removeItem(at: folder) }
-      let file = folder.appendingPathComponent("big.bin").path
-      try ProcessMemory.resetPeak()
-      let before = try ProcessMemory.peakResidentBytes()
-      let (code, out, _) = try await Curl.run([
-        "-sS", "--noproxy", "*", "-o", file, "-w", "%{http_code} %{size_download}",
-        origin.baseURL + "/big.bin",
-      ])
-      let growth = try ProcessMemory.peakResidentBytes() - before
-      #expect(code == 0)
-      #expect(out == "200 \(64 << 20)")
-      // Held in memory, 64 MiB would raise the peak by at least that much. The bound leaves room
-      // for other suites running in parallel in this process (the peak is process-wide).
-      #expect(growth < 32 << 20, "peak RSS grew by \(growth) bytes while streaming")
-      let served = try Data(contentsOf: URL(fileURLWithPath: file))
-      #expect(served.count == 64 << 20)
-      #expect(served.prefix(4096) == Data(content.bytes(in: 0..<4096)))
-      #expect(served.suffix(4096) == Data(content.bytes(in: (64 << 20) - 4096..<(64 << 20))))
+      try await withTemporaryDirectory(prefix: "demo-origin") { scratch in
+        let folder = scratch.url
+        let file = folder.appendingPathComponent("big.bin").path
+        try ProcessMemory.resetPeak()
+        let before = try ProcessMemory.peakResidentBytes()
+        let (code, out, _) = try await Curl.run([
+          "-sS", "--noproxy", "*", "-o", file, "-w", "%{http_code} %{size_download}",
+          origin.baseURL + "/big.bin",
+        ])
+        let growth = try ProcessMemory.peakResidentBytes() - before
+        #expect(code == 0)
+        #expect(out == "200 \(64 << 20)")
+        // Held in memory, 64 MiB would raise the peak by at least that much. The bound leaves room
+        // for other suites running in parallel in this process (the peak is process-wide).
+        #expect(growth < 32 << 20, "peak RSS grew by \(growth) bytes while streaming")
+        let served = try Data(contentsOf: URL(fileURLWithPath: file))
+        #expect(served.count == 64 << 20)
+        #expect(served.prefix(4096) == Data(content.bytes(in: 0..<4096)))
+        #expect(served.suffix(4096) == Data(content.bytes(in: (64 << 20) - 4096..<(64 << 20))))
+      }
     }
   }
 
@@ -43,17 +45,18 @@ struct GeneratedResourceTests {
     try await withOrigin { origin in
       let content = GeneratedBytes(length: 100 * 1024, seed: 1)
       await origin.setGeneratedResource("/slow.bin", content: content, bytesPerSecond: 400 * 1024)
-      let folder = try Curl.temporaryFolder()
-      defer { try? FileManager.default.removeItem(at: folder) }
-      let trace = folder.appendingPathComponent("trace").path
-      let (code, _, _) = try await Curl.run([
-        "-sS", "--noproxy", "*", "-o", "/dev/null", "--trace-ascii", trace,
-        origin.baseURL + "/slow.bin",
-      ])
-      #expect(code == 0)
-      let reads = try String(contentsOfFile: trace, encoding: .utf8)
-        .components(separatedBy: "\n").filter { $0.hasPrefix("<= Recv data") }.count
-      #expect(reads >= 5, "only \(reads) reads")
+      try await withTemporaryDirectory(prefix: "demo-origin") { scratch in
+        let folder = scratch.url
+        let trace = folder.appendingPathComponent("trace").path
+        let (code, _, _) = try await Curl.run([
+          "-sS", "--noproxy", "*", "-o", "/dev/null", "--trace-ascii", trace,
+          origin.baseURL + "/slow.bin",
+        ])
+        #expect(code == 0)
+        let reads = try String(contentsOfFile: trace, encoding: .utf8)
+          .components(separatedBy: "\n").filter { $0.hasPrefix("<= Recv data") }.count
+        #expect(reads >= 5, "only \(reads) reads")
+      }
     }
   }
 

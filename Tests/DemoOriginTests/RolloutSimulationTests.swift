@@ -1,3 +1,4 @@
+import AssetWatchTestKit
 import DemoOrigin
 import Foundation
 import Testing
@@ -32,21 +33,22 @@ struct RolloutSimulationTests {
           "feature-flags", "catalog", "motd", "banner", "logo", "model",
         ])
       #expect(manifest.assets.filter(\.essential).map(\.id) == ["feature-flags"])
-      let folder = try Curl.temporaryFolder()
-      defer { try? FileManager.default.removeItem(at: folder) }
-      for asset in manifest.assets {
-        let file = folder.appendingPathComponent(asset.id).path
-        let (code, out, _) = try await Curl.run([
-          "-sS", "--noproxy", "*", "-o", file, "-w", "%{http_code} %{size_download}", asset.url,
-        ])
-        #expect(code == 0)
-        #expect(out == "200 \(asset.size)", "\(asset.id)")
-        #expect(try await Curl.sha256(ofFile: file) == asset.sha256, "\(asset.id)")
-        #expect(asset.version == String(asset.sha256.prefix(8)))
+      try await withTemporaryDirectory(prefix: "demo-origin") { scratch in
+        let folder = scratch.url
+        for asset in manifest.assets {
+          let file = folder.appendingPathComponent(asset.id).path
+          let (code, out, _) = try await Curl.run([
+            "-sS", "--noproxy", "*", "-o", file, "-w", "%{http_code} %{size_download}", asset.url,
+          ])
+          #expect(code == 0)
+          #expect(out == "200 \(asset.size)", "\(asset.id)")
+          #expect(try await Curl.sha256(ofFile: file) == asset.sha256, "\(asset.id)")
+          #expect(asset.version == String(asset.sha256.prefix(8)))
+        }
+        let model = try #require(manifest.assets.first { $0.id == "model" })
+        #expect(model.size == 52_428_800)
+        #expect(model.sha256 == RolloutSimulation.modelSHA256)
       }
-      let model = try #require(manifest.assets.first { $0.id == "model" })
-      #expect(model.size == 52_428_800)
-      #expect(model.sha256 == RolloutSimulation.modelSHA256)
     }
   }
 

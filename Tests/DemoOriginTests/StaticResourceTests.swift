@@ -1,3 +1,4 @@
+import AssetWatchTestKit
 import DemoOrigin
 import Foundation
 import Testing

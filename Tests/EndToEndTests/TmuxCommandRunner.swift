@@ -1,3 +1,4 @@
+import AssetWatchTestKit
 import Foundation
 
 /// Finds the `tmux` executable and runs it as a child process without blocking a thread.
@@ -6,17 +7,11 @@ import Foundation
 /// threads (two on this machine), so waiting for a child must suspend, never block.
 enum TmuxCommandRunner {
   /// The `tmux` executable on PATH, or nil when it is not installed.
-  static let executable: String? = {
-    let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-    let candidates = path.split(separator: ":").map { "\($0)/tmux" } + ["/usr/bin/tmux"]
-    return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
-  }()
+  static let executable: String? = ExternalTool.path("tmux")
 
   /// Whether the tmux tests run: always under `CI=true` (where a missing tmux must fail the
   /// suite, not skip it), elsewhere only when tmux is installed.
-  static var isEnabled: Bool {
-    ProcessInfo.processInfo.environment["CI"] == "true" || executable != nil
-  }
+  static var isEnabled: Bool { ExternalTool.shouldRun("tmux") }
 
   /// What one tmux invocation printed and how it ended.
   struct Output {
@@ -35,26 +30,24 @@ enum TmuxCommandRunner {
     environment["TMUX"] = nil
     environment["TMUX_PANE"] = nil
     // Output goes to files: reading a pipe to its end would wait on every process holding it.
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "aw-tmux-out-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: folder) }
-    let outURL = folder.appendingPathComponent("stdout")
-    let errURL = folder.appendingPathComponent("stderr")
-    let ending = try await TmuxSpawn.run(
-      executable, arguments, environment: environment, stdout: outURL, stderr: errURL,
-      timeout: timeout)
-    let stdout = String(decoding: (try? Data(contentsOf: outURL)) ?? Data(), as: UTF8.self)
-    var stderr = String(decoding: (try? Data(contentsOf: errURL)) ?? Data(), as: UTF8.self)
-    let status: Int32
-    switch ending {
-    case .exited(let code): status = code
-    case .signaled(let signal): status = 128 + signal
-    case .timedOut:
-      status = -1
-      stderr += "(killed after \(timeout) s)"
+    return try await withTemporaryDirectory(prefix: "aw-tmux-out") { folder in
+      let outURL = folder.url("stdout")
+      let errURL = folder.url("stderr")
+      let ending = try await TmuxSpawn.run(
+        executable, arguments, environment: environment, stdout: outURL, stderr: errURL,
+        timeout: timeout)
+      let stdout = String(decoding: (try? Data(contentsOf: outURL)) ?? Data(), as: UTF8.self)
+      var stderr = String(decoding: (try? Data(contentsOf: errURL)) ?? Data(), as: UTF8.self)
+      let status: Int32
+      switch ending {
+      case .exited(let code): status = code
+      case .signaled(let signal): status = 128 + signal
+      case .timedOut:
+        status = -1
+        stderr += "(killed after \(timeout) s)"
+      }
+      return Output(status: status, stdout: stdout, stderr: stderr)
     }
-    return Output(status: status, stdout: stdout, stderr: stderr)
   }
 }
 

@@ -1,5 +1,7 @@
+import AssetWatchTestKit
 import DemoOrigin
 import Foundation
+import RemoteAssetsTestKit
 import Testing
 
 @testable import RemoteAssets
@@ -14,37 +16,40 @@ import Testing
   struct Fixture {
     let origin: LoopbackOrigin
     let engine: AssetEngine
-    let dir: TempDir
     let goodSHA: String
 
-    static func make(
+    /// Runs `body` with a fixture, then shuts the engine and the origin down and removes the
+    /// cache, also when `body` throws.
+    static func with(
       maxBytes: Int64 = 1 << 20, expectedSize: Int64? = nil, sha256: String? = nil,
       timeout: TimeInterval = 5,
-      format: AssetFormat = .json
-    ) async throws -> Fixture {
-      let origin = try await LoopbackOrigin.start()
-      await origin.setResource("/a.json", body: good, contentType: "application/json")
-      let dir = TempDir()
-      let asset = AssetDefinition(
-        id: "a", remote: URL(string: "\(origin.baseURL)/a.json"), format: format,
-        expectedSize: expectedSize,
-        sha256: sha256, maxBytes: maxBytes, timeout: timeout)
-      // The good copy is committed with a generous timeout (a loaded machine must not fail the
-      // setup), then the engine under test opens the same cache with the asset's own timeout.
-      var seedAsset = asset
-      seedAsset.timeout = 30
-      let seed = try makeEngine([seedAsset], cache: dir.url)
-      await seed.start()
-      let first = await seed.refresh("a")
-      await seed.shutdown()
-      #expect(first.isUpdated, "the good copy commits first: \(first)")
-      let engine = try makeEngine([asset], cache: dir.url)
-      await engine.start()
-      guard let sha = await engine.status("a")?.sha256 else {
-        await engine.shutdown()
-        throw FixtureError.noGoodCopy
+      format: AssetFormat = .json,
+      _ body: (Fixture) async throws -> Void
+    ) async throws {
+      try await withOrigin { origin in
+        await origin.setResource("/a.json", body: good, contentType: "application/json")
+        try await withTemporaryDirectory { dir in
+          let asset = AssetDefinition(
+            id: "a", remote: URL(string: "\(origin.baseURL)/a.json"), format: format,
+            expectedSize: expectedSize,
+            sha256: sha256, maxBytes: maxBytes, timeout: timeout)
+          // The good copy is committed with a generous timeout (a loaded machine must not fail
+          // the setup), then the engine under test opens the same cache with the asset's own
+          // timeout.
+          var seedAsset = asset
+          seedAsset.timeout = 30
+          let first = try await withEngine([seedAsset], cache: dir.cache) { seed in
+            await seed.refresh("a")
+          }
+          #expect(first.isUpdated, "the good copy commits first: \(first)")
+          try await withEngine([asset], cache: dir.cache) { engine in
+            guard let sha = await engine.status("a")?.sha256 else {
+              throw FixtureError.noGoodCopy
+            }
+            try await body(Fixture(origin: origin, engine: engine, goodSHA: sha))
+          }
+        }
       }
-      return Fixture(origin: origin, engine: engine, dir: dir, goodSHA: sha)
     }
 
     /// Serves `response` for every request to /a.json, refreshes, and checks the last good copy
@@ -66,12 +71,6 @@ import Testing
       #expect(!failure.message.contains("\u{1B}"))
       return failure
     }
-
-    func close() async {
-      await engine.shutdown()
-      try? await origin.shutdown()
-      dir.remove()
-    }
   }
 
   enum FixtureError: Error { case noGoodCopy }
@@ -79,123 +78,122 @@ import Testing
   static let newBody = Data(#"{"good": "newer and longer"}"#.utf8)
 
   @Test func bodyTruncatedByClose() async throws {
-    let f = try await Fixture.make()
-    defer { Task { await f.close() } }
-    let e = try await f.failWith(
-      OriginResponse(body: .data(Self.newBody), interruption: .close(afterBodyBytes: 5)))
-    #expect(e.kind == .truncated)
-    #expect(e.isRetryable)
+    try await Fixture.with { f in
+      let e = try await f.failWith(
+        OriginResponse(body: .data(Self.newBody), interruption: .close(afterBodyBytes: 5)))
+      #expect(e.kind == .truncated)
+      #expect(e.isRetryable)
+    }
   }
 
   @Test func bodyTruncatedByReset() async throws {
-    let f = try await Fixture.make()
-    defer { Task { await f.close() } }
-    let e = try await f.failWith(
-      OriginResponse(body: .data(Self.newBody), interruption: .reset(afterBodyBytes: 5)))
-    #expect([.truncated, .network].contains(e.kind))
+    try await Fixture.with { f in
+      let e = try await f.failWith(
+        OriginResponse(body: .data(Self.newBody), interruption: .reset(afterBodyBytes: 5)))
+      #expect([.truncated, .network].contains(e.kind))
+    }
   }
 
   @Test func wrongContentLength() async throws {
-    let f = try await Fixture.make()
-    defer { Task { await f.close() } }
-    let e = try await f.failWith(
-      OriginResponse(headers: [OriginHeader("Content-Length", "500")], body: .data(Self.newBody)))
-    #expect(e.kind == .truncated)
+    try await Fixture.with { f in
+      let e = try await f.failWith(
+        OriginResponse(headers: [OriginHeader("Content-Length", "500")], body: .data(Self.newBody)))
+      #expect(e.kind == .truncated)
+    }
   }
 
   @Test func closeDelimitedBodyWithoutSizeOrHashIsNotTrusted() async throws {
-    let f = try await Fixture.make()
-    defer { Task { await f.close() } }
-    let e = try await f.failWith(
-      OriginResponse(body: .data(Self.newBody), framing: .closeDelimited))
-    #expect(e.kind == .truncated)
-    #expect(e.message.contains("Content-Length"))
+    try await Fixture.with { f in
+      let e = try await f.failWith(
+        OriginResponse(body: .data(Self.newBody), framing: .closeDelimited))
+      #expect(e.kind == .truncated)
+      #expect(e.message.contains("Content-Length"))
+    }
   }
 
   @Test func serverErrorsWithRetryAfter() async throws {
-    let f = try await Fixture.make()
-    defer { Task { await f.close() } }
-    let e500 = try await f.failWith(.text("boom", status: 500))
-    #expect(e500.kind == .http && e500.status == 500 && e500.isRetryable)
-    #expect(e500.message.contains("HTTP 500"))
-    var busy = OriginResponse.text("try later \u{1B}[31mred", status: 503)
-    busy.headers.append(OriginHeader("Retry-After", "120"))
-    let e503 = try await f.failWith(busy)
-    #expect(e503.status == 503 && e503.retryAfter == 120)
-    let next = try #require(await f.engine.status("a")?.nextAttemptAt)
-    #expect(next.timeIntervalSinceNow > 100, "Retry-After is honoured")
-    #expect(await f.engine.status("a")?.consecutiveFailures == 2)
+    try await Fixture.with { f in
+      let e500 = try await f.failWith(.text("boom", status: 500))
+      #expect(e500.kind == .http && e500.status == 500 && e500.isRetryable)
+      #expect(e500.message.contains("HTTP 500"))
+      var busy = OriginResponse.text("try later \u{1B}[31mred", status: 503)
+      busy.headers.append(OriginHeader("Retry-After", "120"))
+      let e503 = try await f.failWith(busy)
+      #expect(e503.status == 503 && e503.retryAfter == 120)
+      let next = try #require(await f.engine.status("a")?.nextAttemptAt)
+      #expect(next.timeIntervalSinceNow > 100, "Retry-After is honoured")
+      #expect(await f.engine.status("a")?.consecutiveFailures == 2)
+    }
   }
 
   @Test func bodyOverMaxBytesStopsEarly() async throws {
-    let f = try await Fixture.make(maxBytes: 1000)
-    defer { Task { await f.close() } }
-    let huge = GeneratedBytes(length: 50 << 20, seed: 7)
-    // Announced length too large: refused before the body.
-    let e1 = try await f.failWith(OriginResponse(body: .generated(huge)))
-    #expect(e1.kind == .tooLarge)
-    // No length announced: stopped while streaming.
-    let e2 = try await f.failWith(
-      OriginResponse(body: .generated(huge), framing: .chunked(chunkSize: 512)))
-    #expect(e2.kind == .tooLarge)
+    try await Fixture.with(maxBytes: 1000) { f in
+      let huge = GeneratedBytes(length: 50 << 20, seed: 7)
+      // Announced length too large: refused before the body.
+      let e1 = try await f.failWith(OriginResponse(body: .generated(huge)))
+      #expect(e1.kind == .tooLarge)
+      // No length announced: stopped while streaming.
+      let e2 = try await f.failWith(
+        OriginResponse(body: .generated(huge), framing: .chunked(chunkSize: 512)))
+      #expect(e2.kind == .tooLarge)
+    }
   }
 
   @Test func sizeMismatch() async throws {
-    let f = try await Fixture.make(expectedSize: Int64(Self.good.count))
-    defer { Task { await f.close() } }
-    let e = try await f.failWith(.data(Self.newBody, contentType: "application/json"))
-    #expect(e.kind == .size)
+    try await Fixture.with(expectedSize: Int64(Self.good.count)) { f in
+      let e = try await f.failWith(.data(Self.newBody, contentType: "application/json"))
+      #expect(e.kind == .size)
+    }
   }
 
   @Test func hashMismatch() async throws {
-    let sha = CacheStoreTests.sha256(Self.good)
-    let f = try await Fixture.make(sha256: sha)
-    defer { Task { await f.close() } }
-    let e = try await f.failWith(.data(Self.newBody, contentType: "application/json"))
-    #expect(e.kind == .hash)
+    let sha = sha256Hex(Self.good)
+    try await Fixture.with(sha256: sha) { f in
+      let e = try await f.failWith(.data(Self.newBody, contentType: "application/json"))
+      #expect(e.kind == .hash)
+    }
   }
 
   @Test func notModifiedWithLocationIsRefused() async throws {
-    let f = try await Fixture.make()
-    defer { Task { await f.close() } }
-    await f.origin.setResource(
-      "/elsewhere.json", body: Self.newBody, contentType: "application/json")
-    let e = try await f.failWith(
-      OriginResponse(status: 304, headers: [OriginHeader("Location", "/elsewhere.json")]))
-    #expect(e.kind == .redirect)
-    #expect(
-      await f.origin.requestCount(path: "/elsewhere.json") == 0,
-      "the 304's Location was not followed")
+    try await Fixture.with { f in
+      await f.origin.setResource(
+        "/elsewhere.json", body: Self.newBody, contentType: "application/json")
+      let e = try await f.failWith(
+        OriginResponse(status: 304, headers: [OriginHeader("Location", "/elsewhere.json")]))
+      #expect(e.kind == .redirect)
+      #expect(
+        await f.origin.requestCount(path: "/elsewhere.json") == 0,
+        "the 304's Location was not followed")
+    }
   }
 
   @Test func redirectLoopAndTooManyRedirects() async throws {
-    let f = try await Fixture.make()
-    defer { Task { await f.close() } }
-    await f.origin.setHandler("/b.json") { _ in
-      OriginResponse(status: 302, headers: [OriginHeader("Location", "/a.json")])
+    try await Fixture.with { f in
+      await f.origin.setHandler("/b.json") { _ in
+        OriginResponse(status: 302, headers: [OriginHeader("Location", "/a.json")])
+      }
+      let loop = try await f.failWith(
+        OriginResponse(status: 302, headers: [OriginHeader("Location", "/b.json")]))
+      #expect(loop.kind == .redirect)
+      #expect(loop.message.contains("loop"))
     }
-    let loop = try await f.failWith(
-      OriginResponse(status: 302, headers: [OriginHeader("Location", "/b.json")]))
-    #expect(loop.kind == .redirect)
-    #expect(loop.message.contains("loop"))
   }
 
   @Test func redirectsAreFollowedWhenSafe() async throws {
-    let f = try await Fixture.make()
-    defer { Task { await f.close() } }
-    await f.origin.setResource("/moved.json", body: Self.newBody, contentType: "application/json")
-    await f.origin.setHandler("/a.json") { _ in
-      OriginResponse(status: 301, headers: [OriginHeader("Location", "/moved.json")])
+    try await Fixture.with { f throws in
+      await f.origin.setResource("/moved.json", body: Self.newBody, contentType: "application/json")
+      await f.origin.setHandler("/a.json") { _ in
+        OriginResponse(status: 301, headers: [OriginHeader("Location", "/moved.json")])
+      }
+      #expect(await f.engine.refresh("a").isUpdated)
+      #expect(try await f.engine.data("a") == Self.newBody)
     }
-    #expect(await f.engine.refresh("a").isUpdated)
-    #expect(try await f.engine.data("a") == Self.newBody)
   }
 
-  @Test func httpsToHttpDowngradeIsRefused() {
+  @Test func httpsToHttpDowngradeIsRefused() async {
     // An https origin is not available on loopback here, so the policy is checked directly on
     // the fetcher's redirect rule, which every redirect passes through.
     let fetcher = HTTPFetcher()
-    defer { Task { try? await fetcher.shutdown() } }
     #expect(throws: FetchError.self) {
       try fetcher.checkRedirect(
         from: URL(string: "https://cdn.example.com/a")!,
@@ -211,116 +209,117 @@ import Testing
         from: URL(string: "http://127.0.0.1/a")!, to: URL(string: "http://127.0.0.1/b")!,
         allowInsecure: false)
     }
+    // Nothing above throws, so the client is always shut down here.
+    try? await fetcher.shutdown()
   }
 
   @Test func redirectToFileSchemeIsRefused() async throws {
-    let f = try await Fixture.make()
-    defer { Task { await f.close() } }
-    let e = try await f.failWith(
-      OriginResponse(status: 302, headers: [OriginHeader("Location", "file:///etc/passwd")]))
-    #expect(e.kind == .redirect)
+    try await Fixture.with { f in
+      let e = try await f.failWith(
+        OriginResponse(status: 302, headers: [OriginHeader("Location", "file:///etc/passwd")]))
+      #expect(e.kind == .redirect)
+    }
   }
 
   @Test func drippingBodyTripsTheWatchdog() async throws {
-    let f = try await Fixture.make(timeout: 0.5)
-    defer { Task { await f.close() } }
-    let e = try await f.failWith(
-      OriginResponse(
-        body: .data(Data(repeating: 0x20, count: 4000)),
-        pacing: .drip(bytes: 2, every: .milliseconds(100))))
-    #expect(e.kind == .timeout)
+    try await Fixture.with(timeout: 0.5) { f in
+      let e = try await f.failWith(
+        OriginResponse(
+          body: .data(Data(repeating: 0x20, count: 4000)),
+          pacing: .drip(bytes: 2, every: .milliseconds(100))))
+      #expect(e.kind == .timeout)
+    }
   }
 
   @Test func slowHeadTimesOut() async throws {
-    let f = try await Fixture.make(timeout: 0.5)
-    defer { Task { await f.close() } }
-    let e = try await f.failWith(
-      OriginResponse(body: .data(Self.newBody), delayBeforeHead: .seconds(3)))
-    #expect(e.kind == .timeout)
+    try await Fixture.with(timeout: 0.5) { f in
+      let e = try await f.failWith(
+        OriginResponse(body: .data(Self.newBody), delayBeforeHead: .seconds(3)))
+      #expect(e.kind == .timeout)
+    }
   }
 
   @Test func validatorsAdvanceOnlyWithACommittedPayload() async throws {
-    let f = try await Fixture.make()
-    defer { Task { await f.close() } }
-    let before = try #require(await f.engine.status("a")?.etag)
-    var bad = OriginResponse.data(Data("{broken".utf8), contentType: "application/json")
-    bad.headers.append(OriginHeader("ETag", "\"bad-1\""))
-    _ = try await f.failWith(bad)
-    #expect(await f.engine.status("a")?.etag == before)
-    // The next request is still conditional on the good copy's validator.
-    await f.origin.remove("/a.json")
-    await f.origin.setResource(
-      "/a.json", body: HostileOriginTests.good, contentType: "application/json")
-    _ = await f.engine.refresh("a")
-    let last = try #require(await f.origin.requests(path: "/a.json").last)
-    #expect(last.header("If-None-Match") == before)
+    try await Fixture.with { f in
+      let before = try #require(await f.engine.status("a")?.etag)
+      var bad = OriginResponse.data(Data("{broken".utf8), contentType: "application/json")
+      bad.headers.append(OriginHeader("ETag", "\"bad-1\""))
+      _ = try await f.failWith(bad)
+      #expect(await f.engine.status("a")?.etag == before)
+      // The next request is still conditional on the good copy's validator.
+      await f.origin.remove("/a.json")
+      await f.origin.setResource(
+        "/a.json", body: HostileOriginTests.good, contentType: "application/json")
+      _ = await f.engine.refresh("a")
+      let last = try #require(await f.origin.requests(path: "/a.json").last)
+      #expect(last.header("If-None-Match") == before)
+    }
   }
 
   @Test func notModifiedWithNothingCachedDropsValidators() async throws {
-    let origin = try await LoopbackOrigin.start()
-    defer { Task { try? await origin.shutdown() } }
-    let dir = TempDir()
-    defer { dir.remove() }
-    await origin.setResource("/a.json", body: Self.good, contentType: "application/json")
-    let asset = AssetDefinition(
-      id: "a", remote: URL(string: "\(origin.baseURL)/a.json"), format: .json)
-    let engine = try makeEngine([asset], cache: dir.url)
-    await engine.start()
-    _ = await engine.refresh("a")
-    try await engine.dropCache("a")
-    #expect(await engine.refresh("a").isUpdated)
-    let last = try #require(await origin.requests(path: "/a.json").last)
-    #expect(last.header("If-None-Match") == nil, "nothing cached: the request is unconditional")
-    await engine.shutdown()
+    try await withOrigin { origin in
+      try await withTemporaryDirectory { dir in
+        await origin.setResource("/a.json", body: Self.good, contentType: "application/json")
+        let asset = AssetDefinition(
+          id: "a", remote: URL(string: "\(origin.baseURL)/a.json"), format: .json)
+        try await withEngine([asset], cache: dir.url) { engine in
+          _ = await engine.refresh("a")
+          try await engine.dropCache("a")
+          #expect(await engine.refresh("a").isUpdated)
+          let last = try #require(await origin.requests(path: "/a.json").last)
+          #expect(
+            last.header("If-None-Match") == nil, "nothing cached: the request is unconditional")
+        }
+      }
+    }
   }
 
   @Test func twentyConcurrentRefreshesMakeOneRequest() async throws {
-    let origin = try await LoopbackOrigin.start()
-    defer { Task { try? await origin.shutdown() } }
-    let dir = TempDir()
-    defer { dir.remove() }
-    // Slow enough that all twenty calls arrive while the first is in flight.
-    await origin.setResource(
-      "/a.json", body: Data(repeating: 0x20, count: 64 * 1024), contentType: "application/json",
-      bytesPerSecond: 256 * 1024)
-    let asset = AssetDefinition(
-      id: "a", remote: URL(string: "\(origin.baseURL)/a.json"), format: .binary)
-    let engine = try makeEngine([asset], cache: dir.url)
-    await engine.start()
-    let outcomes = await withTaskGroup(of: RefreshOutcome.self) { group in
-      for _ in 0..<20 { group.addTask { await engine.refresh("a") } }
-      return await group.reduce(into: [RefreshOutcome]()) { $0.append($1) }
+    try await withOrigin { origin in
+      try await withTemporaryDirectory { dir in
+        // Slow enough that all twenty calls arrive while the first is in flight.
+        await origin.setResource(
+          "/a.json", body: Data(repeating: 0x20, count: 64 * 1024), contentType: "application/json",
+          bytesPerSecond: 256 * 1024)
+        let asset = AssetDefinition(
+          id: "a", remote: URL(string: "\(origin.baseURL)/a.json"), format: .binary)
+        try await withEngine([asset], cache: dir.url) { engine in
+          let outcomes = await withTaskGroup(of: RefreshOutcome.self) { group in
+            for _ in 0..<20 { group.addTask { await engine.refresh("a") } }
+            return await group.reduce(into: [RefreshOutcome]()) { $0.append($1) }
+          }
+          #expect(await origin.requestCount(path: "/a.json") == 1)
+          #expect(outcomes.filter(\.isUpdated).count == 1)
+          #expect(outcomes.filter { $0 == .inFlight }.count == 19)
+        }
+      }
     }
-    #expect(await origin.requestCount(path: "/a.json") == 1)
-    #expect(outcomes.filter(\.isUpdated).count == 1)
-    #expect(outcomes.filter { $0 == .inFlight }.count == 19)
-    await engine.shutdown()
   }
 
   @Test func headersAreSentButNeverLogged() async throws {
-    let origin = try await LoopbackOrigin.start()
-    defer { Task { try? await origin.shutdown() } }
-    let dir = TempDir()
-    defer { dir.remove() }
-    await origin.setHandler("/a.json") { _ in .text("nope", status: 401) }
-    let asset = AssetDefinition(
-      id: "a", remote: URL(string: "\(origin.baseURL)/a.json"), format: .json,
-      headers: [HeaderField(name: "Authorization", value: "Bearer s3cret-token")])
-    let engine = try makeEngine([asset], cache: dir.url)
-    await engine.start()
-    let events = await engine.events()
-    let failure = try #require(await engine.refresh("a").failure)
-    #expect(failure.stopsAutoRefresh)
-    #expect(
-      await origin.requests(path: "/a.json").last?.header("Authorization") == "Bearer s3cret-token")
-    let log = await firstEvent(in: events) { if case .log = $0 { true } else { false } }
-    guard case .log(let entry)? = log else {
-      Issue.record("a log event")
-      return
+    try await withOrigin { origin in
+      try await withTemporaryDirectory { dir in
+        await origin.setHandler("/a.json") { _ in .text("nope", status: 401) }
+        let asset = AssetDefinition(
+          id: "a", remote: URL(string: "\(origin.baseURL)/a.json"), format: .json,
+          headers: [HeaderField(name: "Authorization", value: "Bearer s3cret-token")])
+        try await withEngine([asset], cache: dir.url) { engine in
+          let events = await engine.events()
+          let failure = try #require(await engine.refresh("a").failure)
+          #expect(failure.stopsAutoRefresh)
+          #expect(
+            await origin.requests(path: "/a.json").last?.header("Authorization")
+              == "Bearer s3cret-token")
+          let log = await firstEvent(in: events) { if case .log = $0 { true } else { false } }
+          guard case .log(let entry)? = log else {
+            Issue.record("a log event")
+            return
+          }
+          #expect(!entry.message.contains("s3cret"))
+          #expect(entry.message.contains("stopped until a manual refresh"))
+        }
+      }
     }
-    #expect(!entry.message.contains("s3cret"))
-    #expect(entry.message.contains("stopped until a manual refresh"))
-    await engine.shutdown()
   }
 }
 
@@ -328,29 +327,25 @@ import Testing
 /// refreshes, damaged metadata.
 @Suite struct EngineHardeningTests {
   @Test func configuredHeadersAreNotSentToAnotherOriginAfterARedirect() async throws {
-    let first = try await LoopbackOrigin.start()
-    let second = try await LoopbackOrigin.start()
-    defer {
-      Task {
-        try? await first.shutdown()
-        try? await second.shutdown()
+    try await withOrigin { first in
+      try await withOrigin { second in
+        await second.setResource(
+          "/a.json", body: Data("[2]".utf8), contentType: "application/json")
+        await first.setHandler("/a.json") { _ in
+          OriginResponse(
+            status: 302, headers: [OriginHeader("Location", "\(second.baseURL)/a.json")])
+        }
+        let asset = AssetDefinition(
+          id: "a", remote: URL(string: "\(first.baseURL)/a.json"), format: .json,
+          headers: [HeaderField(name: "Authorization", value: "Bearer s3cret")])
+        try await withEngine([asset]) { engine, _ in
+          #expect(await engine.refresh("a").isUpdated)
+          #expect(
+            await first.requests(path: "/a.json").last?.header("Authorization") == "Bearer s3cret")
+          #expect(await second.requests(path: "/a.json").last?.header("Authorization") == nil)
+        }
       }
     }
-    await second.setResource("/a.json", body: Data("[2]".utf8), contentType: "application/json")
-    await first.setHandler("/a.json") { _ in
-      OriginResponse(status: 302, headers: [OriginHeader("Location", "\(second.baseURL)/a.json")])
-    }
-    let dir = TempDir()
-    defer { dir.remove() }
-    let asset = AssetDefinition(
-      id: "a", remote: URL(string: "\(first.baseURL)/a.json"), format: .json,
-      headers: [HeaderField(name: "Authorization", value: "Bearer s3cret")])
-    let engine = try makeEngine([asset], cache: dir.url)
-    await engine.start()
-    #expect(await engine.refresh("a").isUpdated)
-    #expect(await first.requests(path: "/a.json").last?.header("Authorization") == "Bearer s3cret")
-    #expect(await second.requests(path: "/a.json").last?.header("Authorization") == nil)
-    await engine.shutdown()
   }
 
   @Test func loopbackMeansAnIPLiteralNotAPrefix() {
@@ -362,42 +357,43 @@ import Testing
   }
 
   @Test func dropDuringARefreshWinsAndRecordsNoFailure() async throws {
-    let origin = try await LoopbackOrigin.start()
-    defer { Task { try? await origin.shutdown() } }
-    let dir = TempDir()
-    defer { dir.remove() }
-    await origin.setGeneratedResource(
-      "/big.bin", content: GeneratedBytes(length: 4 << 20, seed: 1), bytesPerSecond: 1 << 20)
-    let asset = AssetDefinition(
-      id: "big", remote: URL(string: "\(origin.baseURL)/big.bin"), bundled: .bytes(Data("b".utf8)))
-    let engine = try makeEngine([asset], cache: dir.url)
-    await engine.start()
-    let events = await engine.events()
-    async let outcome = engine.refresh("big")
-    _ = await firstEvent(in: events) { if case .progress = $0 { true } else { false } }
-    try await engine.dropCache("big")
-    _ = await outcome
-    let status = try #require(await engine.status("big"))
-    #expect(status.source == .bundled, "the drop is not undone by the transfer it interrupted")
-    #expect(status.consecutiveFailures == 0)
-    #expect(status.lastError == nil)
-    await engine.shutdown()
+    try await withOrigin { origin in
+      try await withTemporaryDirectory { dir in
+        await origin.setGeneratedResource(
+          "/big.bin", content: GeneratedBytes(length: 4 << 20, seed: 1), bytesPerSecond: 1 << 20)
+        let asset = AssetDefinition(
+          id: "big", remote: URL(string: "\(origin.baseURL)/big.bin"),
+          bundled: .bytes(Data("b".utf8)))
+        try await withEngine([asset], cache: dir.url) { engine in
+          let events = await engine.events()
+          async let outcome = engine.refresh("big")
+          _ = await firstEvent(in: events) { if case .progress = $0 { true } else { false } }
+          try await engine.dropCache("big")
+          _ = await outcome
+          let status = try #require(await engine.status("big"))
+          #expect(
+            status.source == .bundled, "the drop is not undone by the transfer it interrupted")
+          #expect(status.consecutiveFailures == 0)
+          #expect(status.lastError == nil)
+        }
+      }
+    }
   }
 
   @Test func entryNamingAnInvalidHashIsCorruptNotACrash() async throws {
-    let dir = TempDir()
-    defer { dir.remove() }
-    let store = try CacheStore(root: dir.url)
-    var entry = CacheEntry(id: "a", appVersion: "1.0.0")
-    entry.current = Generation(sha256: "../../etc/passwd", size: 1, fetchedAt: Date())
-    try store.writeEntry(entry)
-    let engine = try makeEngine(
-      [AssetDefinition(id: "a", remote: nil, bundled: .bytes(Data("x".utf8)))], cache: dir.url,
-      fetchers: [])
-    await engine.start()
-    #expect(await engine.status("a")?.source == .bundled)
-    #expect(await engine.status("a")?.lastError?.kind == "corrupt")
-    await engine.shutdown()
+    try await withTemporaryDirectory { dir in
+      let store = try CacheStore(root: dir.url)
+      var entry = CacheEntry(id: "a", appVersion: "1.0.0")
+      entry.current = Generation(sha256: "../../etc/passwd", size: 1, fetchedAt: Date())
+      try store.writeEntry(entry)
+      try await withEngine(
+        [AssetDefinition(id: "a", remote: nil, bundled: .bytes(Data("x".utf8)))], cache: dir.url,
+        fetchers: []
+      ) { engine in
+        #expect(await engine.status("a")?.source == .bundled)
+        #expect(await engine.status("a")?.lastError?.kind == "corrupt")
+      }
+    }
   }
 
   @Test func displayedURLsHideUserInfoAndQueries() {
@@ -406,15 +402,15 @@ import Testing
   }
 
   @Test func afterShutdownRefreshFailsAndEventsEnd() async throws {
-    let dir = TempDir()
-    defer { dir.remove() }
-    let engine = try makeEngine(
-      [AssetDefinition(id: "a", remote: URL(string: "http://127.0.0.1:9/a"))], cache: dir.url)
-    await engine.start()
-    await engine.shutdown()
-    #expect(await engine.refresh("a").failure != nil)
-    var count = 0
-    for await _ in await engine.events() { count += 1 }
-    #expect(count == 1, "a snapshot, then the stream ends")
+    try await withTemporaryDirectory { dir in
+      let engine = try makeTestEngine(
+        [AssetDefinition(id: "a", remote: URL(string: "http://127.0.0.1:9/a"))], cache: dir.url)
+      await engine.start()
+      await engine.shutdown()
+      #expect(await engine.refresh("a").failure != nil)
+      var count = 0
+      for await _ in await engine.events() { count += 1 }
+      #expect(count == 1, "a snapshot, then the stream ends")
+    }
   }
 }

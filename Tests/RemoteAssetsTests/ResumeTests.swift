@@ -1,5 +1,7 @@
+import AssetWatchTestKit
 import DemoOrigin
 import Foundation
+import RemoteAssetsTestKit
 import Synchronization
 import Testing
 
@@ -36,151 +38,138 @@ import Testing
     }
   }
 
-  func engine(_ origin: LoopbackOrigin, dir: TempDir) throws -> AssetEngine {
+  /// Runs `body` with a started engine for `model` on `origin`, in a fresh cache.
+  func withModelEngine(
+    _ origin: LoopbackOrigin, _ body: (AssetEngine, TemporaryDirectory) async throws -> Void
+  ) async throws {
     let asset = AssetDefinition(
       id: "model", remote: URL(string: "\(origin.baseURL)/model.bin"),
       expectedSize: Int64(Self.content.length), sha256: Self.content.sha256Hex(), maxBytes: 8 << 20)
-    return try makeEngine([asset], cache: dir.url)
+    try await withEngine([asset], body)
   }
 
   @Test func aCutDownloadResumesWithRangeAndIfRange() async throws {
-    let origin = try await LoopbackOrigin.start()
-    defer { Task { try? await origin.shutdown() } }
-    let dir = TempDir()
-    defer { dir.remove() }
-    await origin.setHandler("/model.bin", Self.handler(cutAfter: 1 << 20))
-    let engine = try engine(origin, dir: dir)
-    await engine.start()
-    #expect(await engine.refresh("model").failure?.kind == .truncated)
-    #expect(
-      FileManager.default.fileExists(
-        atPath: dir.url.appendingPathComponent("tmp/model.resume.part").path))
+    try await withOrigin { origin in
+      await origin.setHandler("/model.bin", Self.handler(cutAfter: 1 << 20))
+      try await withModelEngine(origin) { engine, dir in
+        #expect(await engine.refresh("model").failure?.kind == .truncated)
+        #expect(
+          FileManager.default.fileExists(
+            atPath: dir.cache.appendingPathComponent("tmp/model.resume.part").path))
 
-    #expect(await engine.refresh("model").isUpdated)
-    let second = try #require(await origin.requests(path: "/model.bin").last)
-    let range = try #require(second.header("Range"))
-    let offset = try #require(Int(range.dropFirst("bytes=".count).dropLast()))
-    #expect(offset >= 256 * 1024, "asked only for the rest")
-    #expect(second.header("If-Range") == Self.etag)
-    #expect(await engine.status("model")?.sha256 == Self.content.sha256Hex())
-    #expect(
-      !FileManager.default.fileExists(
-        atPath: dir.url.appendingPathComponent("tmp/model.resume.json").path))
-    await engine.shutdown()
+        #expect(await engine.refresh("model").isUpdated)
+        let second = try #require(await origin.requests(path: "/model.bin").last)
+        let range = try #require(second.header("Range"))
+        let offset = try #require(Int(range.dropFirst("bytes=".count).dropLast()))
+        #expect(offset >= 256 * 1024, "asked only for the rest")
+        #expect(second.header("If-Range") == Self.etag)
+        #expect(await engine.status("model")?.sha256 == Self.content.sha256Hex())
+        #expect(
+          !FileManager.default.fileExists(
+            atPath: dir.cache.appendingPathComponent("tmp/model.resume.json").path))
+      }
+    }
   }
 
   @Test func aServerThatIgnoresTheRangeRestartsCleanly() async throws {
-    let origin = try await LoopbackOrigin.start()
-    defer { Task { try? await origin.shutdown() } }
-    let dir = TempDir()
-    defer { dir.remove() }
-    await origin.setHandler("/model.bin", Self.handler(cutAfter: 1 << 20, ignoreRanges: true))
-    let engine = try engine(origin, dir: dir)
-    await engine.start()
-    #expect(await engine.refresh("model").failure != nil)
-    #expect(await engine.refresh("model").isUpdated, "the 200 body replaces the kept prefix")
-    #expect(await origin.requests(path: "/model.bin").last?.header("Range") != nil)
-    #expect(await engine.status("model")?.sha256 == Self.content.sha256Hex())
-    await engine.shutdown()
+    try await withOrigin { origin in
+      await origin.setHandler("/model.bin", Self.handler(cutAfter: 1 << 20, ignoreRanges: true))
+      try await withModelEngine(origin) { engine, _ in
+        #expect(await engine.refresh("model").failure != nil)
+        #expect(await engine.refresh("model").isUpdated, "the 200 body replaces the kept prefix")
+        #expect(await origin.requests(path: "/model.bin").last?.header("Range") != nil)
+        #expect(await engine.status("model")?.sha256 == Self.content.sha256Hex())
+      }
+    }
   }
 }
 
 /// nginx honours `If-Range`: quitting mid-download and starting again continues with a 206.
-@Suite(.enabled(if: Tools.shouldRun("nginx"), "needs nginx (apt-get install -y nginx-light)"))
+@Suite(
+  .enabled(if: ExternalTool.shouldRun("nginx"), "needs nginx (apt-get install -y nginx-light)"))
 struct NginxResumeTests {
   @Test func quittingMidDownloadResumesOnTheNextStart() async throws {
-    let nginx = try NginxServer()
-    defer { nginx.stop() }
-    let dir = TempDir()
-    defer { dir.remove() }
-    let bytes = patternedData(megabytes: 6, period: 512)
-    try nginx.put("slow/model.bin", bytes)
-    let asset = AssetDefinition(
-      id: "model", remote: URL(string: "\(nginx.baseURL)/slow/model.bin"),
-      expectedSize: Int64(bytes.count), sha256: CacheStoreTests.sha256(bytes), maxBytes: 16 << 20)
-    let first = try makeEngine([asset], cache: dir.url)
-    await first.start()
-    let events = await first.events()
-    let transfer = Task { await first.refresh("model") }
-    _ = await firstEvent(in: events) {
-      if case .progress(_, let p) = $0 { p.receivedBytes >= 1 << 20 } else { false }
-    }
-    await first.shutdown()  // the user quits mid-download
-    _ = await transfer.value
+    try await withNginx { nginx in
+      try await withTemporaryDirectory { dir in
+        let bytes = patternedData(megabytes: 6, period: 512)
+        try nginx.put("slow/model.bin", bytes)
+        let asset = AssetDefinition(
+          id: "model", remote: URL(string: "\(nginx.baseURL)/slow/model.bin"),
+          expectedSize: Int64(bytes.count), sha256: sha256Hex(bytes), maxBytes: 16 << 20)
+        try await withEngine([asset], cache: dir.cache) { first in
+          let events = await first.events()
+          let transfer = Task { await first.refresh("model") }
+          _ = await firstEvent(in: events) {
+            if case .progress(_, let p) = $0 { p.receivedBytes >= 1 << 20 } else { false }
+          }
+          await first.shutdown()  // the user quits mid-download
+          _ = await transfer.value
+        }
 
-    let second = try makeEngine([asset], cache: dir.url)
-    await second.start()
-    #expect(await second.refresh("model").isUpdated)
-    #expect(await second.status("model")?.sha256 == CacheStoreTests.sha256(bytes))
-    #expect(nginx.hits("/slow/model.bin").last?.contains("\" 206 ") == true, "nginx sent the rest")
-    await second.shutdown()
+        try await withEngine([asset], cache: dir.cache) { second in
+          #expect(await second.refresh("model").isUpdated)
+          #expect(await second.status("model")?.sha256 == sha256Hex(bytes))
+          #expect(
+            nginx.hits("/slow/model.bin").last?.contains("\" 206 ") == true, "nginx sent the rest")
+        }
+      }
+    }
   }
 }
 
 /// A download killed with SIGKILL continues in the next process: the partial is made durable and
 /// its record rewritten while bytes arrive, not only when a transfer fails.
-@Suite(.enabled(if: Tools.shouldRun("nginx"), "needs nginx (apt-get install -y nginx-light)"))
+@Suite(
+  .enabled(if: ExternalTool.shouldRun("nginx"), "needs nginx (apt-get install -y nginx-light)"))
 struct KilledDownloadResumeTests {
-  /// The `assetwatch` binary built next to the tests (scripts/test.sh builds it first).
-  static var binary: String {
-    if let path = ProcessInfo.processInfo.environment["ASSETWATCH_BIN"] { return path }
-    return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-      .deletingLastPathComponent().appendingPathComponent(".build/debug/assetwatch").path
-  }
-
   @Test func aRefreshKilledMidDownloadResumesWith206() async throws {
-    let nginx = try NginxServer()
-    defer { nginx.stop() }
-    let dir = TempDir()
-    defer { dir.remove() }
-    let bytes = patternedData(megabytes: 12, period: 4093)
-    try nginx.put("slow/model.bin", bytes)
-    let sha = CacheStoreTests.sha256(bytes)
-    let config = dir.file(
-      "assets.json",
-      """
-      { "appVersion": "1", "cacheDirectory": "cache",
-        "assets": [ { "id": "model", "remote": "\(nginx.baseURL)/slow/model.bin",
-                      "format": "binary", "size": \(bytes.count), "sha256": "\(sha)",
-                      "maxBytes": "64MiB", "timeout": "30s" } ] }
-      """)
-    let record = dir.url.appendingPathComponent("cache/tmp/model.resume.json")
+    try await withNginx { nginx in
+      try await withTemporaryDirectory { dir in
+        let bytes = patternedData(megabytes: 12, period: 4093)
+        try nginx.put("slow/model.bin", bytes)
+        let sha = sha256Hex(bytes)
+        let config = try dir.file(
+          "assets.json",
+          """
+          { "appVersion": "1", "cacheDirectory": "cache",
+            "assets": [ { "id": "model", "remote": "\(nginx.baseURL)/slow/model.bin",
+                          "format": "binary", "size": \(bytes.count), "sha256": "\(sha)",
+                          "maxBytes": "64MiB", "timeout": "30s" } ] }
+          """)
+        let record = dir.cache.appendingPathComponent("tmp/model.resume.json")
 
-    let child = Process()
-    child.executableURL = URL(fileURLWithPath: Self.binary)
-    child.arguments = ["refresh", "model", "--config", config.path]
-    child.standardOutput = FileHandle.nullDevice
-    child.standardError = FileHandle.nullDevice
-    try child.run()
-    // Wait (bounded) until a checkpoint vouches for some bytes, then kill without warning.
-    var vouched: Int64 = 0
-    for _ in 0..<300 where vouched == 0 {
-      if let data = try? Data(contentsOf: record),
-        let decoded = try? JSONDecoder().decode(ResumeRecord.self, from: data)
-      {
-        vouched = decoded.bytes
-      } else {
-        try await Task.sleep(for: .milliseconds(50))
-      }
-    }
-    kill(child.processIdentifier, SIGKILL)
-    child.waitUntilExit()
-    #expect(vouched > 0, "a resume record was written while downloading")
-    #expect(vouched < Int64(bytes.count))
+        let child = AssetWatchBinary.makeProcess(["refresh", "model", "--config", config.path])
+        child.standardOutput = FileHandle.nullDevice
+        child.standardError = FileHandle.nullDevice
+        try child.run()
+        // Wait (bounded) until a checkpoint vouches for some bytes, then kill without warning.
+        var vouched: Int64 = 0
+        for _ in 0..<300 where vouched == 0 {
+          if let data = try? Data(contentsOf: record),
+            let decoded = try? JSONDecoder().decode(ResumeRecord.self, from: data)
+          {
+            vouched = decoded.bytes
+          } else {
+            try await Task.sleep(for: .milliseconds(50))
+          }
+        }
+        kill(child.processIdentifier, SIGKILL)
+        child.waitUntilExit()
+        #expect(vouched > 0, "a resume record was written while downloading")
+        #expect(vouched < Int64(bytes.count))
 
-    let engine = try makeEngine(
-      [
-        AssetDefinition(
+        let asset = AssetDefinition(
           id: "model", remote: URL(string: "\(nginx.baseURL)/slow/model.bin"), format: .binary,
           expectedSize: Int64(bytes.count), sha256: sha, maxBytes: 64 << 20, timeout: 30)
-      ], cache: dir.url.appendingPathComponent("cache"))
-    await engine.start()
-    #expect(await engine.refresh("model").isUpdated)
-    #expect(await engine.status("model")?.sha256 == sha)
-    #expect(try await engine.data("model") == bytes)
-    let hits = nginx.hits("/slow/model.bin")
-    #expect(hits.count == 2)
-    #expect(hits.last?.contains("\" 206 ") == true, "nginx sent only the rest: \(hits)")
-    await engine.shutdown()
+        try await withEngine([asset], cache: dir.cache) { engine throws in
+          #expect(await engine.refresh("model").isUpdated)
+          #expect(await engine.status("model")?.sha256 == sha)
+          #expect(try await engine.data("model") == bytes)
+          let hits = nginx.hits("/slow/model.bin")
+          #expect(hits.count == 2)
+          #expect(hits.last?.contains("\" 206 ") == true, "nginx sent only the rest: \(hits)")
+        }
+      }
+    }
   }
 }

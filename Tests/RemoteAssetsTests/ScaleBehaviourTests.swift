@@ -1,5 +1,7 @@
+import AssetWatchTestKit
 import DemoOrigin
 import Foundation
+import RemoteAssetsTestKit
 import Testing
 
 @testable import RemoteAssets
@@ -15,105 +17,104 @@ import Testing
     }
   }
 
-  func origin(serving count: Int) async throws -> LoopbackOrigin {
-    let origin = try await LoopbackOrigin.start()
-    for i in 0..<count {
-      await origin.setResource(
-        "/a\(i).json", body: Data("[\(i)]".utf8), contentType: "application/json")
+  /// Runs `body` with an origin serving `/a0.json` ... `/a<count-1>.json`, shut down afterwards.
+  func withOrigin(serving count: Int, _ body: (LoopbackOrigin) async throws -> Void)
+    async throws
+  {
+    try await AssetWatchTestKit.withOrigin { origin in
+      for i in 0..<count {
+        await origin.setResource(
+          "/a\(i).json", body: Data("[\(i)]".utf8), contentType: "application/json")
+      }
+      try await body(origin)
     }
-    return origin
   }
 
   @Test func aSyncOfManyAssetsSweepsOnceAtStartAndNeverPerCommit() async throws {
-    let origin = try await origin(serving: 60)
-    defer { Task { try? await origin.shutdown() } }
-    let dir = TempDir()
-    defer { dir.remove() }
-    let engine = try makeEngine(
-      assets(60, origin: origin), cache: dir.url.appendingPathComponent("c"))
-    await engine.start()
-    let results = await engine.refreshAll()
-    #expect(results.allSatisfy { $0.outcome.isUpdated })
-    #expect(await engine.sweepCount == 1)
-    await engine.shutdown()
+    try await withOrigin(serving: 60) { origin in
+      try await withEngine(assets(60, origin: origin)) { engine, _ in
+        let results = await engine.refreshAll()
+        #expect(results.allSatisfy { $0.outcome.isUpdated })
+        #expect(await engine.sweepCount == 1)
+      }
+    }
   }
 
   @Test func a304RecordsFreshnessWithoutRewritingTheEntry() async throws {
-    let origin = try await origin(serving: 1)
-    defer { Task { try? await origin.shutdown() } }
-    let dir = TempDir()
-    defer { dir.remove() }
-    let cache = dir.url.appendingPathComponent("c")
-    let clock = ManualClock(now: Date(timeIntervalSince1970: 1_800_000_000))
-    let asset = assets(1, origin: origin)
-    let engine = try makeEngine(asset, cache: cache, clock: clock)
-    await engine.start()
-    #expect(await engine.refresh("a0").isUpdated)
-    let entry = cache.appendingPathComponent("entries/a0.json")
-    let before = try FileManager.default.attributesOfItem(atPath: entry.path)
-    clock.advance(by: 100)
-    let second = await engine.refresh("a0")
-    #expect("\(second)" == "\(RefreshOutcome.notModified)")
-    let after = try FileManager.default.attributesOfItem(atPath: entry.path)
-    #expect(before[.systemFileNumber] as? Int == after[.systemFileNumber] as? Int, "not rewritten")
-    #expect(await engine.status("a0")?.checkedAt == clock.now())
-    await engine.shutdown()
-    // The journal written at shutdown carries the freshness to the next start.
-    let next = try makeEngine(asset, cache: cache, clock: clock, fetchers: [])
-    await next.start()
-    #expect(await next.status("a0")?.checkedAt == clock.now())
-    await next.shutdown()
+    try await withOrigin(serving: 1) { origin in
+      try await withTemporaryDirectory { dir in
+        let cache = dir.url.appendingPathComponent("c")
+        let clock = ManualClock(now: Date(timeIntervalSince1970: 1_800_000_000))
+        let asset = assets(1, origin: origin)
+        try await withEngine(asset, cache: cache, clock: clock) { engine in
+          #expect(await engine.refresh("a0").isUpdated)
+          let entry = cache.appendingPathComponent("entries/a0.json")
+          let before = try FileManager.default.attributesOfItem(atPath: entry.path)
+          clock.advance(by: 100)
+          let second = await engine.refresh("a0")
+          #expect("\(second)" == "\(RefreshOutcome.notModified)")
+          let after = try FileManager.default.attributesOfItem(atPath: entry.path)
+          #expect(
+            before[.systemFileNumber] as? Int == after[.systemFileNumber] as? Int, "not rewritten")
+          #expect(await engine.status("a0")?.checkedAt == clock.now())
+        }
+        // The journal written at shutdown carries the freshness to the next start.
+        try await withEngine(asset, cache: cache, clock: clock, fetchers: []) { next in
+          #expect(await next.status("a0")?.checkedAt == clock.now())
+        }
+      }
+    }
   }
 
   @Test func noticingOtherProcessesReadsNothingWhenNothingChanged() async throws {
-    let dir = TempDir()
-    defer { dir.remove() }
-    let cache = dir.url.appendingPathComponent("c")
-    let fetcher = ScriptedFetcher()
-    fetcher.set("[1]", etag: "\"1\"")
-    let defs = (0..<20).map {
-      AssetDefinition(id: "s\($0)", remote: URL(string: "scripted://s\($0)"), format: .json)
+    try await withTemporaryDirectory { dir in
+      let cache = dir.url.appendingPathComponent("c")
+      let fetcher = ScriptedFetcher()
+      fetcher.set("[1]", etag: "\"1\"")
+      let defs = (0..<20).map {
+        AssetDefinition(id: "s\($0)", remote: URL(string: "scripted://s\($0)"), format: .json)
+      }
+      try await withEngine(defs, cache: cache, fetchers: [fetcher]) { engine in
+        for def in defs { _ = await engine.refresh(def.id) }
+        await engine.reloadExternalChanges()  // once after our own writes: stats, reads nothing new
+        let decodes = await engine.externalDecodes
+        for _ in 0..<5 { await engine.reloadExternalChanges() }
+        #expect(await engine.externalDecodes == decodes, "an unchanged entries/ folder is not read")
+        // Another process changes one entry: exactly that one is read.
+        try await withEngine([defs[3]], cache: cache, fetchers: [fetcher]) { other in
+          try await other.dropCache("s3")
+        }
+        await engine.reloadExternalChanges()
+        #expect(await engine.externalDecodes == decodes + 1)
+        #expect(await engine.status("s3")?.source == AssetSource.none)
+      }
     }
-    let engine = try makeEngine(defs, cache: cache, fetchers: [fetcher])
-    await engine.start()
-    for def in defs { _ = await engine.refresh(def.id) }
-    await engine.reloadExternalChanges()  // once after our own writes: stats, reads nothing new
-    let decodes = await engine.externalDecodes
-    for _ in 0..<5 { await engine.reloadExternalChanges() }
-    #expect(await engine.externalDecodes == decodes, "an unchanged entries/ folder is not read")
-    // Another process changes one entry: exactly that one is read.
-    let other = try makeEngine([defs[3]], cache: cache, fetchers: [fetcher])
-    await other.start()
-    try await other.dropCache("s3")
-    await other.shutdown()
-    await engine.reloadExternalChanges()
-    #expect(await engine.externalDecodes == decodes + 1)
-    #expect(await engine.status("s3")?.source == AssetSource.none)
-    await engine.shutdown()
   }
 
   @Test func theSchedulerSleepsUntilTheNextDueTime() async throws {
-    let dir = TempDir()
-    defer { dir.remove() }
-    let clock = ManualClock(now: Date(timeIntervalSince1970: 1_800_000_000))
-    let fetcher = ScriptedFetcher()
-    fetcher.set("[1]", etag: "\"1\"")
-    let asset = AssetDefinition(
-      id: "s", remote: URL(string: "scripted://s"), format: .json, refresh: .every(0.5))
-    let engine = try makeEngine(
-      [asset], cache: dir.url.appendingPathComponent("c"), clock: clock, fetchers: [fetcher])
-    await engine.start()
-    #expect(await engine.refresh("s").isUpdated)
-    await engine.startAutoRefresh()
-    // Not a 100 ms poll: one sleep, until the asset is due half a second after its check.
-    let deadline = try await pendingSleep(clock)
-    #expect(abs(deadline.timeIntervalSince(clock.now()) - 0.5) < 0.001)
-    #expect(fetcher.fetches == 1)
-    clock.advance(by: 0.5)
-    for _ in 0..<10_000 where fetcher.fetches < 2 { try await Task.sleep(for: .milliseconds(1)) }
-    #expect(fetcher.fetches == 2)
-    await engine.stopAutoRefresh()
-    await engine.shutdown()
+    try await withTemporaryDirectory { dir in
+      let clock = ManualClock(now: Date(timeIntervalSince1970: 1_800_000_000))
+      let fetcher = ScriptedFetcher()
+      fetcher.set("[1]", etag: "\"1\"")
+      let asset = AssetDefinition(
+        id: "s", remote: URL(string: "scripted://s"), format: .json, refresh: .every(0.5))
+      try await withEngine(
+        [asset], cache: dir.url.appendingPathComponent("c"), clock: clock, fetchers: [fetcher]
+      ) { engine in
+        #expect(await engine.refresh("s").isUpdated)
+        await engine.startAutoRefresh()
+        // Not a 100 ms poll: one sleep, until the asset is due half a second after its check.
+        let deadline = try await pendingSleep(clock)
+        #expect(abs(deadline.timeIntervalSince(clock.now()) - 0.5) < 0.001)
+        #expect(fetcher.fetches == 1)
+        clock.advance(by: 0.5)
+        for _ in 0..<10_000 where fetcher.fetches < 2 {
+          try await Task.sleep(for: .milliseconds(1))
+        }
+        #expect(fetcher.fetches == 2)
+        await engine.stopAutoRefresh()
+      }
+    }
   }
 
   /// The scheduler's sleep deadline, once it is asleep (bounded wait).

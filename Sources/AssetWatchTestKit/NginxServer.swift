@@ -5,17 +5,29 @@ import Foundation
 #endif
 
 /// nginx from Debian, started on a free loopback port with a generated config, serving `www/`.
-/// nginx answers conditional requests (strong ETags, 304) and ranges itself: a server nobody here wrote.
-final class NginxServer {
-  let root: URL
-  let www: URL
-  let port: Int
+/// nginx answers conditional requests (strong ETags, 304) and ranges itself: a server nobody
+/// here wrote. Files under `/slow/` are sent at 2 MiB/s.
+///
+/// Prefer ``withNginx(_:)``, which stops the server and removes its folder when the body ends,
+/// also when the body throws.
+public final class NginxServer: Sendable {
+  /// The server's folder: config, logs, pid file and `www/`.
+  public let root: URL
+  /// The folder nginx serves.
+  public let www: URL
+  /// The loopback port nginx listens on.
+  public let port: Int
   private let process: Process
 
-  var baseURL: String { "http://127.0.0.1:\(port)" }
+  /// `http://127.0.0.1:<port>`.
+  public var baseURL: String { "http://127.0.0.1:\(port)" }
 
-  init() throws {
-    guard let nginx = Tools.path("nginx") else {
+  /// Writes a config and starts nginx in the foreground, then waits (bounded, 10 s) until it
+  /// accepts connections.
+  ///
+  /// - Throws: ``NginxError`` when nginx is not installed, exits, or never listens.
+  public init() throws {
+    guard let nginx = ExternalTool.path("nginx") else {
       throw NginxError("nginx is not installed (apt-get install -y nginx-light)")
     }
     root = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -29,7 +41,8 @@ final class NginxServer {
     // Workers may run as an unprivileged user: make the tree world-readable.
     chmod(root.path, 0o755)
     chmod(www.path, 0o755)
-    port = try Self.freePort()
+    port = freeLoopbackPort()
+    guard port != 0 else { throw NginxError("no free loopback port") }
     let r = root.path
     let conf = """
       daemon off;
@@ -61,11 +74,18 @@ final class NginxServer {
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
     try process.run()
-    try Self.waitUntilListening(port: port, process: process, errorLog: "\(r)/logs/error.log")
+    do {
+      try Self.waitUntilListening(port: port, process: process, errorLog: "\(r)/logs/error.log")
+    } catch {
+      stop()
+      throw error
+    }
   }
 
   /// Writes a file into the served folder (world-readable).
-  func put(_ name: String, _ data: Data) throws {
+  ///
+  /// - Throws: The file system's error.
+  public func put(_ name: String, _ data: Data) throws {
     let url = www.appendingPathComponent(name)
     try FileManager.default.createDirectory(
       at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -74,15 +94,16 @@ final class NginxServer {
     chmod(url.path, 0o644)
   }
 
-  /// Requests logged for a path (from the access log).
-  func hits(_ path: String) -> [String] {
+  /// The access log's lines for GET requests of `path`.
+  public func hits(_ path: String) -> [String] {
     let log =
       (try? String(contentsOf: root.appendingPathComponent("logs/access.log"), encoding: .utf8))
       ?? ""
     return log.split(separator: "\n").map(String.init).filter { $0.contains("GET \(path) ") }
   }
 
-  func stop() {
+  /// Stops nginx and removes its folder.
+  public func stop() {
     if process.isRunning {
       process.terminate()
       process.waitUntilExit()
@@ -90,49 +111,44 @@ final class NginxServer {
     try? FileManager.default.removeItem(at: root)
   }
 
-  struct NginxError: Error, CustomStringConvertible {
-    var description: String
-    init(_ d: String) { description = d }
+  /// Why nginx could not be started.
+  public struct NginxError: Error, CustomStringConvertible {
+    /// What went wrong.
+    public var description: String
+    /// Creates an error saying `description`.
+    public init(_ description: String) { self.description = description }
   }
 
-  static func freePort() throws -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var addr = sockaddr_in()
-    addr.sin_family = sa_family_t(AF_INET)
-    addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-    addr.sin_port = 0
-    var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let ok = withUnsafeMutablePointer(to: &addr) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0
-      }
-    }
-    guard ok else { throw NginxError("no free port") }
-    return Int(UInt16(bigEndian: addr.sin_port))
+  /// A free loopback port (kept for callers of the old name; see ``freeLoopbackPort()``).
+  ///
+  /// - Throws: ``NginxError`` when no port could be bound.
+  public static func freePort() throws -> Int {
+    let port = freeLoopbackPort()
+    guard port != 0 else { throw NginxError("no free port") }
+    return port
   }
 
   /// Polls (bounded, 10 s) until the port accepts a connection: a condition, not a fixed sleep.
-  static func waitUntilListening(port: Int, process: Process, errorLog: String) throws {
+  public static func waitUntilListening(port: Int, process: Process, errorLog: String) throws {
     for _ in 0..<200 {
       if !process.isRunning {
         let log = (try? String(contentsOfFile: errorLog, encoding: .utf8)) ?? ""
         throw NginxError("nginx exited: \(log)")
       }
-      let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-      var addr = sockaddr_in()
-      addr.sin_family = sa_family_t(AF_INET)
-      addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-      addr.sin_port = UInt16(port).bigEndian
-      let connected = withUnsafePointer(to: &addr) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-          connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-        }
-      }
-      close(fd)
-      if connected { return }
+      if isListening(onLoopbackPort: port) { return }
       usleep(50_000)
     }
     throw NginxError("nginx did not start listening on \(port)")
   }
+}
+
+/// Starts an ``NginxServer``, runs `body` with it, and stops it (folder removed) when `body`
+/// returns or throws.
+///
+/// - Returns: What `body` returns.
+/// - Throws: ``NginxServer/NginxError`` when nginx cannot start, or what `body` throws.
+public func withNginx<T>(_ body: (NginxServer) async throws -> T) async throws -> T {
+  let nginx = try NginxServer()
+  defer { nginx.stop() }
+  return try await body(nginx)
 }

@@ -1,0 +1,125 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Runs child processes to completion from async tests.
+///
+/// Waiting suspends and never blocks a thread of the cooperative pool: tests run servers in
+/// this process (`LoopbackOrigin`) that need those threads, and the pool has only as many as
+/// the machine has cores.
+public enum ProcessRunner {
+  /// What a finished child printed and how it ended.
+  public struct Result: Sendable {
+    /// The exit status, or the signal number when a signal ended the child (9 after a timeout).
+    public var status: Int32
+    /// Everything written to stdout, as UTF-8 (invalid bytes replaced).
+    public var stdout: String
+    /// Everything written to stderr, as UTF-8 (invalid bytes replaced).
+    public var stderr: String
+
+    /// Creates a result.
+    public init(status: Int32, stdout: String, stderr: String) {
+      self.status = status
+      self.stdout = stdout
+      self.stderr = stderr
+    }
+  }
+
+  /// Runs `executable` (a path) with `arguments`, stdin from /dev/null, and collects its
+  /// output; a child still running after `timeout` seconds is killed (SIGKILL).
+  ///
+  /// - Parameters:
+  ///   - cwd: the working folder (this process's when nil).
+  ///   - environment: entries added to (or replacing) this process's environment.
+  /// - Throws: The spawn error when the child cannot start.
+  public static func run(
+    executable: String, _ arguments: [String], cwd: URL? = nil,
+    environment: [String: String] = [:], timeout: TimeInterval = 60
+  ) async throws -> Result {
+    try await run(
+      makeProcess(executable: executable, arguments, cwd: cwd, environment: environment),
+      timeout: timeout)
+  }
+
+  /// Runs the tool `name` from PATH (curl, sh, sha256sum) the same way.
+  ///
+  /// - Throws: The spawn error when `/usr/bin/env` cannot start; a missing tool exits 127.
+  public static func runTool(
+    _ name: String, _ arguments: [String], cwd: URL? = nil,
+    environment: [String: String] = [:], timeout: TimeInterval = 30
+  ) async throws -> Result {
+    try await run(
+      executable: "/usr/bin/env", [name] + arguments, cwd: cwd, environment: environment,
+      timeout: timeout)
+  }
+
+  /// A configured, not yet started process: stdin from /dev/null, `environment` merged into
+  /// this process's, and Swift's interactive backtracer off (a crashing child must not wait
+  /// for a debugger).
+  public static func makeProcess(
+    executable: String, _ arguments: [String], cwd: URL? = nil,
+    environment: [String: String] = [:]
+  ) -> Process {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    if let cwd { process.currentDirectoryURL = cwd }
+    var merged = ProcessInfo.processInfo.environment
+    merged["SWIFT_BACKTRACE"] = "interactive=no"
+    for (key, value) in environment { merged[key] = value }
+    process.environment = merged
+    process.standardInput = FileHandle.nullDevice
+    return process
+  }
+
+  /// Starts `process` (configured, not started), collects stdout and stderr through pipes that
+  /// are drained while it runs (a full pipe cannot stall the child), and waits for it.
+  ///
+  /// - Throws: The spawn error when the child cannot start.
+  public static func run(_ process: Process, timeout: TimeInterval = 60) async throws -> Result {
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    let collected = OutputBuffers()
+    out.fileHandleForReading.readabilityHandler = { collected.append(0, $0.availableData) }
+    err.fileHandleForReading.readabilityHandler = { collected.append(1, $0.availableData) }
+    let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+      process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+      do {
+        try process.run()
+      } catch {
+        process.terminationHandler = nil
+        continuation.resume(throwing: error)
+        return
+      }
+      // SIGKILL, not SIGTERM: a child may inherit SIGTERM blocked or ignored from the test
+      // runner, and a timed-out child must end.
+      let pid = process.processIdentifier
+      DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
+        if process.isRunning { kill(pid, SIGKILL) }
+      }
+    }
+    out.fileHandleForReading.readabilityHandler = nil
+    err.fileHandleForReading.readabilityHandler = nil
+    collected.append(0, out.fileHandleForReading.readDataToEndOfFile())
+    collected.append(1, err.fileHandleForReading.readDataToEndOfFile())
+    return Result(status: status, stdout: collected.text(0), stderr: collected.text(1))
+  }
+}
+
+/// Bytes read from a child's outputs, filled from pipe handlers on other threads.
+final class OutputBuffers: Sendable {
+  private let buffers = Mutex<[Data]>([Data(), Data()])
+
+  /// Appends `data` to buffer `index` (0 stdout, 1 stderr).
+  func append(_ index: Int, _ data: Data) { buffers.withLock { $0[index].append(data) } }
+
+  /// Buffer `index` as UTF-8 text.
+  func text(_ index: Int) -> String {
+    buffers.withLock { String(decoding: $0[index], as: UTF8.self) }
+  }
+}
