@@ -19,14 +19,33 @@ public final class NginxServer: Sendable {
   public let port: Int
   private let process: Process
 
-  /// `http://127.0.0.1:<port>`.
-  public var baseURL: String { "http://127.0.0.1:\(port)" }
+  /// Whether it serves TLS.
+  public let isTLS: Bool
+
+  /// `http://127.0.0.1:<port>` (`https://` with TLS).
+  public var baseURL: String { "\(isTLS ? "https" : "http")://127.0.0.1:\(port)" }
+
+  /// What nginx needs to serve TLS: a certificate and key, and optionally a CA whose client
+  /// certificates it requires (`ssl_verify_client on`).
+  public struct TLS: Sendable {
+    public var certificate: String
+    public var key: String
+    public var clientCA: String?
+
+    /// PEM paths for `ssl_certificate`, `ssl_certificate_key` and `ssl_client_certificate`.
+    public init(certificate: String, key: String, clientCA: String? = nil) {
+      self.certificate = certificate
+      self.key = key
+      self.clientCA = clientCA
+    }
+  }
 
   /// Writes a config and starts nginx in the foreground, then waits (bounded, 10 s) until it
   /// accepts connections.
   ///
   /// - Throws: ``NginxError`` when nginx is not installed, exits, or never listens.
-  public init() throws {
+  public init(tls: TLS? = nil) throws {
+    isTLS = tls != nil
     guard let nginx = ExternalTool.path("nginx") else {
       throw NginxError("nginx is not installed (apt-get install -y nginx-light)")
     }
@@ -60,7 +79,8 @@ public final class NginxServer: Sendable {
           types { application/json json; text/plain txt; application/octet-stream bin; image/png png; }
           default_type application/octet-stream;
           server {
-              listen 127.0.0.1:\(port);
+              listen 127.0.0.1:\(port)\(tls == nil ? "" : " ssl");
+              \(Self.tlsDirectives(tls))
               root \(www.path);
               location /slow/ { limit_rate 2m; }
           }
@@ -126,6 +146,16 @@ public final class NginxServer: Sendable {
     let port = freeLoopbackPort()
     guard port != 0 else { throw NginxError("no free port") }
     return port
+  }
+
+  /// The server block's TLS lines (none without TLS).
+  static func tlsDirectives(_ tls: TLS?) -> String {
+    guard let tls else { return "" }
+    var lines = "ssl_certificate \(tls.certificate);\n        ssl_certificate_key \(tls.key);"
+    if let ca = tls.clientCA {
+      lines += "\n        ssl_client_certificate \(ca);\n        ssl_verify_client on;"
+    }
+    return lines
   }
 
   /// Polls (bounded, 10 s) until the port accepts a connection: a condition, not a fixed sleep.

@@ -21,17 +21,9 @@ struct WatchSession {
     let events = await engine.events()
     await engine.startAutoRefresh()
     let environment = ProcessInfo.processInfo.environment
-    let code: Int32
-    if display.plain {
-      code = await runPlain(events)
-    } else if let reason = CursesTerminal.unavailableReason(environment: environment) {
-      if isatty(STDOUT_FILENO) == 1 {
-        Console.printError("assetwatch: \(reason); printing one line per event")
-      }
-      code = await runPlain(events)
-    } else {
-      code = await runDashboard(events, environment: environment)
-    }
+    let code =
+      display.wantsDashboard(environment: environment)
+      ? await runDashboard(events, environment: environment) : await runPlain(events)
     await engine.shutdown()
     if code != 0 { throw ExitCode(code) }
   }

@@ -17,17 +17,9 @@ struct AttachedWatch {
   func run() async throws {
     let session = ControlSession(path: socketPath)
     let environment = ProcessInfo.processInfo.environment
-    let code: Int32
-    if display.plain {
-      code = await runPlain(session)
-    } else if let reason = CursesTerminal.unavailableReason(environment: environment) {
-      if isatty(STDOUT_FILENO) == 1 {
-        Console.printError("assetwatch: \(reason); printing one line per event")
-      }
-      code = await runPlain(session)
-    } else {
-      code = await runDashboard(session, environment: environment)
-    }
+    let code =
+      display.wantsDashboard(environment: environment)
+      ? await runDashboard(session, environment: environment) : await runPlain(session)
     if code != 0 { throw ExitCode(code) }
   }
 
