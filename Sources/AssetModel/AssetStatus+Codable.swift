@@ -71,6 +71,7 @@ extension AssetStatus: Codable {
     case sha256, size, path, entryPath, fetchedAt, checkedAt, nextAttemptAt, lastError
     case consecutiveFailures, ttl, maxStale, isLive, canRollback, hasBundledCopy, activity
     case paused, history
+    case mustRevalidate, staleWhileRevalidate, staleIfError, freshnessNote
   }
 
   /// Decodes a status; only `id` is required, every other key falls back to the neutral default.
@@ -104,6 +105,11 @@ extension AssetStatus: Codable {
     activity = try c.decodeIfPresent(AssetActivity.self, forKey: .activity) ?? .idle
     paused = try c.decodeIfPresent(Bool.self, forKey: .paused) ?? false
     history = try c.decodeIfPresent([RefreshRecord].self, forKey: .history) ?? []
+    mustRevalidate = try c.decodeIfPresent(Bool.self, forKey: .mustRevalidate) ?? false
+    staleWhileRevalidate = try c.decodeIfPresent(
+      TimeInterval.self, forKey: .staleWhileRevalidate)
+    staleIfError = try c.decodeIfPresent(TimeInterval.self, forKey: .staleIfError)
+    freshnessNote = try c.decodeIfPresent(String.self, forKey: .freshnessNote)
   }
 
   /// Encodes every field; absent optionals are written as `null`.
@@ -135,5 +141,9 @@ extension AssetStatus: Codable {
     try c.encode(activity, forKey: .activity)
     try c.encode(paused, forKey: .paused)
     try c.encode(history, forKey: .history)
+    try c.encode(mustRevalidate, forKey: .mustRevalidate)
+    try c.encode(staleWhileRevalidate, forKey: .staleWhileRevalidate)
+    try c.encode(staleIfError, forKey: .staleIfError)
+    try c.encode(freshnessNote, forKey: .freshnessNote)
   }
 }

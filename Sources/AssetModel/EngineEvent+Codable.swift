@@ -6,6 +6,7 @@ import Foundation
 extension EngineInfo: Codable {
   private enum CodingKeys: String, CodingKey {
     case appVersion, configPath, manifestVersion, autoRefreshPaused, refreshEvery
+    case cacheReadOnly, manifestCheckedAt, manifestError
   }
 
   /// Decodes engine info; only `appVersion` is required.
@@ -19,6 +20,9 @@ extension EngineInfo: Codable {
       manifestVersion: try c.decodeIfPresent(String.self, forKey: .manifestVersion),
       autoRefreshPaused: try c.decodeIfPresent(Bool.self, forKey: .autoRefreshPaused) ?? false,
       refreshEvery: try c.decodeIfPresent(TimeInterval.self, forKey: .refreshEvery))
+    cacheReadOnly = try c.decodeIfPresent(String.self, forKey: .cacheReadOnly)
+    manifestCheckedAt = try c.decodeIfPresent(Date.self, forKey: .manifestCheckedAt)
+    manifestError = try c.decodeIfPresent(String.self, forKey: .manifestError)
   }
 
   /// Encodes every field; absent optionals are written as `null`.
@@ -29,6 +33,9 @@ extension EngineInfo: Codable {
     try c.encode(manifestVersion, forKey: .manifestVersion)
     try c.encode(autoRefreshPaused, forKey: .autoRefreshPaused)
     try c.encode(refreshEvery, forKey: .refreshEvery)
+    try c.encode(cacheReadOnly, forKey: .cacheReadOnly)
+    try c.encode(manifestCheckedAt, forKey: .manifestCheckedAt)
+    try c.encode(manifestError, forKey: .manifestError)
   }
 }
 

@@ -224,3 +224,21 @@ struct ServeAttachTests {
     }
   }
 }
+
+/// `wait --attach`: a deploy script on a server waits on the app's own engine.
+@Suite struct WaitAttachTests {
+  @Test func waitAttachedConvergesOnTheServingEnginesState() async throws {
+    try await ServeAttachTests.withServe { fixture, serve in
+      try await serve.waitForState("model fetched") {
+        $0.assets.first { $0.id == "model" }?.source == .cached
+      }
+      let before = await fixture.origin.requestCount(path: "/flags.json")
+      let result = try await BinaryRunner.run(
+        ["wait", "flags", "--attach", "cache", "--timeout", "30s"], cwd: fixture.folder.url)
+      #expect(result.status == 0, "stdout: \(result.stdout)\nstderr: \(result.stderr)")
+      #expect(result.stdout.contains("converged"), "\(result.stdout)")
+      // The serving engine was asked to check now, and did: the request came from serve.
+      #expect(await fixture.origin.requestCount(path: "/flags.json") > before)
+    }
+  }
+}
