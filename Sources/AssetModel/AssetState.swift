@@ -1,6 +1,6 @@
 import Foundation
 
-/// The one word the dashboard and `status` show for an asset (DESIGN §5).
+/// The one word the dashboard and `status` show for an asset (ARCHITECTURE.md, "State model").
 ///
 /// It is always derived from an ``AssetStatus`` at a point in time, never stored.
 public enum AssetState: String, Sendable, Codable, CaseIterable {
@@ -45,7 +45,7 @@ public enum AssetSource: String, Sendable, Codable {
   case none
 }
 
-/// Freshness of the last successful check (DESIGN §4).
+/// Freshness of the last successful check (ARCHITECTURE.md, "State model").
 public enum Freshness: String, Sendable, Codable {
   case fresh, stale, expired
 

@@ -183,7 +183,7 @@ public struct AssetStatus: Sendable, Equatable, Identifiable {
     self.history = history
   }
 
-  /// The STATE word at `now` (DESIGN §5).
+  /// The STATE word at `now` (ARCHITECTURE.md, "State model").
   ///
   /// Order: work in flight, then no copy (`MISSING`), then a failed last attempt (`FAILED`, or
   /// `STALE` while the server's `stale-if-error` covers it), then `PAUSED`, then `BUNDLED` (never

@@ -1,4 +1,5 @@
-/// The rollout manifest the demo origin publishes at `/manifest.json` (DESIGN §3 `manifest`).
+/// The rollout manifest the demo origin publishes at `/manifest.json`: what the config's `manifest`
+/// URL points the engine at (target versions, sizes and hashes per asset).
 public struct ReleaseManifest: Codable, Sendable, Equatable {
   /// One asset's target in a release.
   public struct Asset: Codable, Sendable, Equatable {

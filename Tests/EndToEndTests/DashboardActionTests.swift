@@ -5,7 +5,7 @@ import Testing
 /// Keys that make the engine work: refresh, and the destructive drop with its confirmation.
 @Suite(.enabled(if: TmuxCommandRunner.isEnabled, "needs tmux (apt-get install -y tmux)"))
 struct DashboardActionTests {
-  /// DESIGN §6: the dialog ignores keys this long after it opens (key repeat must not answer it).
+  /// The confirm dialog ignores keys this long after it opens (key repeat must not answer it).
   static let confirmGuard = Duration.milliseconds(300)
 
   @Test func rRefreshesTheSelectedRowThroughDownloading() async throws {

@@ -1,7 +1,7 @@
 import Foundation
 import TerminalCore
 
-/// Where each part of the screen goes for a terminal size: the vertical split of DESIGN §6.
+/// Where each part of the screen goes for a terminal size: the dashboard's vertical split.
 ///
 /// Header on top, footer at the bottom, the filter line above the footer while it is shown, and
 /// the table sharing the middle with the detail pane or the event pane.

@@ -1,4 +1,4 @@
-/// A column of the asset table, with what it takes to fit it (DESIGN §6).
+/// A column of the asset table, with what it takes to fit it.
 enum TableColumn: String, Sendable, CaseIterable {
   case id, state, version, target, etag, checked, next, size, progress
 

@@ -2,8 +2,8 @@ import AssetModel
 import Foundation
 import TerminalCore
 
-/// What each key does (DESIGN §6). Keys go to the open overlay first, then to the filter line
-/// while it is being typed, then to the table.
+/// What each key does (the footer and help list them in `KeyHints`). Keys go to the open overlay
+/// first, then to the filter line while it is being typed, then to the table.
 enum KeyReducer {
   /// Applies `key` to `state` at `now` and returns the effects it asks for.
   static func press(_ key: Key, on state: inout DashboardState, now: Date) -> [DashboardEffect] {

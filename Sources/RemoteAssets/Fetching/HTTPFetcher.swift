@@ -6,7 +6,8 @@ import NIOPosix
 import Synchronization
 
 /// Fetches `http://` and `https://` assets with async-http-client, streaming the body through our
-/// own loop (see notes/http-and-storage.md for why not `FileDownloadDelegate`).
+/// own loop (not `FileDownloadDelegate`, which does not truncate an existing file, writes error
+/// bodies into the file, leaves partial files on error and never fsyncs).
 ///
 /// Redirects are followed here, not by the client: at most 5, never https -> http (unless the asset
 /// allows insecure), never to another scheme, no cycles; a 304 carrying `Location` is refused.
