@@ -26,7 +26,7 @@ import Testing
       "appVersion": "2.3.0",
       "cacheDirectory": "cache",
       "manifest": "\(origin)/manifest.json",
-      "defaults": { "refreshEvery": "1s", "ttl": "5m", "timeout": "5s" },
+      "defaults": { "refreshEvery": "1s", "ttl": "5m", "timeout": "20s" },
       "assets": [
         { "id": "flags", "remote": "\(origin)/flags.bin", "bundled": "bundled/flags.bin",
           "format": "binary" }
@@ -83,11 +83,11 @@ import Testing
     defer { Task { try? await origin.shutdown() } }
     let dir = scratch(origin)
     defer { dir.remove() }
-    let result = try await BinaryRunner.run(["wait", "flags", "--timeout", "8s"], cwd: dir.url)
+    let result = try await BinaryRunner.run(["wait", "flags", "--timeout", "15s"], cwd: dir.url)
     #expect(result.status == 1, "stdout: \(result.stdout)\nstderr: \(result.stderr)")
     let summary = try #require(
       result.stdout.split(separator: "\n").drop(while: { !$0.hasPrefix("timed out") }).first)
-    #expect(summary.hasPrefix("timed out after 8s: 1 of 1 assets not on target (manifest r1)"))
+    #expect(summary.hasPrefix("timed out after 15s: 1 of 1 assets not on target (manifest r1)"))
     let reason = try #require(
       result.stdout.split(separator: "\n").last { $0.hasPrefix("  flags") }.map(String.init))
     // FAILED, or CHECKING when the timeout lands on a retry (backoff is jittered).
@@ -102,7 +102,7 @@ import Testing
     let dir = scratch(origin)
     defer { dir.remove() }
     let result = try await BinaryRunner.run(
-      ["wait", "--timeout", "8s", "--json"], cwd: dir.url)
+      ["wait", "--timeout", "15s", "--json"], cwd: dir.url)
     #expect(result.status == 1, "\(result.stderr)")
     let root = try #require(
       try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any],

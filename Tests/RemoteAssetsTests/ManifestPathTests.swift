@@ -227,7 +227,7 @@ private actor Gate {
 
 /// Polls `condition` until it holds or `timeout` passes (a condition with a deadline, not a
 /// sleep standing in for an event).
-private func poll(timeout: Duration = .seconds(15), _ condition: () async -> Bool) async -> Bool {
+private func poll(timeout: Duration = .seconds(45), _ condition: () async -> Bool) async -> Bool {
   let deadline = ContinuousClock.now + timeout
   while ContinuousClock.now < deadline {
     if await condition() { return true }
