@@ -151,9 +151,8 @@ public final class DownloadSink: Sendable {
       s.windowStart = now
       s.windowStartBytes = s.partial.bytesWritten
       if moved < minimumBytes {
-        let seconds =
-          Double(window.components.seconds) + Double(window.components.attoseconds) / 1e18
-        return "the transfer stalled (\(moved) bytes in \(DurationText.format(seconds)))"
+        return
+          "the transfer stalled (\(moved) bytes in \(DurationText.format(window.timeInterval)))"
       }
       return nil
     }
@@ -206,10 +205,7 @@ public final class DownloadSink: Sendable {
     s.rateSamples.removeAll { now - $0.0 > .seconds(3) }
     var rate = 0.0
     if let first = s.rateSamples.first, first.0 < now {
-      let seconds =
-        Double((now - first.0).components.attoseconds) / 1e18
-        + Double((now - first.0).components.seconds)
-      rate = Double(s.partial.bytesWritten - first.1) / max(seconds, 0.001)
+      rate = Double(s.partial.bytesWritten - first.1) / max((now - first.0).timeInterval, 0.001)
     }
     return TransferProgress(
       receivedBytes: s.partial.bytesWritten, expectedBytes: s.expectedTotal, bytesPerSecond: rate)

@@ -487,10 +487,10 @@ public struct CacheStore: Sendable {
         case nil:
           continue  // not ours: never touched
         case .partial:
-          if Self.isUnlocked(tmp, name), tmp.remove(name) { report.partials += 1 }
+          if tmp.isUnlocked(name), tmp.remove(name) { report.partials += 1 }
         case .resumePart(let id):
           let recorded = tmpNames.contains(id + ".resume.json")
-          if !(recorded && resumableIDs.contains(id)), Self.isUnlocked(tmp, name),
+          if !(recorded && resumableIDs.contains(id)), tmp.isUnlocked(name),
             tmp.remove(name)
           {
             report.orphanedResumes += 1
@@ -513,12 +513,6 @@ public struct CacheStore: Sendable {
     }
   }
 
-  /// Whether no process holds the file's `flock` (a live writer keeps its partial locked).
-  private static func isUnlocked(_ folder: DirectoryHandle, _ name: String) -> Bool {
-    guard let fd = try? folder.openFile(name, O_RDONLY) else { return false }
-    defer { close(fd) }
-    return POSIX.tryLock(fd)
-  }
 }
 
 extension BlobStamp {

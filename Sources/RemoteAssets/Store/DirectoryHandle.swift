@@ -110,19 +110,13 @@ final class DirectoryHandle: Sendable {
     guard Int64(info.st_size) <= Int64(limit) else {
       throw StorageError(operation: "read (too large)", path: child(name), code: EFBIG)
     }
-    var data = Data(count: Int(info.st_size))
-    var offset = 0
-    while offset < data.count {
-      let n = data.withUnsafeMutableBytes {
-        Glibc.read(fd, $0.baseAddress! + offset, $0.count - offset)
-      }
-      if n < 0, errno == EINTR { continue }
-      if n < 0 { throw StorageError(operation: "read", path: child(name), code: errno) }
-      if n == 0 { break }
-      offset += n
+    do {
+      return try FileDigest.readAll(fd, path: child(name))
+    } catch let error as StorageError {
+      throw error
+    } catch {
+      throw StorageError(operation: "read", path: child(name), code: EIO)
     }
-    data.count = offset
-    return data
   }
 
   /// Writes `data` as `name` durably: a new temp file (exclusive, never through a link), fsync,
@@ -176,6 +170,14 @@ final class DirectoryHandle: Sendable {
   func remove(_ name: String) -> Bool {
     guard (try? Self.checkName(name)) != nil else { return false }
     return unlinkat(fd, name, 0) == 0
+  }
+
+  /// Whether no process holds the `flock` of the regular file `name` (a live writer keeps its
+  /// partial locked); false when it cannot be opened.
+  func isUnlocked(_ name: String) -> Bool {
+    guard let fd = try? openFile(name, O_RDONLY) else { return false }
+    defer { Glibc.close(fd) }
+    return POSIX.tryLock(fd)
   }
 
   /// Makes renames and removals in this folder durable.

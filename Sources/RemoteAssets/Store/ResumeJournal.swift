@@ -101,9 +101,8 @@ struct ResumeJournal: Sendable {
   private func discardUnlessLocked() {
     if let info = try? folder.status(partName), (info.st_mode & S_IFMT) != S_IFREG {
       folder.remove(partName)  // a link or anything else planted there: never ours to open
-    } else if let fd = try? folder.openFile(partName, O_RDONLY) {
-      defer { close(fd) }
-      guard POSIX.tryLock(fd) else { return }
+    } else if (try? folder.status(partName)) != nil {
+      guard folder.isUnlocked(partName) else { return }
       folder.remove(partName)
     }
     invalidate()
