@@ -115,8 +115,10 @@ PY
   for i in $(seq 0 $((n - 1))); do
     f="$WORK/www/$name/a$i.json"
     etag=$(printf '"%x-%x"' "$(stat -c %Y "$f")" "$(stat -c %s "$f")")
-    printf 'url = "%s/a%d.json"\noutput = "%s/out/a%d.json"\nnext\n' "$BASE/$name" "$i" "$WORK" "$i" >> "$WORK/$name.curl"
-    printf 'url = "%s/a%d.json"\noutput = "/dev/null"\nheader = "If-None-Match: %s"\nnext\n' "$BASE/$name" "$i" "${etag//\"/\\\"}" >> "$WORK/$name.curl304"
+    # `next` separates transfers; a trailing one would start an empty transfer that fails.
+    sep=""; [ "$i" -gt 0 ] && sep="next\n"
+    printf "${sep}"'url = "%s/a%d.json"\noutput = "%s/out/a%d.json"\n' "$BASE/$name" "$i" "$WORK" "$i" >> "$WORK/$name.curl"
+    printf "${sep}"'url = "%s/a%d.json"\noutput = "/dev/null"\nheader = "If-None-Match: %s"\n' "$BASE/$name" "$i" "${etag//\"/\\\"}" >> "$WORK/$name.curl304"
   done
   mkdir -p "$WORK/out"
 }
