@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import Synchronization
 
 /// Where a fetcher writes a body: a partial file in the cache's `tmp/`, hashed as it is written,
@@ -91,15 +92,27 @@ public final class DownloadSink: Sendable {
   /// - Throws: ``FetchError`` `.tooLarge` / `.size` as soon as the limit is passed; `.storage` on
   ///   a disk error.
   public func write(_ bytes: UnsafeRawBufferPointer) throws {
+    try append(count: bytes.count) { try $0.write(bytes) }
+  }
+
+  /// Appends a received buffer without copying it (the hash reads the same bytes on its own
+  /// queue while the next chunk arrives).
+  ///
+  /// - Throws: as ``write(_:)-(UnsafeRawBufferPointer)``.
+  public func write(_ buffer: ByteBuffer) throws {
+    try append(count: buffer.readableBytes) { try $0.write(buffer) }
+  }
+
+  private func append(count: Int, _ writeTo: (PartialFile) throws -> Void) throws {
     let progress: TransferProgress? = try state.withLock { s in
-      let after = s.partial.bytesWritten + Int64(bytes.count)
+      let after = s.partial.bytesWritten + Int64(count)
       if after > maxBytes {
         throw FetchError(.tooLarge, "the body passed maxBytes (\(maxBytes) bytes)")
       }
       if let expectedSize, after > expectedSize {
         throw FetchError(.size, "the body is larger than the expected \(expectedSize) bytes")
       }
-      do { try s.partial.write(bytes) } catch {
+      do { try writeTo(s.partial) } catch {
         throw FetchError(.storage, "writing the download failed: \(error)")
       }
       let now = ContinuousClock.now

@@ -298,7 +298,7 @@ public final class HTTPFetcher: AssetFetcher {
     }
     do {
       for try await buffer in response.body {
-        try buffer.withUnsafeReadableBytes { try sink.write($0) }
+        try sink.write(buffer)
       }
     } catch let error as FetchError {
       throw error

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import NIOCore
 
 #if canImport(Glibc)
   import Glibc
@@ -22,7 +23,7 @@ final class PartialFile: @unchecked Sendable {
   private(set) var name: String
   private(set) var fd: Int32
   private(set) var bytesWritten: Int64 = 0
-  private var hasher = SHA256()
+  private let hasher = OverlappedSHA256()
 
   /// The file's path, for messages.
   var path: String { folder.child(name) }
@@ -58,31 +59,40 @@ final class PartialFile: @unchecked Sendable {
       Glibc.close(fd)
       throw StorageError(operation: "truncate", path: path, code: code)
     }
-    var buffer = [UInt8](repeating: 0, count: 1 << 20)
     var offset: Int64 = 0
     while offset < prefix {
-      let n = buffer.withUnsafeMutableBytes {
-        pread(fd, $0.baseAddress, min($0.count, Int(prefix - offset)), off_t(offset))
+      var buffer = ByteBuffer()
+      var n = 0
+      buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: 1 << 20) {
+        n = pread(fd, $0.baseAddress, min($0.count, Int(prefix - offset)), off_t(offset))
+        return max(0, n)
       }
       if n <= 0 {
         let code = n < 0 ? errno : EIO
         Glibc.close(fd)
         throw StorageError(operation: "read", path: path, code: code)
       }
-      buffer.withUnsafeBytes {
-        hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[0..<n]))
-      }
+      hasher.update(buffer)
       offset += Int64(n)
     }
     lseek(fd, off_t(prefix), SEEK_SET)
     bytesWritten = prefix
   }
 
-  /// Appends bytes and feeds them to the hash.
+  /// Appends bytes and feeds them to the hash (a copy, for a large body: see
+  /// ``OverlappedSHA256``).
   func write(_ bytes: UnsafeRawBufferPointer) throws {
     try POSIX.writeAll(fd, bytes, path: path)
-    hasher.update(bufferPointer: bytes)
+    hasher.update(copying: bytes)
     bytesWritten += Int64(bytes.count)
+  }
+
+  /// Appends a received buffer and hands the same bytes to the hash, which runs beside the
+  /// write on a large body.
+  func write(_ buffer: ByteBuffer) throws {
+    try buffer.withUnsafeReadableBytes { try POSIX.writeAll(fd, $0, path: path) }
+    hasher.update(buffer)
+    bytesWritten += Int64(buffer.readableBytes)
   }
 
   /// Empties the file and restarts the hash (a server answered 200 to a resume, or a redirect).
@@ -90,17 +100,16 @@ final class PartialFile: @unchecked Sendable {
     if ftruncate(fd, 0) != 0 || lseek(fd, 0, SEEK_SET) < 0 {
       throw StorageError(operation: "truncate", path: path, code: errno)
     }
-    hasher = SHA256()
+    hasher.reset()
     bytesWritten = 0
   }
 
   /// The hash of everything written.
-  func finalizeHash() -> String { hasher.finalize().hexString }
+  func finalizeHash() -> String { hasher.snapshot().finalize().hexString }
 
   /// The hash of everything written so far, leaving the running hash untouched.
   func prefixHash() -> String {
-    let copy = hasher
-    return copy.finalize().hexString
+    hasher.snapshot().finalize().hexString
   }
 
   /// Flushes the bytes to disk.
