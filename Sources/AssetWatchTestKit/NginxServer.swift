@@ -70,7 +70,8 @@ public final class NginxServer: Sendable {
       error_log \(r)/logs/error.log warn;
       events { worker_connections 64; }
       http {
-          access_log \(r)/logs/access.log;
+          log_format withconnection '$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" connection=$connection';
+          access_log \(r)/logs/access.log withconnection;
           client_body_temp_path \(r)/tmp/body;
           proxy_temp_path \(r)/tmp/proxy;
           fastcgi_temp_path \(r)/tmp/fastcgi;
@@ -120,6 +121,18 @@ public final class NginxServer: Sendable {
       (try? String(contentsOf: root.appendingPathComponent("logs/access.log"), encoding: .utf8))
       ?? ""
     return log.split(separator: "\n").map(String.init).filter { $0.contains("GET \(path) ") }
+  }
+
+  /// The distinct TCP connections (nginx's connection serial numbers) that carried the GET
+  /// requests whose path starts with `prefix`.
+  public func connections(forPathsStartingWith prefix: String) -> Set<String> {
+    let log =
+      (try? String(contentsOf: root.appendingPathComponent("logs/access.log"), encoding: .utf8))
+      ?? ""
+    return Set(
+      log.split(separator: "\n").filter { $0.contains("GET \(prefix)") }.compactMap { line in
+        line.range(of: "connection=").map { String(line[$0.upperBound...]) }
+      })
   }
 
   /// Stops nginx and removes its folder.

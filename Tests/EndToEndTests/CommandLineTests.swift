@@ -242,5 +242,9 @@ import Testing
         == ["config", "appVersion", "manifestVersion", "assets"] + asset + asset + [
           "kind", "message", "at",
         ], "\(status.stdout)")
+    // Streamed one asset at a time, it is still one JSON document.
+    let parsed = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]
+    #expect(
+      (parsed?["assets"] as? [[String: Any]])?.map { $0["id"] as? String } == ["flags", "broken"])
   }
 }

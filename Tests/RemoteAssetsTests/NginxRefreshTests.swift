@@ -10,6 +10,31 @@ import Testing
   .enabled(if: ExternalTool.shouldRun("nginx"), "needs nginx (apt-get install -y nginx-light)"),
   .serialized)
 struct NginxRefreshTests {
+  /// A 304 ends its request cleanly, so revalidating many assets reuses the pool's connections.
+  /// (A response dropped before the client saw its end was cancelled, which closed its
+  /// connection: nginx saw hundreds of new connections per thousand revalidations.)
+  @Test func revalidationsReuseConnections() async throws {
+    try await withNginx { nginx in
+      try await withTemporaryDirectory { dir in
+        let assets = try (0..<120).map { i in
+          try nginx.put("many/a\(i).json", Data("[\(i)]".utf8))
+          return AssetDefinition(
+            id: "a\(i)", remote: URL(string: "\(nginx.baseURL)/many/a\(i).json"), format: .json)
+        }
+        try await withEngine(assets, cache: dir.cache, configure: { $0.maxConcurrentTransfers = 4 })
+        {
+          engine in
+          #expect(await engine.refreshAll().allSatisfy { $0.outcome.isUpdated })
+          let afterSync = nginx.connections(forPathsStartingWith: "/many/")
+          let second = await engine.refreshAll()
+          #expect(second.allSatisfy { $0.outcome == .notModified })
+          let opened = nginx.connections(forPathsStartingWith: "/many/").subtracting(afterSync)
+          #expect(opened.count <= 4, "120 revalidations opened \(opened.count) new connections")
+        }
+      }
+    }
+  }
+
   @Test func updatedThenNotModifiedThenUpdatedThenInvalidKeepsLastGood() async throws {
     try await withNginx { nginx in
       try await withTemporaryDirectory { dir in

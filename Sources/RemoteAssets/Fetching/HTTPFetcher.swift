@@ -221,11 +221,16 @@ public final class HTTPFetcher: AssetFetcher {
       if !headers["Location"].isEmpty {
         throw FetchError(.redirect, "refused a 304 response that carries a Location header")
       }
+      // Read the (empty) body to its end: a response dropped before the client saw its end is
+      // cancelled, and the cancel closes the connection; a thousand revalidations would then
+      // open hundreds of connections instead of reusing eight.
+      await Self.drain(response.body, upTo: Self.errorSnippetBytes)
       return .done(.notModified(metadata))
     case 301, 302, 303, 307, 308:
       guard let location = headers.first(name: "Location") else {
         throw FetchError(.redirect, "HTTP \(status) without a Location header")
       }
+      await Self.drain(response.body, upTo: Self.errorSnippetBytes)
       return .redirect(location)
     case 200:
       try await stream(
@@ -386,6 +391,18 @@ public final class HTTPFetcher: AssetFetcher {
     let text = redactor.redact(String(decoding: collected, as: UTF8.self))
     return redactor.redact(
       TerminalText.sanitize(text, maxLength: 120).trimmingCharacters(in: .whitespaces))
+  }
+
+  /// Reads a body that is not used to its end, so the connection goes back to the pool; stops
+  /// (and lets the client close the connection) after `limit` bytes.
+  static func drain(_ body: HTTPClientResponse.Body, upTo limit: Int) async {
+    var seen = 0
+    do {
+      for try await buffer in body {
+        seen += buffer.readableBytes
+        if seen > limit { return }
+      }
+    } catch {}
   }
 
   /// `Retry-After` as delay-seconds (digits only) or an HTTP date, clamped to 0...86400.

@@ -223,14 +223,17 @@ public struct CacheStore: Sendable {
   /// The entry file's path for an id (shown in the detail pane; never opened by path).
   func entryPath(_ id: String) -> String? {
     guard CacheLayout.isID(id) else { return nil }
-    return root.appendingPathComponent(CacheLayout.entries).appendingPathComponent(id + ".json")
-      .path
+    // `isDirectory:` given, so building the path asks the file system nothing (the plain
+    // `appendingPathComponent` stats each component, four stats per status built).
+    return root.appendingPathComponent(CacheLayout.entries, isDirectory: true)
+      .appendingPathComponent(id + ".json", isDirectory: false).path
   }
 
   /// The blob's path for a hash (what `status` shows and ``AssetEngine/fileURL(_:)`` returns).
   func objectURL(_ sha256: String) -> URL {
     precondition(SHA256Text.isValid(sha256), "not a sha256")
-    return root.appendingPathComponent(CacheLayout.objects).appendingPathComponent(sha256)
+    return root.appendingPathComponent(CacheLayout.objects, isDirectory: true)
+      .appendingPathComponent(sha256, isDirectory: false)
   }
 
   private func folder(_ handle: DirectoryHandle?, _ name: String) throws(StorageError)

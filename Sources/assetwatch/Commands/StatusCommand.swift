@@ -28,7 +28,9 @@ struct StatusCommand: AsyncParsableCommand {
     let snapshot = await engine.snapshot()
     await engine.shutdown()
     if output.json {
-      try Console.printJSON(StatusOutput(snapshot, configPath: config.file))
+      try Console.printStreamed { write in
+        try StatusOutput.stream(snapshot, configPath: config.file, to: write)
+      }
     } else {
       for line in StatusTable.lines(snapshot) { Console.printLine(line) }
     }

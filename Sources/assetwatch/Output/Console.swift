@@ -14,6 +14,13 @@ enum Console {
     FileHandle.standardError.write(Data((OutsideText.line(line) + "\n").utf8))
   }
 
+  /// Writes text produced piece by piece (a streamed JSON document) to stdout, through the same
+  /// buffered stream as ``printLine(_:)``, then a newline.
+  static func printStreamed(_ produce: ((String) -> Void) throws -> Void) rethrows {
+    try produce { piece in print(piece, terminator: "") }
+    print()
+  }
+
   /// Writes a JSON document (already made of cleaned strings) to stdout.
   static func printJSON(_ value: some Encodable) throws {
     print(try OrderedJSONEncoder().encode(value))

@@ -13,17 +13,28 @@ struct OrderedJSONEncoder {
   /// - Throws: `EncodingError.invalidValue` for a number that JSON cannot carry (NaN, infinity),
   ///   or whatever `value`'s own `encode(to:)` throws.
   func encode<T: Encodable>(_ value: T) throws -> String {
+    try encode(value, indent: "")
+  }
+
+  /// Encodes `value` as it would appear nested on a line indented by `indent` (for writers that
+  /// stream a large array element by element instead of building the whole document).
+  ///
+  /// - Throws: as ``encode(_:)``.
+  func encode<T: Encodable>(_ value: T, indent: String) throws -> String {
     let root = JSONNode()
     try root.store(value, codingPath: [])
     var out = ""
-    root.write(to: &out, indent: "")
+    root.write(to: &out, indent: indent)
     return out
   }
+
+  /// `text` as a JSON string literal, escaped as every string this encoder writes.
+  static func quoted(_ text: String) -> String { JSONNode.quoted(text) }
 }
 
 /// One value of the tree an ``OrderedJSONEncoder`` builds: a literal, an object whose members
 /// keep their insertion order, or an array.
-private final class JSONNode {
+final class JSONNode {
   enum Kind { case empty, literal, object, array }
 
   private(set) var kind = Kind.empty

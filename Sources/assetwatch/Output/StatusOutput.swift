@@ -37,3 +37,33 @@ extension StatusOutput {
       assets: snapshot.assets.map { AssetOutput($0, at: snapshot.at) })
   }
 }
+
+extension StatusOutput {
+  /// Writes the same text as `OrderedJSONEncoder().encode(self)`, one asset at a time, through
+  /// `write`: memory holds one asset's JSON, not the tree and text of ten thousand.
+  ///
+  /// - Throws: what encoding an asset throws.
+  static func stream(
+    _ snapshot: EngineSnapshot, configPath: String, to write: (String) -> Void
+  ) throws {
+    let encoder = OrderedJSONEncoder()
+    func literal(_ text: String?) -> String {
+      text.map(OrderedJSONEncoder.quoted) ?? "null"
+    }
+    write("{\n")
+    write("  \"config\" : \(literal(OutsideText.json(configPath))),\n")
+    write("  \"appVersion\" : \(literal(OutsideText.json(snapshot.info.appVersion))),\n")
+    write(
+      "  \"manifestVersion\" : \(literal(OutsideText.json(snapshot.info.manifestVersion))),\n")
+    if snapshot.assets.isEmpty {
+      write("  \"assets\" : []\n}")
+      return
+    }
+    write("  \"assets\" : [\n")
+    for (index, status) in snapshot.assets.enumerated() {
+      let item = try encoder.encode(AssetOutput(status, at: snapshot.at), indent: "    ")
+      write("    " + item + (index == snapshot.assets.count - 1 ? "\n" : ",\n"))
+    }
+    write("  ]\n}")
+  }
+}

@@ -11,7 +11,8 @@ enum StatusTable {
       rows.append([
         OutsideText.cell(a.id), a.state(at: snapshot.at).rawValue, a.source.rawValue,
         a.version.map { OutsideText.cell($0) } ?? "-",
-        (a.targetVersion.map { OutsideText.cell($0) } ?? "-") + (a.isBehindTarget ? " (behind)" : ""),
+        (a.targetVersion.map { OutsideText.cell($0) } ?? "-")
+          + (a.isBehindTarget ? " (behind)" : ""),
         a.checkedAt.map { DurationText.format(snapshot.at.timeIntervalSince($0)) + " ago" } ?? "-",
         a.size.map(ByteCountText.format) ?? "-",
         a.lastError.map { OutsideText.cell($0.message, maxLength: 80) } ?? "",
