@@ -143,8 +143,10 @@ struct KilledDownloadResumeTests {
         child.standardError = FileHandle.nullDevice
         try child.run()
         // Wait (bounded) until a checkpoint vouches for some bytes, then kill without warning.
+        // The bound is generous: on a loaded 2-core machine the child can take seconds to start.
         var vouched: Int64 = 0
-        for _ in 0..<300 where vouched == 0 {
+        let deadline = ContinuousClock.now + .seconds(90)
+        while vouched == 0, child.isRunning, ContinuousClock.now < deadline {
           if let data = try? Data(contentsOf: record),
             let decoded = try? JSONDecoder().decode(ResumeRecord.self, from: data)
           {

@@ -52,7 +52,8 @@ extension AssetEngine {
     await cancelInFlight(id)
     let dropped = [records[id]?.entry.current?.sha256, records[id]?.entry.previous?.sha256]
     do {
-      try store.withCommitLock { try store.removeEntry(id) }
+      let store = self.store
+      try await IOExecutor.run { try store.withCommitLock { try store.removeEntry(id) } }
       records[id]?.synced = nil
     } catch {
       throw CommandError(message: "\(id): dropping the cache failed: \(error)")
@@ -109,14 +110,14 @@ extension AssetEngine {
     log(nil, .info, "automatic refresh resumed")
   }
 
-  private func mutateEntry(_ id: String, verb: String, _ change: (inout CacheEntry) -> Void)
-    async throws
-  {
+  private func mutateEntry(
+    _ id: String, verb: String, _ change: @escaping @Sendable (inout CacheEntry) -> Void
+  ) async throws {
     guard records[id] != nil else { throw CommandError(message: "no asset named \(id)") }
     records[id]?.epoch &+= 1
     await cancelInFlight(id)
     do {
-      try updateEntry(id, change)
+      try await updateEntry(id, change)
     } catch {
       throw CommandError(message: "\(id): \(verb) failed: \(error)")
     }

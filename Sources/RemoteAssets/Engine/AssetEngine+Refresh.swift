@@ -65,10 +65,11 @@ extension AssetEngine {
       return .notModified
     }
     guard let remote = definition.remote else {
-      return finishFailure(id, FetchError(.unsupported, "the asset has no remote"), quiet: false)
+      return await finishFailure(
+        id, FetchError(.unsupported, "the asset has no remote"), quiet: false)
     }
     guard let fetcher = fetchers.first(where: { $0.canFetch(remote) }) else {
-      return finishFailure(
+      return await finishFailure(
         id, FetchError(.unsupported, "no fetcher for \(remote.scheme ?? "this") URLs"), quiet: false
       )
     }
@@ -89,7 +90,7 @@ extension AssetEngine {
         maxBytes: definition.maxBytes, expectedSize: definition.expectedSize,
         journal: resumeJournal(id, remote: remote), onProgress: progress)
     } catch {
-      return finishFailure(
+      return await finishFailure(
         id, FetchError(.storage, "cannot create a partial file: \(error)"), quiet: quiet)
     }
     var keptForResume = false
@@ -127,7 +128,7 @@ extension AssetEngine {
           throw FetchError(
             .http, "the server answered 304 Not Modified to an unconditional request", status: 304)
         }
-        return finishNotModified(id, metadata: metadata, quiet: quiet)
+        return await finishNotModified(id, metadata: metadata, quiet: quiet)
       case .downloaded(let metadata):
         do {
           let outcome = try await commitDownload(id, sink: sink, metadata: metadata, epoch: epoch)
@@ -153,7 +154,7 @@ extension AssetEngine {
         publishChange(id)
         return .failed(FetchError(.unsupported, "cancelled"))
       }
-      return finishFailure(id, fetchError, quiet: quiet)
+      return await finishFailure(id, fetchError, quiet: quiet)
     }
   }
 
@@ -215,17 +216,18 @@ extension AssetEngine {
     }
     let now = clock.now()
     let freshness = serverFreshness(id, metadata: metadata, receivedAt: now, revalidated: false)
-    func markChecked(_ entry: inout CacheEntry) {
+    let next = nextScheduledCheck(definition, after: now)
+    let markChecked: @Sendable (inout CacheEntry) -> Void = { entry in
       entry.checkedAt = now
       entry.serverTTL = nil
       entry.serverFreshness = freshness
       entry.lastError = nil
       entry.consecutiveFailures = 0
-      entry.nextAttemptAt = nextScheduledCheck(definition, after: now)
+      entry.nextAttemptAt = next
     }
     if let current = record.entry.current, current.sha256 == sha {
       // Same bytes (a server without validators): only freshness and validators move.
-      try updateEntry(id) { entry in
+      try await updateEntry(id) { entry in
         markChecked(&entry)
         entry.current?.etag = metadata.etag
         entry.current?.lastModified = metadata.lastModified
@@ -238,7 +240,7 @@ extension AssetEngine {
       lastModified: metadata.lastModified,
       remote: definition.remote?.absoluteString, fetchedAt: now)
     do {
-      try updateEntry(id, committing: (sink, sha)) { entry in
+      try await updateEntry(id, committing: (sink, sha)) { entry in
         markChecked(&entry)
         if let current = entry.current, current.sha256 != sha { entry.previous = current }
         entry.current = generation
@@ -252,14 +254,14 @@ extension AssetEngine {
     return finishAttempt(id, outcome: .updated(version: shown), detail: shown)
   }
 
-  private func finishNotModified(_ id: String, metadata: FetchMetadata, quiet: Bool)
+  private func finishNotModified(_ id: String, metadata: FetchMetadata, quiet: Bool) async
     -> RefreshOutcome
   {
     guard let record = records[id] else { return .notModified }
     let now = clock.now()
     let next = nextScheduledCheck(record.definition, after: now)
     let freshness = serverFreshness(id, metadata: metadata, receivedAt: now, revalidated: true)
-    let markChecked = { (entry: inout CacheEntry) in
+    let markChecked: @Sendable (inout CacheEntry) -> Void = { entry in
       entry.checkedAt = now
       entry.serverTTL = nil
       entry.serverFreshness = freshness
@@ -279,15 +281,15 @@ extension AssetEngine {
       return finishAttempt(id, outcome: .notModified, detail: nil)
     }
     do {
-      try updateEntry(id, markChecked)
+      try await updateEntry(id, markChecked)
     } catch {
-      return finishFailure(
+      return await finishFailure(
         id, FetchError(.storage, "saving metadata failed: \(error)"), quiet: quiet)
     }
     return finishAttempt(id, outcome: .notModified, detail: nil)
   }
 
-  func finishFailure(_ id: String, _ error: FetchError, quiet: Bool) -> RefreshOutcome {
+  func finishFailure(_ id: String, _ error: FetchError, quiet: Bool) async -> RefreshOutcome {
     guard let record = records[id] else { return .failed(error) }
     let definition = record.definition
     let now = clock.now()
@@ -314,8 +316,9 @@ extension AssetEngine {
       next = nextScheduledCheck(definition, after: now)
     }
     let recorded = failureMessage(id, error, at: now)
-    _ = try? updateEntry(id) { entry in
-      entry.lastError = AssetErrorRecord(kind: error.kind.rawValue, message: recorded, at: now)
+    let kind = error.kind.rawValue
+    _ = try? await updateEntry(id) { entry in
+      entry.lastError = AssetErrorRecord(kind: kind, message: recorded, at: now)
       entry.consecutiveFailures = failures
       entry.nextAttemptAt = next
     }

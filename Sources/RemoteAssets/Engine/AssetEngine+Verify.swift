@@ -17,7 +17,7 @@ extension AssetEngine {
   ///
   /// - Parameter ids: the assets to check; nil checks all.
   /// - Returns: one result per asset, in config order.
-  public func verify(_ ids: [String]? = nil) -> [VerifyResult] {
+  public func verify(_ ids: [String]? = nil) async -> [VerifyResult] {
     let wanted = ids.map(Set.init)
     var results: [VerifyResult] = []
     for id in order where wanted?.contains(id) ?? true {
@@ -25,16 +25,19 @@ extension AssetEngine {
         results.append(VerifyResult(id: id, checked: false, problem: nil))
         continue
       }
-      let problem = store.verifyBlob(current)
+      // Re-hashing reads the whole blob: off the actor, on the blocking-I/O pool.
+      let store = self.store
+      let problem = await Self.offActor { store.verifyBlob(current) }
       results.append(VerifyResult(id: id, checked: true, problem: problem))
       guard let problem else { continue }
       let fallback =
         records[id]?.definition.bundled != nil ? "using the bundled copy" : "no copy left"
-      _ = try? updateEntry(id) { entry in
+      let now = clock.now()
+      _ = try? await updateEntry(id) { entry in
         entry.current = nil
         entry.checkedAt = nil
         entry.lastError = AssetErrorRecord(
-          kind: "corrupt", message: "\(problem); \(fallback)", at: clock.now())
+          kind: "corrupt", message: "\(problem); \(fallback)", at: now)
       }
       records[id]?.epoch &+= 1
       log(id, .warning, "\(problem); \(fallback)")

@@ -23,6 +23,8 @@ public actor AssetEngine {
   /// The configuration in force.
   public nonisolated let configuration: EngineConfiguration
   let store: CacheStore
+  /// Writes entries off the actor, in groups.
+  let committer: EntryCommitter
   let fetchers: [any AssetFetcher]
   let ownedHTTPFetcher: HTTPFetcher?
   let clock: any EngineClock
@@ -94,6 +96,7 @@ public actor AssetEngine {
     self.configuration = configuration
     self.store = try CacheStore(
       root: configuration.cacheDirectory, lockTimeout: configuration.lockTimeout)
+    self.committer = EntryCommitter(store: store)
     if let fetchers {
       self.fetchers = fetchers
       self.ownedHTTPFetcher = nil

@@ -24,7 +24,8 @@ enum EntrySync {
 extension AssetEngine {
   /// Changes an asset's entry under the commit lock: reads the disk entry, folds in what another
   /// process changed, applies `change`, optionally moves a download into `objects/`, and writes
-  /// the result durably.
+  /// the result durably. The disk work runs off the actor, grouped with other writes
+  /// (``EntryCommitter``); the actor goes on meanwhile.
   ///
   /// When the write fails, memory takes only the attempt bookkeeping (error, failure count,
   /// schedule, and freshness when no bytes were committed), never a new payload: what is served
@@ -34,52 +35,44 @@ extension AssetEngine {
   @discardableResult
   func updateEntry(
     _ id: String, committing blob: (sink: DownloadSink, sha256: String)? = nil,
-    _ change: (inout CacheEntry) -> Void
-  ) throws -> CacheEntry {
+    _ change: @escaping @Sendable (inout CacheEntry) -> Void
+  ) async throws -> CacheEntry {
     guard let record = records[id] else { throw CommandError(message: "no asset named \(id)") }
-    var result = record.entry
-    do {
-      try store.withCommitLock {
-        let disk = (try? store.readEntry(id)) ?? nil
-        result = EntrySync.base(ours: record.entry, disk: disk, lastSynced: record.synced)
-        change(&result)
-        if let blob {
-          let stamp = try blob.sink.withPartial { partial in
-            let stamp = try store.commitBlob(partial, sha256: blob.sha256)
-            partial.markMoved()
-            return stamp
-          }
-          if result.current?.sha256 == blob.sha256 { result.current?.stamp = stamp }
-        }
-        try store.writeEntry(result)
-      }
-    } catch {
-      var kept = record.entry
-      kept.lastError = result.lastError
-      kept.consecutiveFailures = result.consecutiveFailures
-      kept.nextAttemptAt = result.nextAttemptAt
-      if blob == nil, kept.current == result.current {
-        kept.checkedAt = result.checkedAt
-        kept.serverTTL = result.serverTTL
-        kept.serverFreshness = result.serverFreshness
+    let outcome = await committer.commit(
+      EntryCommitter.Write(
+        id: id, ours: record.entry, lastSynced: record.synced, blob: blob, change: change))
+    // The record as it is now: other work went on while the write was on disk.
+    let before = records[id]?.entry ?? record.entry
+    switch outcome {
+    case .failure(let error):
+      var failed = EntrySync.base(ours: record.entry, disk: nil, lastSynced: nil)
+      change(&failed)
+      var kept = before
+      kept.lastError = failed.lastError
+      kept.consecutiveFailures = failed.consecutiveFailures
+      kept.nextAttemptAt = failed.nextAttemptAt
+      if blob == nil, kept.current == failed.current {
+        kept.checkedAt = failed.checkedAt
+        kept.serverTTL = failed.serverTTL
+        kept.serverFreshness = failed.serverFreshness
       }
       records[id]?.entry = kept
       throw error
+    case .success(let committed):
+      let result = committed.entry
+      let replaced = [before.current?.sha256, before.previous?.sha256]
+      records[id]?.entry = result
+      if freshnessNotes.removeValue(forKey: id) != nil { freshnessDirty = true }
+      records[id]?.synced = committed.synced
+      records[id]?.syncedStamp = committed.syncedStamp
+      // A commit removes only the blob it pushed out, when no asset of this engine still names
+      // it; anything else (another process's blobs) waits for the sweep at the next start.
+      for case let sha? in replaced
+      where sha != result.current?.sha256 && sha != result.previous?.sha256 {
+        if !isBlobReferenced(sha) { store.removeBlob(sha) }
+      }
+      return result
     }
-    let replaced = [record.entry.current?.sha256, record.entry.previous?.sha256]
-    records[id]?.entry = result
-    if freshnessNotes.removeValue(forKey: id) != nil { freshnessDirty = true }
-    // What the disk holds now, as a reader decodes it (dates lose their fractions in ISO 8601),
-    // so the next comparison with the disk sees no change where there was none.
-    records[id]?.synced = (try? store.readEntry(id)) ?? result
-    records[id]?.syncedStamp = store.entryStamp(id)
-    // A commit removes only the blob it pushed out, when no asset of this engine still names it;
-    // anything else (another process's blobs) waits for the sweep at the next start.
-    for case let sha? in replaced
-    where sha != result.current?.sha256 && sha != result.previous?.sha256 {
-      if !isBlobReferenced(sha) { store.removeBlob(sha) }
-    }
-    return result
   }
 
   /// Whether any asset's current or previous generation names the blob.

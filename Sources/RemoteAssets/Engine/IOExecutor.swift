@@ -12,3 +12,12 @@ enum IOExecutor {
     try await NIOThreadPool.singleton.runIfActive(body)
   }
 }
+
+extension AssetEngine {
+  /// Runs non-throwing disk work on the blocking-I/O pool; on the caller's thread when the pool
+  /// is already shut down (the work must still happen).
+  static func offActor<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    if let result = try? await IOExecutor.run(body) { return result }
+    return body()
+  }
+}

@@ -317,16 +317,26 @@ public struct CacheStore: Sendable {
   }
 
   /// Writes an entry durably. This is the commit point. Call it holding the commit lock.
-  func writeEntry(_ entry: CacheEntry) throws {
+  ///
+  /// With `syncingFolder` false the entry file is fsynced but `entries/` is not: the caller
+  /// runs ``syncEntries()`` once for a group before reporting any of them committed.
+  func writeEntry(_ entry: CacheEntry, syncingFolder: Bool = true) throws {
     guard CacheLayout.isID(entry.id) else {
       throw StorageError(operation: "entry", path: entry.id, code: EINVAL)
     }
     let encoder = JSONEncoder()
     encoder.dateEncodingStrategy = .iso8601
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-    try folder(entriesFolder, CacheLayout.entries).writeDurably(
-      try encoder.encode(entry), as: entry.id + ".json")
+    try folder(entriesFolder, CacheLayout.entries).write(
+      try encoder.encode(entry), as: entry.id + ".json", durably: true,
+      syncingFolder: syncingFolder)
   }
+
+  /// Flushes `entries/` (the renames of a group of entry writes).
+  func syncEntries() throws { try folder(entriesFolder, CacheLayout.entries).sync() }
+
+  /// Flushes `objects/` (the renames of a group of blob moves).
+  func syncObjects() throws { try folder(objectsFolder, CacheLayout.objects).sync() }
 
   /// Writes an entry durably under the commit lock (two writers never share the temp file).
   func commitEntry(_ entry: CacheEntry) throws {
@@ -367,25 +377,25 @@ public struct CacheStore: Sendable {
     return try PartialFile(folder: tmp, name: name, fd: try tmp.createExclusive(name))
   }
 
-  /// Moves a finished, hashed and fsynced partial into `objects/<sha256>` and makes the move
-  /// durable. The blob is named by its hash, so committing the same bytes twice is harmless.
+  /// Moves a finished, hashed and fsynced partial into `objects/<sha256>`, without flushing
+  /// `objects/`: the caller runs ``syncObjects()`` before anything names the blob durably. The
+  /// blob is named by its hash, so committing the same bytes twice is harmless.
   ///
   /// - Returns: the blob's stamp after the move (what a later start compares with).
-  @discardableResult
-  func commitBlob(_ partial: PartialFile, sha256: String) throws -> BlobStamp? {
+  func moveBlob(_ partial: PartialFile, sha256: String) throws -> BlobStamp? {
     guard SHA256Text.isValid(sha256) else {
       throw StorageError(operation: "blob", path: sha256, code: EINVAL)
     }
     let objects = try folder(objectsFolder, CacheLayout.objects)
     try partial.folder.rename(partial.name, to: objects, as: sha256)
-    try objects.sync()
     return (try? objects.status(sha256)).flatMap { $0.map(BlobStamp.init) }
   }
 
-  /// Removes a blob no generation names any more (after a commit replaced it).
+  /// Removes a blob no generation names any more (after a commit replaced it). Not flushed: a
+  /// crash can bring the name back, and the next start's sweep removes it again.
   func removeBlob(_ sha256: String) {
     guard SHA256Text.isValid(sha256), let objects = objectsFolder, !isReadOnly else { return }
-    if objects.remove(sha256) { try? objects.sync() }
+    _ = objects.remove(sha256)
   }
 
   /// Opens a blob for reading (never through a symlink); the caller closes the descriptor.

@@ -127,7 +127,13 @@ final class DirectoryHandle: Sendable {
 
   /// Writes `data` as `name` by temp file and rename; fsyncs only when `durably` is set (a
   /// non-durable file may be lost or empty after a crash, never half old, half new).
-  func write(_ data: Data, as name: String, durably: Bool) throws(StorageError) {
+  ///
+  /// With `syncingFolder` false, the file is fsynced before the rename but the folder is not
+  /// after it: the caller flushes the folder once for a group of files (``sync()``) before it
+  /// reports any of them written.
+  func write(_ data: Data, as name: String, durably: Bool, syncingFolder: Bool = true)
+    throws(StorageError)
+  {
     let temp = "\(name).\(UInt64.random(in: 0...UInt64.max)).tmp"
     let fd = try createExclusive(temp)
     do throws(StorageError) {
@@ -147,7 +153,7 @@ final class DirectoryHandle: Sendable {
     Glibc.close(fd)
     do {
       try rename(temp, to: self, as: name)
-      if durably { try sync() }
+      if durably, syncingFolder { try sync() }
     } catch {
       unlinkat(self.fd, temp, 0)
       throw error

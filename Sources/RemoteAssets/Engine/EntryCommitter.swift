@@ -1,0 +1,159 @@
+import Foundation
+
+/// Writes entries (and moves downloaded blobs into `objects/`) off the engine actor, in groups.
+///
+/// Each write is the same read-merge-change-write under the cross-process commit lock that
+/// ``AssetEngine/updateEntry(_:committing:_:)`` describes, but it runs on the blocking-I/O pool,
+/// so the actor (events, commands, other refreshes) never waits behind `flock` or `fsync`. Writes
+/// that arrive while a group is on disk form the next group, which takes the lock once and
+/// flushes each folder once: eight downloads finishing together cost one `objects/` and one
+/// `entries/` fsync instead of eight of each (group commit). A group holds at most one write per
+/// asset, so a second write of the same asset reads the first one's result.
+///
+/// Durability is unchanged: every entry file is fsynced before its rename, and no caller hears
+/// "committed" before the folder holding the rename is fsynced.
+actor EntryCommitter {
+  /// One entry write.
+  struct Write: Sendable {
+    var id: String
+    /// The engine's view of the entry when the write was asked for.
+    var ours: CacheEntry
+    /// What the engine last read from or wrote to the disk for it.
+    var lastSynced: CacheEntry?
+    /// A finished download to move into `objects/` with the entry.
+    var blob: (sink: DownloadSink, sha256: String)?
+    /// The change to apply to the merged entry.
+    var change: @Sendable (inout CacheEntry) -> Void
+  }
+
+  /// What a write left on disk.
+  struct Committed: Sendable {
+    /// The entry as written.
+    var entry: CacheEntry
+    /// The entry as a reader decodes it now (dates lose their fractions in ISO 8601).
+    var synced: CacheEntry
+    /// The entry file's stamp after the write.
+    var syncedStamp: BlobStamp?
+  }
+
+  /// The most writes in one group (bounds the time the commit lock is held).
+  static let maxGroup = 64
+
+  private let store: CacheStore
+  private var pending:
+    [(write: Write, reply: CheckedContinuation<Result<Committed, any Error>, Never>)] = []
+  private var draining = false
+  /// Groups written so far (tests check that concurrent writes share them).
+  private(set) var groups = 0
+
+  init(store: CacheStore) {
+    self.store = store
+  }
+
+  /// Queues `write` and returns once it is durable (or failed).
+  func commit(_ write: Write) async -> Result<Committed, any Error> {
+    await withCheckedContinuation { reply in
+      pending.append((write, reply))
+      if !draining {
+        draining = true
+        Task { await drain() }
+      }
+    }
+  }
+
+  private func drain() async {
+    while !pending.isEmpty {
+      var group: [(write: Write, reply: CheckedContinuation<Result<Committed, any Error>, Never>)] =
+        []
+      var later: [(write: Write, reply: CheckedContinuation<Result<Committed, any Error>, Never>)] =
+        []
+      var ids = Set<String>()
+      for item in pending {
+        if group.count < Self.maxGroup, ids.insert(item.write.id).inserted {
+          group.append(item)
+        } else {
+          later.append(item)
+        }
+      }
+      pending = later
+      groups += 1
+      let writes = group.map(\.write)
+      let store = self.store
+      let results: [Result<Committed, any Error>]
+      do {
+        results = try await IOExecutor.run { Self.write(writes, store: store) }
+      } catch {
+        results = writes.map { _ in .failure(error) }
+      }
+      for (item, result) in zip(group, results) { item.reply.resume(returning: result) }
+    }
+    draining = false
+  }
+
+  /// Writes one group under one commit lock; a failure of one write fails only that write,
+  /// a failure to flush a folder fails every write that needed it.
+  static func write(_ writes: [Write], store: CacheStore) -> [Result<Committed, any Error>] {
+    var results = [Result<Committed, any Error>?](repeating: nil, count: writes.count)
+    do {
+      try store.withCommitLock {
+        var merged: [Int: CacheEntry] = [:]
+        var movedBlobs: [Int] = []
+        for (index, write) in writes.enumerated() {
+          do {
+            let disk = (try? store.readEntry(write.id)) ?? nil
+            var result = EntrySync.base(ours: write.ours, disk: disk, lastSynced: write.lastSynced)
+            write.change(&result)
+            if let blob = write.blob {
+              let stamp = try blob.sink.withPartial { partial in
+                let stamp = try store.moveBlob(partial, sha256: blob.sha256)
+                partial.markMoved()
+                return stamp
+              }
+              movedBlobs.append(index)
+              if result.current?.sha256 == blob.sha256 { result.current?.stamp = stamp }
+            }
+            merged[index] = result
+          } catch {
+            results[index] = .failure(error)
+          }
+        }
+        if !movedBlobs.isEmpty {
+          do { try store.syncObjects() } catch {
+            for index in movedBlobs {
+              merged[index] = nil
+              results[index] = .failure(error)
+            }
+          }
+        }
+        var written: [Int] = []
+        for (index, entry) in merged.sorted(by: { $0.key < $1.key }) {
+          do {
+            try store.writeEntry(entry, syncingFolder: false)
+            written.append(index)
+          } catch {
+            results[index] = .failure(error)
+          }
+        }
+        if !written.isEmpty {
+          do { try store.syncEntries() } catch {
+            for index in written { results[index] = .failure(error) }
+            written = []
+          }
+        }
+        for index in written {
+          guard let entry = merged[index] else { continue }
+          let id = writes[index].id
+          results[index] = .success(
+            Committed(
+              entry: entry, synced: (try? store.readEntry(id)) ?? entry,
+              syncedStamp: store.entryStamp(id)))
+        }
+      }
+    } catch {
+      return writes.indices.map { results[$0] ?? .failure(error) }
+    }
+    return writes.indices.map {
+      results[$0] ?? .failure(StorageError(operation: "commit", path: writes[$0].id, code: EIO))
+    }
+  }
+}
