@@ -237,8 +237,7 @@ struct ConfigReader {
     }
     var sha: String?
     if let v = value["sha256"], let text = string(v, at: "\(path).sha256") {
-      let lower = text.lowercased()
-      if lower.count == 64, lower.allSatisfy(\.isHexDigit) {
+      if let lower = SHA256Text.normalized(text) {
         sha = lower
       } else {
         problem("\(path).sha256", v, "must be 64 hexadecimal digits")
@@ -459,14 +458,13 @@ struct ConfigReader {
       )
       return nil
     }
-    switch scheme {
-    case "https": return url
-    case "http":
-      if ConfigValues.isLoopback(host: host) || allowInsecure { return url }
+    switch RemoteURLPolicy.check(url, allowInsecure: allowInsecure) {
+    case .allowed: return url
+    case .plainHTTPNotLoopback:
       problem(
         path, value,
         "http:// is allowed only to loopback; use https:// or set \"allowInsecure\": true")
-    default:
+    case .unsupportedScheme:
       problem(
         path, value,
         "unsupported scheme \"\(TerminalText.sanitize(scheme, maxLength: 20))\" (use https://, http:// to loopback, or file://)"

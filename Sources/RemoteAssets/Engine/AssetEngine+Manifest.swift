@@ -84,7 +84,7 @@ extension AssetEngine {
       manifestError = nil
     } catch {
       manifestFailures += 1
-      let fetchError = error as? FetchError ?? FetchError(.validation, "\(error)")
+      let fetchError = error as? FetchError ?? FetchError(.invalid, "\(error)")
       let delay = backoff.delay(failures: manifestFailures, retryAfter: fetchError.retryAfter)
       manifestNextAttempt = now.addingTimeInterval(delay)
       manifestError = TerminalText.sanitize(fetchError.message, maxLength: 200)
@@ -161,12 +161,10 @@ extension AssetEngine {
     guard let base = configuration.manifest,
       let url = URL(string: text, relativeTo: base)?.absoluteURL
     else { return nil }
-    switch url.scheme?.lowercased() {
-    case "https": return url
-    case "http" where allowInsecure || ConfigValues.isLoopback(host: url.host ?? ""): return url
-    default:
+    guard RemoteURLPolicy.check(url, allowInsecure: allowInsecure) == .allowed else {
       log(nil, .warning, "manifest URL \(text) refused (only https, or http to loopback)")
       return nil
     }
+    return url
   }
 }

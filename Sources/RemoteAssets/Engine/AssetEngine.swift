@@ -212,7 +212,7 @@ public actor AssetEngine {
     if let reason {
       let fallback = record.definition.bundled != nil ? "using the bundled copy" : "no copy left"
       record.entry.lastError = AssetErrorRecord(
-        kind: "corrupt", message: "\(reason); \(fallback)", at: now)
+        kind: .corrupt, message: "\(reason); \(fallback)", at: now)
       logger.warning("discarded cached copy", metadata: ["asset": "\(id)", "reason": "\(reason)"])
       log(id, .warning, "\(reason); \(fallback)")
       if (try? store.commitEntry(record.entry)) != nil {

@@ -81,7 +81,8 @@ public final class DownloadSink: Sendable {
         .tooLarge, "the server announced \(totalBytes) bytes, more than maxBytes (\(maxBytes))")
     }
     if let expectedSize, totalBytes != expectedSize {
-      throw FetchError(.size, "the server announced \(totalBytes) bytes, expected \(expectedSize)")
+      throw FetchError(
+        .sizeMismatch, "the server announced \(totalBytes) bytes, expected \(expectedSize)")
     }
     state.withLock { $0.expectedTotal = totalBytes }
   }
@@ -97,7 +98,8 @@ public final class DownloadSink: Sendable {
         throw FetchError(.tooLarge, "the body passed maxBytes (\(maxBytes) bytes)")
       }
       if let expectedSize, after > expectedSize {
-        throw FetchError(.size, "the body is larger than the expected \(expectedSize) bytes")
+        throw FetchError(
+          .sizeMismatch, "the body is larger than the expected \(expectedSize) bytes")
       }
       do { try s.partial.write(bytes) } catch {
         throw FetchError(.storage, "writing the download failed: \(error)")

@@ -124,6 +124,14 @@ enum SHA256Text {
       && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
   }
 
+  /// `text` in lowercase when it is 64 ASCII hexadecimal digits in either case (what a config or
+  /// a manifest may write), else nil. Fullwidth and other non-ASCII digits are refused.
+  static func normalized(_ text: String) -> String? {
+    let lower = String(
+      decoding: text.utf8.map { (0x41...0x46).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
+    return isValid(lower) ? lower : nil
+  }
+
   /// Lowercase hexadecimal of a digest's bytes, without a formatter per byte.
   static func hex<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
     let digits = Array("0123456789abcdef".utf8)

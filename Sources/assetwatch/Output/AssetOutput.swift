@@ -97,7 +97,8 @@ extension AssetOutput {
       nextRefreshAt: JSONTime.format(asset.nextAttemptAt),
       lastError: asset.lastError.map {
         Failure(
-          kind: $0.kind, message: OutsideText.json($0.message), at: JSONTime.format($0.at) ?? "")
+          kind: $0.kind.rawValue, message: OutsideText.json($0.message),
+          at: JSONTime.format($0.at) ?? "")
       })
   }
 }
