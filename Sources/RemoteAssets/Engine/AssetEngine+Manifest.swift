@@ -99,8 +99,7 @@ extension AssetEngine {
   }
 
   private var defaultInterval: TimeInterval {
-    if case .every(let s) = configuration.defaultRefresh { return s }
-    return 30
+    configuration.assetDefaults.refreshSeconds ?? AssetDefaults.standardRefreshSeconds
   }
 
   /// Sets each named asset's target version, URL, size and hash; adds assets the config lacks.
@@ -108,10 +107,9 @@ extension AssetEngine {
     for target in manifest.assets {
       if let only = loadedOnly, !only.contains(target.id) { continue }
       if records[target.id] == nil {
-        var definition = configuration.assetDefaults
-        definition.id = target.id
         // Default headers go only to the manifest's own origin (checked when the URL is set).
-        definition.remote = configuration.manifest
+        let definition = configuration.assetDefaults.definition(
+          id: target.id, remote: configuration.manifest)
         records[target.id] = AssetRecord(
           definition: definition,
           entry: CacheEntry(id: target.id, appVersion: configuration.appVersion))

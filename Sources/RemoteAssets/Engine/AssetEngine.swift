@@ -289,8 +289,7 @@ public actor AssetEngine {
 
   /// Engine-wide facts (app version, manifest version, pause).
   public func info() -> EngineInfo {
-    var refreshEvery: TimeInterval?
-    if case .every(let s) = configuration.defaultRefresh { refreshEvery = s }
+    let refreshEvery = configuration.assetDefaults.refreshSeconds
     var info = EngineInfo(
       appVersion: configuration.appVersion, configPath: configuration.configPath,
       manifestVersion: manifest?.manifest.version.map { TerminalText.sanitize($0, maxLength: 64) },
