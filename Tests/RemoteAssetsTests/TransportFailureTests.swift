@@ -75,8 +75,7 @@ import Testing
     #expect(failure.kind == .dns, "\(failure)")
     #expect(
       failure.message
-        == "the host name assetwatch-test.invalid could not be resolved (DNS lookup failed) while waiting for the response"
-    )
+        == "the host name assetwatch-test.invalid could not be resolved (DNS lookup failed)")
     expectPlain(failure.message)
   }
 }

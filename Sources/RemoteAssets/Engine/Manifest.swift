@@ -18,7 +18,7 @@ public struct Manifest: Sendable, Equatable, Codable {
 
   /// Parses and checks a manifest.
   ///
-  /// - Throws: ``FetchError`` `.validation` naming what is wrong.
+  /// - Throws: ``FetchError`` `.invalid` naming what is wrong.
   public static func parse(_ data: Data) throws -> Manifest {
     var manifest: Manifest
     do {

@@ -65,7 +65,7 @@ public final class DownloadSink: Sendable {
 
   /// Tells the sink the total the server announced (Content-Length).
   ///
-  /// - Throws: ``FetchError`` `.tooLarge` or `.size` at once when the total cannot be accepted.
+  /// - Throws: ``FetchError`` `.tooLarge` or `.sizeMismatch` at once when the total cannot be accepted.
   public func announce(totalBytes: Int64?, etag: String? = nil) throws {
     state.withLock { s in
       s.responseETag = etag
@@ -89,7 +89,7 @@ public final class DownloadSink: Sendable {
 
   /// Appends a chunk.
   ///
-  /// - Throws: ``FetchError`` `.tooLarge` / `.size` as soon as the limit is passed; `.storage` on
+  /// - Throws: ``FetchError`` `.tooLarge` / `.sizeMismatch` as soon as the limit is passed; `.storage` on
   ///   a disk error.
   public func write(_ bytes: UnsafeRawBufferPointer) throws {
     let progress: TransferProgress? = try state.withLock { s in

@@ -12,7 +12,7 @@ import Synchronization
 /// Redirects are followed here, not by the client: at most 5, never https -> http (unless the asset
 /// allows insecure), never to another scheme, no cycles; a 304 carrying `Location` is refused.
 ///
-/// Three limits bound every transfer, and the `.timeout` error says which one was hit:
+/// Three limits bound every transfer, and the `.timedOut` error says which one was hit:
 /// - the response head must arrive within `timeout` (per redirect hop);
 /// - the body must keep ``minimumBytesPerSecond``, averaged over each `timeout` window;
 /// - the whole transfer (redirects, heads and body) must end within

@@ -202,8 +202,7 @@ enum TransportFailure {
       return FetchError(.cancelled, "the transfer was cancelled while \(phase)")
     }
     if let host = unresolvedHost(error) {
-      return FetchError(
-        .dns, "the host name \(host) could not be resolved (DNS lookup failed) while \(phase)")
+      return FetchError(.dns, "the host name \(host) could not be resolved (DNS lookup failed)")
     }
     if let error = error as? HTTPClientError {
       return clientError(error, server: server, phase: phase, timeout: timeout)
@@ -214,6 +213,12 @@ enum TransportFailure {
     if error is HTTPParserError {
       return FetchError(
         .truncated, "\(server) sent a malformed or cut response while \(phase) (\(error))")
+    }
+    if let error = error as? ChannelError {
+      if case .connectTimeout = error {
+        return FetchError(.timedOut, "could not connect to \(server) in time")
+      }
+      return FetchError(.network, "the connection to \(server) failed while \(phase)")
     }
     if error is NIOSSLError || error is BoringSSLError || error is NIOSSLExtraError {
       return FetchError(.tls, "the TLS handshake with \(server) failed while \(phase)")
@@ -229,8 +234,10 @@ enum TransportFailure {
       let limit =
         timeout.map { " within \(DurationText.format($0)) (the asset's timeout)" } ?? " in time"
       return FetchError(.timedOut, "no response from \(server)\(limit) while \(phase)")
-    case .connectTimeout:
+    case .connectTimeout, .getConnectionFromPoolTimeout:
       return FetchError(.timedOut, "could not connect to \(server) in time")
+    case .tlsHandshakeTimeout:
+      return FetchError(.timedOut, "the TLS handshake with \(server) did not finish in time")
     case .readTimeout:
       return FetchError(.timedOut, "\(server) stopped sending while \(phase)")
     case .remoteConnectionClosed:
