@@ -37,7 +37,7 @@ struct WaitResult: Encodable {
       try asset.encode(item.reason, forKey: .reason)
       if let error = s.lastError {
         var nested = asset.nestedContainer(keyedBy: ErrorKey.self, forKey: .lastError)
-        try nested.encode(error.kind.rawValue, forKey: .kind)
+        try nested.encode(error.kind, forKey: .kind)
         try nested.encode(error.message, forKey: .message)
         try nested.encode(Self.iso(error.at), forKey: .at)
       } else {
