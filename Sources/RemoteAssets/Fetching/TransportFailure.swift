@@ -5,10 +5,9 @@ import NIOHTTP1
 import NIOPosix
 import NIOSSL
 
-/// The one place where what the HTTP client throws becomes a ``FetchError``: a kind
-/// (``AssetErrorKind/refused``, ``AssetErrorKind/reset``, ``AssetErrorKind/timedOut``,
-/// ``AssetErrorKind/dns``, ``AssetErrorKind/tls``, ...) and one plain sentence that says what
-/// happened, never the client's or NIO's own description of its types.
+/// The one place where what the HTTP client throws becomes a ``FetchError``: a kind (`.refused`,
+/// `.reset`, `.timedOut`, `.dns`, `.tls`, ...) and one plain sentence that says what happened,
+/// never the client's or NIO's own description of its types.
 ///
 /// ``describe(_:url:route:)`` words TLS and proxy failures (an untrusted or expired server
 /// certificate, a certificate for another host, a refused client certificate, a proxy that refused
