@@ -37,7 +37,7 @@ extension AssetEngine {
         entry.current = nil
         entry.checkedAt = nil
         entry.lastError = AssetErrorRecord(
-          kind: "corrupt", message: "\(problem); \(fallback)", at: now)
+          kind: .corrupt, message: "\(problem); \(fallback)", at: now)
       }
       records[id]?.epoch &+= 1
       log(id, .warning, "\(problem); \(fallback)")

@@ -45,6 +45,8 @@ actor EntryCommitter {
   private var draining = false
   /// Groups written so far (tests check that concurrent writes share them).
   private(set) var groups = 0
+  /// Writes waiting for the group on disk to finish.
+  var waiting: Int { pending.count }
 
   init(store: CacheStore) {
     self.store = store
