@@ -10,7 +10,8 @@ enum EngineLauncher {
   ///   asset of thousands reads one entry.
   /// - Throws: `ExitCode(1)` after printing the reason when the cache cannot be opened.
   static func start(
-    _ configuration: EngineConfiguration, logging: LoggingOptions, only: Set<String>? = nil
+    _ configuration: EngineConfiguration, logging: LoggingOptions, only: Set<String>? = nil,
+    sweeping: Bool = true
   ) async throws -> AssetEngine {
     let engine: AssetEngine
     do {
@@ -20,7 +21,7 @@ enum EngineLauncher {
         "assetwatch: cannot open the cache \(configuration.cacheDirectory.path): \(error)")
       throw ExitCode(1)
     }
-    await engine.start(only: only)
+    await engine.start(only: only, sweeping: sweeping && only == nil)
     if let note = await engine.info().cacheReadOnly {
       Console.printError(
         "assetwatch: \(TerminalText.sanitize(note)); serving intact copies, saving nothing")
@@ -32,9 +33,11 @@ enum EngineLauncher {
   ///
   /// - Throws: `ExitCode(2)` for a config problem, `ExitCode(1)` for a cache that cannot be opened.
   static func start(
-    _ config: ConfigOptions, logging: LoggingOptions, only: Set<String>? = nil
+    _ config: ConfigOptions, logging: LoggingOptions, only: Set<String>? = nil,
+    sweeping: Bool = true
   ) async throws -> AssetEngine {
-    try await start(try config.loadConfiguration(), logging: logging, only: only)
+    try await start(
+      try config.loadConfiguration(), logging: logging, only: only, sweeping: sweeping)
   }
 
   /// Shuts `engine` down and fails with a readable message when an id is not in the config.

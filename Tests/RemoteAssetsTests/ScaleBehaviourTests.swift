@@ -40,6 +40,22 @@ import Testing
     }
   }
 
+  /// A one-shot reader (`assetwatch status`) starts without the sweep, which would read every
+  /// entry again; a plain start still sweeps.
+  @Test func aStartWithoutSweepingLeavesHousekeepingAlone() async throws {
+    try await withTemporaryDirectory { dir in
+      let defs = [AssetDefinition(id: "a", remote: URL(string: "scripted://a"), format: .json)]
+      let looking = try makeTestEngine(defs, cache: dir.cache, fetchers: [])
+      await looking.start(only: nil, sweeping: false)
+      #expect(await looking.sweepCount == 0)
+      await looking.shutdown()
+      let tidying = try makeTestEngine(defs, cache: dir.cache, fetchers: [])
+      await tidying.start()
+      #expect(await tidying.sweepCount == 1)
+      await tidying.shutdown()
+    }
+  }
+
   @Test func a304RecordsFreshnessWithoutRewritingTheEntry() async throws {
     try await withOrigin(serving: 1) { origin in
       try await withTemporaryDirectory { dir in

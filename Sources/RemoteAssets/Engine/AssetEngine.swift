@@ -132,6 +132,17 @@ public actor AssetEngine {
   ///
   /// - Parameter ids: the assets to load; nil loads all.
   public func start(only ids: Set<String>?) async {
+    await start(only: ids, sweeping: ids == nil)
+  }
+
+  /// Starts like ``start(only:)``; `sweeping` false skips the sweep of stale partials and
+  /// unreferenced blobs, for a one-shot reader such as `assetwatch status` that should look, not
+  /// tidy (the sweep reads every entry on disk again).
+  ///
+  /// - Parameters:
+  ///   - ids: the assets to load; nil loads all.
+  ///   - sweeping: whether to sweep after loading (never when only some assets are loaded).
+  public func start(only ids: Set<String>?, sweeping: Bool) async {
     guard !started else { return }
     started = true
     if let ids {
@@ -148,7 +159,7 @@ public actor AssetEngine {
     for id in order { loadFromDisk(id) }
     loadStoredManifest()
     applyFreshnessJournal()
-    if ids == nil { sweep() }
+    if ids == nil, sweeping { await sweep() }
   }
 
   /// Stops the scheduler, cancels transfers, ends every event stream, and shuts the HTTP client
@@ -253,16 +264,23 @@ public actor AssetEngine {
   /// Deletes, by name, what the engine left behind: partials nobody writes, kept partials
   /// nobody can resume, and blobs no entry names (previous generations are kept). Runs at start;
   /// skipped when another process holds the lock or the cache is read-only.
-  func sweep() {
+  func sweep() async {
     var keep = Set<String>()
     for record in records.values {
       if let sha = record.entry.current?.sha256 { keep.insert(sha) }
       if let sha = record.entry.previous?.sha256 { keep.insert(sha) }
     }
+    let store = self.store
+    let resumable = Set(records.keys)
+    let kept = keep
     do {
       // The store adds every blob named by an entry on disk, read under the commit lock, so a
-      // blob another process committed is never taken for garbage.
-      if let report = try store.sweep(keep: keep, resumableIDs: Set(records.keys)) {
+      // blob another process committed is never taken for garbage. A directory scan: off the
+      // actor.
+      let swept = try await IOExecutor.run {
+        try store.sweep(keep: kept, resumableIDs: resumable)
+      }
+      if let report = swept {
         sweepCount &+= 1
         if report != CacheStore.SweepReport() {
           logger.debug(

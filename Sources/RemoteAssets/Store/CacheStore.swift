@@ -276,7 +276,7 @@ public struct CacheStore: Sendable {
 
   static func decodeEntry(_ data: Data, id: String) throws -> CacheEntry {
     let decoder = JSONDecoder()
-    decoder.dateDecodingStrategy = .iso8601
+    decoder.dateDecodingStrategy = ISO8601Time.decodingStrategy
     do {
       let entry = try decoder.decode(CacheEntry.self, from: data)
       let hashes = [entry.current?.sha256, entry.previous?.sha256].compactMap { $0 }
@@ -325,7 +325,7 @@ public struct CacheStore: Sendable {
       throw StorageError(operation: "entry", path: entry.id, code: EINVAL)
     }
     let encoder = JSONEncoder()
-    encoder.dateEncodingStrategy = .iso8601
+    encoder.dateEncodingStrategy = ISO8601Time.encodingStrategy
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
     try folder(entriesFolder, CacheLayout.entries).write(
       try encoder.encode(entry), as: entry.id + ".json", durably: true,

@@ -18,7 +18,7 @@ enum FreshnessJournal {
       return [:]
     }
     let decoder = JSONDecoder()
-    decoder.dateDecodingStrategy = .iso8601
+    decoder.dateDecodingStrategy = ISO8601Time.decodingStrategy
     return (try? decoder.decode(Notes.self, from: data)) ?? [:]
   }
 
@@ -26,7 +26,7 @@ enum FreshnessJournal {
   static func write(_ notes: Notes, to store: CacheStore) {
     guard let root = store.rootFolder, !store.isReadOnly else { return }
     let encoder = JSONEncoder()
-    encoder.dateEncodingStrategy = .iso8601
+    encoder.dateEncodingStrategy = ISO8601Time.encodingStrategy
     guard let data = try? encoder.encode(notes) else { return }
     try? root.write(data, as: CacheLayout.freshness, durably: false)
   }

@@ -23,7 +23,8 @@ struct StatusCommand: AsyncParsableCommand {
       return try await AttachedCommands.status(
         socket: socket, json: output.json, refreshFirst: refresh, configLabel: config.file)
     }
-    let engine = try await EngineLauncher.start(config, logging: logging)
+    // A look, not a tidy-up: the sweep would read every entry again (unless refreshing).
+    let engine = try await EngineLauncher.start(config, logging: logging, sweeping: refresh)
     if refresh { _ = await engine.refreshAll() }
     let snapshot = await engine.snapshot()
     await engine.shutdown()
