@@ -141,6 +141,16 @@ let package = Package(
     .testTarget(
       name: "EndToEndTests",
       dependencies: ["DemoOrigin", "AssetModel", "RemoteAssets", "AssetWatchTestKit"]),
+    .testTarget(
+      name: "RemoteAssetsPrometheusTests",
+      dependencies: [
+        "RemoteAssetsPrometheus", "RemoteAssets", "AssetModel", "AssetWatchTestKit",
+        "RemoteAssetsTestKit", "DemoOrigin",
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
+        .product(name: "Crypto", package: "swift-crypto"),
+      ]),
     .testTarget(name: "DemoOriginTests", dependencies: ["DemoOrigin", "AssetWatchTestKit"]),
   ],
   swiftLanguageModes: [.v6]

@@ -14,6 +14,11 @@ public enum AssetMetricNames {
   public static let lastSuccessTimestamp = "remote_assets_last_success_timestamp_seconds"
   /// `remote_assets_seconds_since_last_success{asset}` (gauge): age of that check at scrape time.
   public static let secondsSinceLastSuccess = "remote_assets_seconds_since_last_success"
+  /// `remote_assets_expiry_timestamp_seconds{asset}` (gauge): Unix time at which the copy
+  /// served becomes EXPIRED (the last successful check plus `ttl` and `maxStale`, or plus `ttl`
+  /// alone under the server's `must-revalidate`); absent before the first successful check.
+  /// Past it the copy is expired whatever the state word says (a failing origin shows `failed`).
+  public static let expiryTimestamp = "remote_assets_expiry_timestamp_seconds"
   /// `remote_assets_served_bytes{asset}` (gauge): size of the copy served now.
   public static let servedBytes = "remote_assets_served_bytes"
   /// `remote_assets_consecutive_failures{asset}` (gauge): failed attempts in a row.
@@ -35,6 +40,8 @@ public enum AssetMetricNames {
     assetBehind: "1 when the manifest names a target version and the served copy is not it.",
     lastSuccessTimestamp: "Unix time of the last successful check (a 304 Not Modified counts).",
     secondsSinceLastSuccess: "Seconds since the last successful check, at scrape time.",
+    expiryTimestamp:
+      "Unix time at which the copy served becomes expired (last success + ttl + maxStale).",
     servedBytes: "Size in bytes of the copy served now.",
     consecutiveFailures: "Failed refresh attempts in a row.",
     refreshTotal: "Refresh attempts by outcome (updated, notModified, failed).",
@@ -45,7 +52,8 @@ public enum AssetMetricNames {
 
   /// Every name of the contract.
   public static let all: [String] = [
-    assetInfo, assetBehind, lastSuccessTimestamp, secondsSinceLastSuccess, servedBytes,
+    assetInfo, assetBehind, lastSuccessTimestamp, secondsSinceLastSuccess, expiryTimestamp,
+    servedBytes,
     consecutiveFailures, refreshTotal, bytesDownloadedTotal, refreshDuration, manifestInfo,
   ]
 

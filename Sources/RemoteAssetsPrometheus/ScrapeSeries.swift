@@ -10,7 +10,8 @@ public enum ScrapeSeries {
   /// Per asset: ``AssetMetricNames/assetInfo``, ``AssetMetricNames/assetBehind``,
   /// ``AssetMetricNames/consecutiveFailures``, ``AssetMetricNames/servedBytes`` (when a copy is
   /// served), and ``AssetMetricNames/lastSuccessTimestamp`` and
-  /// ``AssetMetricNames/secondsSinceLastSuccess`` (after a first successful check); then
+  /// ``AssetMetricNames/secondsSinceLastSuccess`` and ``AssetMetricNames/expiryTimestamp``
+  /// (after a first successful check); then
   /// ``AssetMetricNames/manifestInfo`` when a manifest is held. Server text in labels goes
   /// through ``MetricLabel/bounded(_:maxBytes:)``.
   public static func samples(for snapshot: EngineSnapshot) -> [GaugeSample] {
@@ -47,6 +48,11 @@ public enum ScrapeSeries {
           GaugeSample(
             name: AssetMetricNames.secondsSinceLastSuccess, labels: asset,
             value: max(0, snapshot.at.timeIntervalSince(checkedAt))))
+        let window = status.ttl + (status.mustRevalidate ? 0 : status.maxStale)
+        out.append(
+          GaugeSample(
+            name: AssetMetricNames.expiryTimestamp, labels: asset,
+            value: checkedAt.addingTimeInterval(window).timeIntervalSince1970))
       }
     }
     if snapshot.info.manifestCheckedAt != nil {

@@ -13,7 +13,7 @@ struct MetricsOptions: ParsableArguments {
       do {
         return try MetricsAddress(parsing: text)
       } catch let error as MetricsAddress.ParseError {
-        throw ValidationError("--metrics: \(error)")
+        throw ValidationError("\(error)")
       }
     })
   var address: MetricsAddress?
