@@ -29,12 +29,15 @@ public struct MetricsAddress: Sendable, Equatable, CustomStringConvertible {
   /// - Throws: ``ParseError`` naming what is wrong (no port, a port out of 1…65535, an empty or
   ///   malformed host).
   public init(parsing text: String) throws {
-    let shown = String(text.unicodeScalars.prefix(80).map { $0.isASCII && $0.value >= 0x20 ? Character($0) : "?" })
+    let shown = String(
+      text.unicodeScalars.prefix(80).map { $0.isASCII && $0.value >= 0x20 ? Character($0) : "?" })
     func fail(_ reason: String) -> ParseError { ParseError(value: shown, reason: reason) }
     var host = "127.0.0.1"
     let portText: Substring
     if text.hasPrefix("[") {
-      guard let close = text.firstIndex(of: "]") else { throw fail("no closing ] after the IPv6 address") }
+      guard let close = text.firstIndex(of: "]") else {
+        throw fail("no closing ] after the IPv6 address")
+      }
       host = String(text[text.index(after: text.startIndex)..<close])
       let rest = text[text.index(after: close)...]
       guard rest.hasPrefix(":") else { throw fail("no :PORT after the IPv6 address") }

@@ -95,7 +95,8 @@ public final class MetricsEndpoint: Sendable {
 
   /// The status and body for a request.
   func respond(method: HTTPMethod, uri: String) async -> (HTTPResponseStatus, [UInt8]) {
-    let path = uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first
+    let path =
+      uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first
       .map(String.init) ?? uri
     guard path == "/metrics" else { return (.notFound, Array("not found; try /metrics\n".utf8)) }
     guard method == .GET || method == .HEAD else {

@@ -32,7 +32,8 @@ struct MetricsServer: Sendable {
 
   /// Where to scrape, for a log line.
   var url: String {
-    let host = endpoint.address.host.contains(":") ? "[\(endpoint.address.host)]" : endpoint.address.host
+    let host =
+      endpoint.address.host.contains(":") ? "[\(endpoint.address.host)]" : endpoint.address.host
     return "http://\(host):\(endpoint.port)/metrics"
   }
 }

@@ -82,9 +82,10 @@ import Testing
       #expect(flagsInfo(behind).count == 1, "\(behind)")
       #expect(flagsInfo(behind).first?.contains(#"target_version="v2""#) == true)
       #expect(behind.value("remote_assets_asset_behind", [("asset", "flags")]) == 1)
-      #expect(behind.series(named: "remote_assets_manifest_info") == [
-        #"remote_assets_manifest_info{version="rollout-8"}"#
-      ])
+      #expect(
+        behind.series(named: "remote_assets_manifest_info") == [
+          #"remote_assets_manifest_info{version="rollout-8"}"#
+        ])
 
       #expect(await engine.refresh("flags").word == "updated")
       let converged = Exposition(await exporter.scrape())

@@ -6,7 +6,8 @@ import Testing
   @Test func shortCleanTextIsKeptAsItIs() {
     #expect(MetricLabel.bounded("v1.2.3") == "v1.2.3")
     #expect(MetricLabel.bounded("") == "")
-    #expect(MetricLabel.bounded(String(repeating: "a", count: 64)) == String(repeating: "a", count: 64))
+    #expect(
+      MetricLabel.bounded(String(repeating: "a", count: 64)) == String(repeating: "a", count: 64))
   }
 
   @Test func controlAndBidiCharactersAreDropped() {

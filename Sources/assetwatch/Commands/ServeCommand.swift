@@ -40,7 +40,8 @@ struct ServeCommand: AsyncParsableCommand {
 
   func run() async throws {
     guard let level = Logger.Level(rawValue: logging.verbose ? "debug" : logLevel) else {
-      Console.printError("assetwatch: --log-level: \"\(logLevel)\" is not a level (trace … critical)")
+      Console.printError(
+        "assetwatch: --log-level: \"\(logLevel)\" is not a level (trace … critical)")
       throw ExitCode(2)
     }
     let json = logJSON
