@@ -71,8 +71,7 @@ let package = Package(
         "RemoteAssets", "Dashboard", "TerminalCore", "CursesTerminal", "DemoOrigin",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
-        "RemoteAssetsService",
-        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        "RemoteAssetsService", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         "RemoteAssetsPrometheus", .product(name: "Metrics", package: "swift-metrics"),
       ]
     ),
