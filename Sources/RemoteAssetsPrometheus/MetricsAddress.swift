@@ -19,6 +19,7 @@ public struct MetricsAddress: Sendable, Equatable, CustomStringConvertible {
     /// What is wrong with it.
     public var reason: String
 
+    /// The value, what is wrong, and an example.
     public var description: String {
       "\"\(value)\" is not HOST:PORT (\(reason)); for example 127.0.0.1:9464 or :9464"
     }
