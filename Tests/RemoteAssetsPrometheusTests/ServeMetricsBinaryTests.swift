@@ -68,6 +68,17 @@ import Testing
     }
   }
 
+  @Test func anAttachedWatchRefusesMetrics() async throws {
+    try await withTemporaryDirectory { dir in
+      let result = try await AssetWatchBinary.run(
+        ["watch", "--plain", "--attach", dir.url("none.sock").path, "--metrics", ":9464"],
+        cwd: dir.url, timeout: 30)
+      #expect(result.status == 64, "\(result.stdout)\(result.stderr)")
+      #expect(
+        result.stderr.contains("give --metrics to its `assetwatch serve`"), "\(result.stderr)")
+    }
+  }
+
   @Test func aTakenPortFailsServeAtOnce() async throws {
     try await withTemporaryDirectory { dir in
       _ = try dir.file(
