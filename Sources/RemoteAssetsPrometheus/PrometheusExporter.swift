@@ -29,6 +29,10 @@ public actor PrometheusExporter {
   private var published: [SeriesKey: Prometheus.Gauge] = [:]
 
   /// Creates an exporter over `registry` (a new one by default).
+  ///
+  /// An app may share its own registry, as long as nothing else registers the engine's names
+  /// (``AssetMetricNames``) in it: swift-prometheus stops the process when one name is registered
+  /// twice with another help text or other buckets.
   public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
     self.registry = registry
     self.metricsFactory = RegistryMetricsFactory(registry: registry)
