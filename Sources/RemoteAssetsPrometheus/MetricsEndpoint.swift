@@ -48,7 +48,8 @@ public final class MetricsEndpoint: Sendable {
     return MetricsEndpoint(server: server, exporter: exporter, address: address)
   }
 
-  /// Serves connections until ``close()`` is called or the task is cancelled.
+  /// Serves connections until ``close()`` is called or the task is cancelled; open connections
+  /// are closed then too.
   ///
   /// - Throws: An error of the listening socket.
   public func run() async throws {
@@ -58,6 +59,9 @@ public final class MetricsEndpoint: Sendable {
           for try await connection in inbound {
             group.addTask { await self.handle(connection) }
           }
+          // The listener closed: end the connections still open too (a scraper keeps its
+          // connection alive between scrapes, and would otherwise hold up a shutdown).
+          group.cancelAll()
         }
       }
     } onCancel: {
@@ -65,7 +69,7 @@ public final class MetricsEndpoint: Sendable {
     }
   }
 
-  /// Stops listening; ``run()`` returns.
+  /// Stops listening and closes open connections; ``run()`` returns.
   public func close() {
     server.channel.close(promise: nil)
   }

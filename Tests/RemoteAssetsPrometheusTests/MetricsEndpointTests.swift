@@ -4,6 +4,7 @@ import NIOHTTP1
 import RemoteAssets
 import RemoteAssetsPrometheus
 import RemoteAssetsTestKit
+import Synchronization
 import Testing
 
 /// The HTTP endpoint: `GET /metrics` in the text format, 404 elsewhere, 405 for other methods.
@@ -49,6 +50,27 @@ import Testing
       #expect(try await httpGet("\(base)/metricsx").status == 404)
       #expect(try await httpGet("\(base)/metrics", method: .POST).status == 405)
     }
+  }
+
+  /// Prometheus keeps its connection open between scrapes: closing the endpoint must end it too,
+  /// or a graceful shutdown would wait for the scraper to hang up.
+  @Test func closeEndsOpenKeepAliveConnections() async throws {
+    let endpoint = try await MetricsEndpoint.bind(
+      MetricsAddress(port: 0), exporter: PrometheusExporter())
+    let finished = Mutex(false)
+    let serving = Task {
+      try? await endpoint.run()
+      finished.withLock { $0 = true }
+    }
+    defer { serving.cancel() }
+    // The shared client keeps this connection open in its pool.
+    #expect(try await httpGet("http://127.0.0.1:\(endpoint.port)/metrics").status == 200)
+    endpoint.close()
+    let deadline = Date().addingTimeInterval(30)
+    while !finished.withLock({ $0 }), Date() < deadline {
+      try await Task.sleep(for: .milliseconds(50))
+    }
+    #expect(finished.withLock { $0 }, "run() still waits for the open connection")
   }
 
   @Test func aTakenPortIsABindError() async throws {
