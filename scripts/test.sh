@@ -45,4 +45,6 @@ fi
 
 # The end-to-end tests run the built binary, so build it first.
 swift build
-swift test "$@"
+# At most TEST_WIDTH tests at once (default 6): many tests start child processes and servers,
+# and a 2-core machine running every test at once starves them past their (generous) timeouts.
+swift test --experimental-maximum-parallelization-width "${TEST_WIDTH:-6}" "$@"

@@ -6,13 +6,6 @@ public enum MetricLabel {
   /// The most UTF-8 bytes a label value holds, `…` included.
   public static let maxBytes = 64
 
-  /// The error kinds exported as they are; any other kind is exported as `other`, so the
-  /// `error_kind` label has a bounded set of values.
-  public static let knownErrorKinds: Set<String> = [
-    "http", "network", "timeout", "truncated", "tooLarge", "size", "hash", "validation",
-    "redirect", "storage", "unsupported", "config", "corrupt",
-  ]
-
   /// `text` sanitized like any server text (``TerminalText/sanitize(_:maxLength:)``: no control,
   /// bidi or invisible characters) and cut to at most ``maxBytes`` UTF-8 bytes at a character
   /// boundary, ending in `…` when cut.
@@ -33,10 +26,9 @@ public enum MetricLabel {
     return out + ellipsis
   }
 
-  /// The `error_kind` label for an error kind: the kind when known, `other` otherwise, empty
-  /// without an error.
-  public static func errorKind(_ kind: String?) -> String {
-    guard let kind else { return "" }
-    return knownErrorKinds.contains(kind) ? kind : "other"
+  /// The `error_kind` label for an error kind: its word (a closed set, ``AssetErrorKind``; a
+  /// word from a newer engine reads as `other`), empty without an error.
+  public static func errorKind(_ kind: AssetErrorKind?) -> String {
+    kind?.rawValue ?? ""
   }
 }

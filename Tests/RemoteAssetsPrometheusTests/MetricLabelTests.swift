@@ -1,3 +1,4 @@
+import AssetModel
 import RemoteAssetsPrometheus
 import Testing
 
@@ -30,10 +31,15 @@ import Testing
 
   @Test func errorKindsOutsideTheKnownSetBecomeOther() {
     #expect(MetricLabel.errorKind(nil) == "")
-    #expect(MetricLabel.errorKind("http") == "http")
-    #expect(MetricLabel.errorKind("corrupt") == "corrupt")
-    #expect(MetricLabel.errorKind("tooLarge") == "tooLarge")
-    #expect(MetricLabel.errorKind("\u{1B}[31mweird") == "other")
-    #expect(MetricLabel.errorKind(String(repeating: "z", count: 10_000)) == "other")
+    #expect(MetricLabel.errorKind(.httpStatus) == "http_status")
+    #expect(MetricLabel.errorKind(.corrupt) == "corrupt")
+    #expect(MetricLabel.errorKind(.timedOut) == "timed_out")
+    // Every kind is a short snake_case word: a bounded, printable label set.
+    for kind in AssetErrorKind.allCases {
+      #expect(
+        MetricLabel.errorKind(kind).utf8.allSatisfy { (0x61...0x7A).contains($0) || $0 == 0x5F })
+    }
+    // A word this engine does not know (from a newer one) is `other`.
+    #expect(MetricLabel.errorKind(AssetErrorKind(word: "\u{1B}[31mweird")) == "other")
   }
 }
