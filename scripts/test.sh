@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the whole test suite: installs the system tools the tests use when they are missing
-# (nginx, tmux, curl, tinyproxy, openssl, the ncurses headers), checks that every folder under
+# (nginx, tmux, curl, tinyproxy, openssl, promtool from prometheus, the ncurses headers), checks that every folder under
 # Tests/ is a declared test target, builds, then runs `swift test`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,6 +11,7 @@ command -v tmux >/dev/null 2>&1 || missing+=(tmux)
 command -v curl >/dev/null 2>&1 || missing+=(curl)
 command -v tinyproxy >/dev/null 2>&1 || [ -x /usr/bin/tinyproxy ] || missing+=(tinyproxy)
 command -v openssl >/dev/null 2>&1 || missing+=(openssl)
+command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
 [ -e /usr/include/ncursesw/curses.h ] || missing+=(libncurses-dev)
 if [ ${#missing[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ]; then
@@ -44,4 +45,6 @@ fi
 
 # The end-to-end tests run the built binary, so build it first.
 swift build
-swift test "$@"
+# At most TEST_WIDTH tests at once (default 6): many tests start child processes and servers,
+# and a 2-core machine running every test at once starves them past their (generous) timeouts.
+swift test --experimental-maximum-parallelization-width "${TEST_WIDTH:-6}" "$@"

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -84,10 +83,29 @@ public enum ProcessRunner {
     let err = Pipe()
     process.standardOutput = out
     process.standardError = err
-    let collected = OutputBuffers()
-    out.fileHandleForReading.readabilityHandler = { collected.append(0, $0.availableData) }
-    err.fileHandleForReading.readabilityHandler = { collected.append(1, $0.availableData) }
-    let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+    // Read each pipe to its end on a thread of its own, from before the child starts, so a full
+    // pipe never stalls it. (Readability handlers lost the last chunk now and then: a handler
+    // still running when it was removed appended after the result was made.)
+    async let stdout = readToEnd(out.fileHandleForReading)
+    async let stderr = readToEnd(err.fileHandleForReading)
+    let status: Int32
+    do {
+      status = try await waitForExit(process, timeout: timeout)
+    } catch {
+      // Never started: nobody else will close the write ends the readers wait on.
+      try? out.fileHandleForWriting.close()
+      try? err.fileHandleForWriting.close()
+      _ = await (stdout, stderr)
+      throw error
+    }
+    return Result(
+      status: status, stdout: String(decoding: await stdout, as: UTF8.self),
+      stderr: String(decoding: await stderr, as: UTF8.self))
+  }
+
+  /// Starts `process` and waits (suspending) for it to end; kills it after `timeout` seconds.
+  private static func waitForExit(_ process: Process, timeout: TimeInterval) async throws -> Int32 {
+    try await withCheckedThrowingContinuation { continuation in
       process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
       do {
         try process.run()
@@ -103,23 +121,12 @@ public enum ProcessRunner {
         if process.isRunning { kill(pid, SIGKILL) }
       }
     }
-    out.fileHandleForReading.readabilityHandler = nil
-    err.fileHandleForReading.readabilityHandler = nil
-    collected.append(0, out.fileHandleForReading.readDataToEndOfFile())
-    collected.append(1, err.fileHandleForReading.readDataToEndOfFile())
-    return Result(status: status, stdout: collected.text(0), stderr: collected.text(1))
   }
-}
 
-/// Bytes read from a child's outputs, filled from pipe handlers on other threads.
-final class OutputBuffers: Sendable {
-  private let buffers = Mutex<[Data]>([Data(), Data()])
-
-  /// Appends `data` to buffer `index` (0 stdout, 1 stderr).
-  func append(_ index: Int, _ data: Data) { buffers.withLock { $0[index].append(data) } }
-
-  /// Buffer `index` as UTF-8 text.
-  func text(_ index: Int) -> String {
-    buffers.withLock { String(decoding: $0[index], as: UTF8.self) }
+  /// Every byte until end of file, read on a dispatch thread (never a cooperative one).
+  static func readToEnd(_ handle: FileHandle) async -> Data {
+    await withCheckedContinuation { continuation in
+      DispatchQueue.global().async { continuation.resume(returning: handle.readDataToEndOfFile()) }
+    }
   }
 }

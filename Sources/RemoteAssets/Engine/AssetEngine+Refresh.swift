@@ -64,6 +64,7 @@ extension AssetEngine {
     guard let definition = records[id]?.definition, let epoch = records[id]?.epoch else {
       return .notModified
     }
+    records[id]?.attemptStartedAt = ContinuousClock.now
     guard let remote = definition.remote else {
       return await finishFailure(
         id, FetchError(.unsupported, "the asset has no remote"), quiet: false)
@@ -349,6 +350,10 @@ extension AssetEngine {
       RefreshRecord(
         at: clock.now(), outcome: outcome.kind, detail: detail.map { TerminalText.sanitize($0) }))
     metrics.attempt(id, outcome: outcome.word)
+    if let started = records[id]?.attemptStartedAt {
+      metrics.duration(id, started.duration(to: .now))
+      records[id]?.attemptStartedAt = nil
+    }
     if let status = status(id) {
       metrics.state(id, failures: status.consecutiveFailures, servedBytes: status.size)
     }

@@ -1,0 +1,45 @@
+import AssetModel
+import RemoteAssetsPrometheus
+import Testing
+
+/// Label values from servers: sanitized, bounded in bytes, the error kinds a bounded set.
+@Suite struct MetricLabelTests {
+  @Test func shortCleanTextIsKeptAsItIs() {
+    #expect(MetricLabel.bounded("v1.2.3") == "v1.2.3")
+    #expect(MetricLabel.bounded("") == "")
+    #expect(
+      MetricLabel.bounded(String(repeating: "a", count: 64)) == String(repeating: "a", count: 64))
+  }
+
+  @Test func controlAndBidiCharactersAreDropped() {
+    #expect(MetricLabel.bounded("v\u{1B}[31m2\u{202E}\u{7}") == "v[31m2")
+    #expect(MetricLabel.bounded("a\nb\tc") == "a b c")
+  }
+
+  @Test func longTextIsCutAtACharacterBoundaryWithAVisibleMark() {
+    let ascii = MetricLabel.bounded(String(repeating: "x", count: 10_000))
+    #expect(ascii == String(repeating: "x", count: 61) + "…")
+    #expect(ascii.utf8.count == 64)
+    // Two-byte characters: 30 of them (60 bytes) and the mark (3 bytes).
+    let accented = MetricLabel.bounded(String(repeating: "é", count: 5_000))
+    #expect(accented == String(repeating: "é", count: 30) + "…")
+    // A cluster bigger than the whole budget leaves just the mark.
+    let cluster = MetricLabel.bounded("e" + String(repeating: "\u{301}", count: 100))
+    #expect(cluster.utf8.count <= 64)
+    #expect(cluster.hasSuffix("…"))
+  }
+
+  @Test func errorKindsOutsideTheKnownSetBecomeOther() {
+    #expect(MetricLabel.errorKind(nil) == "")
+    #expect(MetricLabel.errorKind(.httpStatus) == "http_status")
+    #expect(MetricLabel.errorKind(.corrupt) == "corrupt")
+    #expect(MetricLabel.errorKind(.timedOut) == "timed_out")
+    // Every kind is a short snake_case word: a bounded, printable label set.
+    for kind in AssetErrorKind.allCases {
+      #expect(
+        MetricLabel.errorKind(kind).utf8.allSatisfy { (0x61...0x7A).contains($0) || $0 == 0x5F })
+    }
+    // A word this engine does not know (from a newer one) is `other`.
+    #expect(MetricLabel.errorKind(AssetErrorKind(word: "\u{1B}[31mweird")) == "other")
+  }
+}
