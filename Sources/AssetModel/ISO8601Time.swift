@@ -19,7 +19,8 @@ public enum ISO8601Time {
       rest += 86_400
       days -= 1
     }
-    let (year, month, day) = civil(fromDays: days)
+    let civil = CivilCalendar.date(fromDays: days)
+    let (year, month, day) = (Int64(civil.year), Int64(civil.month), Int64(civil.day))
     guard (0...9999).contains(year) else { return fallback.format(date) }
     var bytes = [UInt8](repeating: 0, count: 20)
     func put(_ value: Int64, _ at: Int, _ width: Int) {
@@ -87,33 +88,12 @@ public enum ISO8601Time {
       let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2),
       (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
     else { return nil }
-    let days = days(fromCivil: year, month, day)
+    let days = CivilCalendar.days(year: Int(year), month: Int(month), day: Int(day))
     // A day that does not exist (February 30) comes back as another date: not this form.
-    guard civil(fromDays: days) == (year, month, day) else { return nil }
+    let civil = CivilCalendar.date(fromDays: days)
+    guard (Int64(civil.year), Int64(civil.month), Int64(civil.day)) == (year, month, day)
+    else { return nil }
     let seconds = days * 86_400 + hour * 3600 + minute * 60 + second
     return Date(timeIntervalSince1970: TimeInterval(seconds))
-  }
-
-  /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's `days_from_civil`).
-  static func days(fromCivil year: Int64, _ month: Int64, _ day: Int64) -> Int64 {
-    let y = month <= 2 ? year - 1 : year
-    let era = (y >= 0 ? y : y - 399) / 400
-    let yoe = y - era * 400
-    let doy = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-    return era * 146_097 + doe - 719_468
-  }
-
-  /// The proleptic Gregorian date of a day count since 1970-01-01 (`civil_from_days`).
-  static func civil(fromDays days: Int64) -> (Int64, Int64, Int64) {
-    let z = days + 719_468
-    let era = (z >= 0 ? z : z - 146_096) / 146_097
-    let doe = z - era * 146_097
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-    let mp = (5 * doy + 2) / 153
-    let day = doy - (153 * mp + 2) / 5 + 1
-    let month = mp < 10 ? mp + 3 : mp - 9
-    return (month <= 2 ? yoe + era * 400 + 1 : yoe + era * 400, month, day)
   }
 }

@@ -138,29 +138,14 @@ public enum HTTPDate {
     }
   }
 
-  /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).
+  /// Days since 1970-01-01 of a proleptic Gregorian date.
   static func days(fromCivil year: Int, _ month: Int, _ day: Int) -> Int64 {
-    let y = Int64(month <= 2 ? year - 1 : year)
-    let era = (y >= 0 ? y : y - 399) / 400
-    let yoe = y - era * 400
-    let mp = Int64((month + 9) % 12)
-    let doy = (153 * mp + 2) / 5 + Int64(day) - 1
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-    return era * 146097 + doe - 719468
+    CivilCalendar.days(year: year, month: month, day: day)
   }
 
-  /// The proleptic Gregorian date of a day count since 1970-01-01 (`civil_from_days`).
+  /// The proleptic Gregorian date of a day count since 1970-01-01.
   static func civil(fromDays days: Int64) -> (year: Int, month: Int, day: Int) {
-    let z = days + 719468
-    let era = (z >= 0 ? z : z - 146096) / 146097
-    let doe = z - era * 146097
-    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-    let mp = (5 * doy + 2) / 153
-    let day = Int(doy - (153 * mp + 2) / 5 + 1)
-    let month = Int(mp < 10 ? mp + 3 : mp - 9)
-    let year = Int(yoe + era * 400) + (month <= 2 ? 1 : 0)
-    return (year, month, day)
+    CivilCalendar.date(fromDays: days)
   }
 
   private static func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
