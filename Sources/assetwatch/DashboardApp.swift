@@ -65,7 +65,8 @@ final class DashboardApp: TerminalApplication {
 
   func frame(width: Int, height: Int, now: Date) -> ScreenBuffer {
     let (events, finished) = inbox.drain()
-    for input in events { apply(input, now: now) }
+    // One reduce for the whole batch: the table is re-sorted at most once per frame.
+    if !events.isEmpty { perform(DashboardReducer.reduce(&state, events, now: now)) }
     engineFinished = finished
     // Relative times, highlights and notices age: tick at each new second of the clock (so the
     // header's clock turns on time). The backend draws only when the rendered buffer differs,
@@ -90,7 +91,11 @@ final class DashboardApp: TerminalApplication {
   var wantsToQuit: Bool { quit || engineFinished }
 
   private func apply(_ input: DashboardInput, now: Date) {
-    for effect in DashboardReducer.reduce(&state, input, now: now) {
+    perform(DashboardReducer.reduce(&state, input, now: now))
+  }
+
+  private func perform(_ effects: [DashboardEffect]) {
+    for effect in effects {
       switch effect {
       case .command(let command): commands.yield(command)
       case .quit: quit = true
