@@ -41,14 +41,18 @@ final class DashboardApp: TerminalApplication {
   private var lastFrame: (buffer: ScreenBuffer, width: Int, height: Int)?
   /// Whether a key, an event or a tick changed the state since `lastFrame` was rendered.
   private var dirty = true
+  /// Frame statistics for the benchmark, when asked for.
+  private let stats: FrameStats?
 
   init(
-    options: DashboardOptions, inbox: EventInbox, commands: AsyncStream<AssetCommand>.Continuation
+    options: DashboardOptions, inbox: EventInbox, commands: AsyncStream<AssetCommand>.Continuation,
+    stats: FrameStats? = nil
   ) {
     self.options = options
     self.state = DashboardState(options: options)
     self.inbox = inbox
     self.commands = commands
+    self.stats = stats
   }
 
   func start(capabilities: TerminalCapabilities, size: TerminalSize) {
@@ -59,12 +63,14 @@ final class DashboardApp: TerminalApplication {
 
   func handle(_ key: Key, now: Date) -> Bool {
     dirty = true
+    stats?.keyHandled(at: now)
     apply(.key(key), now: now)
     return !quit
   }
 
   func frame(width: Int, height: Int, now: Date) -> ScreenBuffer {
     let (events, finished) = inbox.drain()
+    stats?.eventsTaken(events.count)
     // One reduce for the whole batch: the table is re-sorted at most once per frame.
     if !events.isEmpty { perform(DashboardReducer.reduce(&state, events, now: now)) }
     engineFinished = finished
@@ -89,6 +95,8 @@ final class DashboardApp: TerminalApplication {
   }
 
   var wantsToQuit: Bool { quit || engineFinished }
+
+  func didDraw(at now: Date) { stats?.didDraw(at: now) }
 
   private func apply(_ input: DashboardInput, now: Date) {
     perform(DashboardReducer.reduce(&state, input, now: now))

@@ -12,6 +12,18 @@ enum EngineLauncher {
   static func start(
     _ configuration: EngineConfiguration, logging: LoggingOptions, only: Set<String>? = nil
   ) async throws -> AssetEngine {
+    let engine = try await open(configuration, logging: logging)
+    await engine.start(only: only)
+    return engine
+  }
+
+  /// Opens the cache of `configuration` and makes an engine over it, not started (nothing read
+  /// yet); says so on standard error when the cache is read-only.
+  ///
+  /// - Throws: `ExitCode(1)` after printing the reason when the cache cannot be opened.
+  static func open(_ configuration: EngineConfiguration, logging: LoggingOptions) async throws
+    -> AssetEngine
+  {
     let engine: AssetEngine
     do {
       engine = try AssetEngine(configuration: configuration, logger: logging.makeLogger())
@@ -20,7 +32,6 @@ enum EngineLauncher {
         "assetwatch: cannot open the cache \(configuration.cacheDirectory.path): \(error)")
       throw ExitCode(1)
     }
-    await engine.start(only: only)
     if let note = await engine.info().cacheReadOnly {
       Console.printError(
         "assetwatch: \(TerminalText.sanitize(note)); serving intact copies, saving nothing")

@@ -119,4 +119,28 @@ import Testing
     }
     #expect(state.rowOrder.computations == before)
   }
+
+  /// The header's counts per STATE word follow each event by one asset, not a recount.
+  @Test func headerCountsFollowEventsWithoutCountingEveryAsset() {
+    var state = sorted(by: .config, many(300))
+    let before = state.tally.computations
+    for i in 0..<30 {
+      let failing = state.assets[i].with {
+        $0.consecutiveFailures = 1
+        $0.targetVersion = "next"
+      }
+      send(.assetChanged(failing), &state, at: Fixtures.now)
+    }
+    send(.assetChanged(AssetStatus(id: "new", source: .none)), &state, at: Fixtures.now)
+    #expect(state.tally.computations == before)
+    let (counts, behind) = state.stateCounts(at: Fixtures.now)
+    #expect(counts == [.fresh: 270, .failed: 30, .missing: 1])
+    #expect(behind == 30)
+    // Past every asset's lifetime they all turn stale: counted again, once.
+    _ = DashboardReducer.reduce(&state, .tick, now: Fixtures.later(400))
+    _ = DashboardReducer.reduce(&state, .tick, now: Fixtures.later(401))
+    #expect(state.tally.computations == before + 1)
+    #expect(
+      state.stateCounts(at: Fixtures.later(401)).counts == [.stale: 270, .failed: 30, .missing: 1])
+  }
 }

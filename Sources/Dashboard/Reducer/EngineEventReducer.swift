@@ -34,11 +34,11 @@ enum EngineEventReducer {
   }
 
   /// Replaces every asset; rows that differ from the previous snapshot are highlighted (none on
-  /// the first one, where everything would be "new").
+  /// the first one, where everything would be "new", nor on the one that ends the engine's load).
   private static func replace(
     with snapshot: EngineSnapshot, in state: inout DashboardState, now: Date
   ) {
-    let isFirst = state.info == nil
+    let isFirst = state.info == nil || state.info?.assetsLoading != nil
     let previous = Dictionary(state.assets.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
     state.info = snapshot.info
     state.assets = snapshot.assets
@@ -57,7 +57,8 @@ enum EngineEventReducer {
     } else {
       state.appendAsset(status, now: now)
     }
-    state.changedAt[status.id] = now
+    // Rows arriving while the engine reads its cache at start are not changes.
+    if state.info?.assetsLoading == nil { state.changedAt[status.id] = now }
   }
 
   /// Progress only moves a transfer the table already shows as in flight; a late progress event

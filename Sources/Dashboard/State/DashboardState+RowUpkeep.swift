@@ -6,6 +6,7 @@ extension DashboardState {
   /// depend on changed since (the reducer calls this after every input).
   mutating func refreshRows(at now: Date) {
     if !rowOrder.indexIsCurrent { rowOrder.reindex(assets) }
+    if !tally.holds(at: now) { tally.recount(assets, at: now) }
     guard !rowOrder.isCurrent(sort: sort, filter: filter, at: now) else { return }
     rowOrder.recompute(assets, sort: sort, filter: filter, at: now)
   }
@@ -21,7 +22,9 @@ extension DashboardState {
       && sort.compare(old, status, now: now) == .orderedSame
       && (filter.text.isEmpty || filter.matches(old, now: now) == filter.matches(status, now: now))
     let indexWasCurrent = rowOrder.indexIsCurrent
+    let tallyWasCurrent = tally.holds(at: now)
     assets[index] = status
+    tally.replaced(old, with: status, at: now, wasCurrent: tallyWasCurrent)
     rowOrder.replacedInPlace(
       keepsOrder: keepsOrder, wasIndexCurrent: indexWasCurrent && sameID, replacement: status,
       at: now)
@@ -34,7 +37,9 @@ extension DashboardState {
     let keepsOrder =
       sort.column == .config && filter.text.isEmpty
       && rowOrder.isCurrent(sort: sort, filter: filter, at: now)
+    let tallyWasCurrent = tally.holds(at: now)
     assets.append(status)
+    tally.appended(status, at: now, wasCurrent: tallyWasCurrent)
     rowOrder.appended(
       status, at: assets.count - 1, keepsOrder: keepsOrder, wasIndexCurrent: indexWasCurrent)
   }

@@ -17,7 +17,10 @@ public struct DashboardState: Sendable, Equatable {
   public internal(set) var info: EngineInfo?
   /// Every asset, in the engine's order.
   public internal(set) var assets: [AssetStatus] = [] {
-    didSet { rowOrder.assetsChanged() }
+    didSet {
+      rowOrder.assetsChanged()
+      tally.assetsChanged()
+    }
   }
   /// The selected asset.
   public internal(set) var selectedID: String?
@@ -50,6 +53,8 @@ public struct DashboardState: Sendable, Equatable {
   public internal(set) var notice: Notice?
   /// The table rows, kept between the changes that can move them (the reducer keeps it current).
   var rowOrder = RowOrder()
+  /// The header's counts per STATE word, kept like the rows.
+  var tally = StateTally()
 
   /// Creates an empty state waiting for the engine's first snapshot, on a terminal of
   /// `terminalSize` (what paging and scrolling go by until a resize key says otherwise).
@@ -86,6 +91,15 @@ public struct DashboardState: Sendable, Equatable {
     return TableRows(
       assets: assets, order: order, rowOfID: nil,
       longestIDWidth: order.lazy.map { DisplayWidth.of(assets[$0].id) }.max() ?? 0)
+  }
+
+  /// How many assets are in each STATE word at `now` (words with none are absent), and how many
+  /// are behind the manifest's target: the kept counts when they hold, else counted now.
+  func stateCounts(at now: Date) -> (counts: [AssetState: Int], behind: Int) {
+    if tally.holds(at: now) { return (tally.counts, tally.behind) }
+    var fresh = StateTally()
+    fresh.recount(assets, at: now)
+    return (fresh.counts, fresh.behind)
   }
 
   /// The index of the selected row in `rows`: the selected asset's row, or the nearest row when

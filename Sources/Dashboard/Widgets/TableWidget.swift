@@ -27,6 +27,9 @@ struct TableWidget: Widget {
 
   private var emptyMessage: String {
     if context.state.info == nil { return "waiting for the engine's first snapshot" }
+    if let loading = context.state.info?.assetsLoading {
+      return HeaderWidget.loadingNote(loading, context.glyphs)
+    }
     if context.state.assets.isEmpty { return "no assets configured" }
     return "no asset matches the filter"
   }

@@ -20,7 +20,8 @@ struct WatchCommand: AsyncParsableCommand {
     {
       return try await AttachedWatch(socketPath: socket, display: display, safety: safety).run()
     }
-    let engine = try await EngineLauncher.start(config, logging: logging)
+    // Not started: the dashboard draws at once and fills in its rows while the engine loads.
+    let engine = try await EngineLauncher.open(try config.loadConfiguration(), logging: logging)
     try await WatchSession(
       engine: engine, display: display, safety: safety, configLabel: config.file
     ).run()
