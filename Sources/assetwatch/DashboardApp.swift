@@ -43,11 +43,14 @@ final class DashboardApp: TerminalApplication {
   private var dirty = true
   /// Frame statistics for the benchmark, when asked for.
   private let stats: FrameStats?
+  /// Called once, when the first frame reached the terminal.
+  private var onFirstDraw: (@Sendable () -> Void)?
 
   init(
     options: DashboardOptions, inbox: EventInbox, commands: AsyncStream<AssetCommand>.Continuation,
-    stats: FrameStats? = nil
+    stats: FrameStats? = nil, onFirstDraw: (@Sendable () -> Void)? = nil
   ) {
+    self.onFirstDraw = onFirstDraw
     self.options = options
     self.state = DashboardState(options: options)
     self.inbox = inbox
@@ -96,7 +99,11 @@ final class DashboardApp: TerminalApplication {
 
   var wantsToQuit: Bool { quit || engineFinished }
 
-  func didDraw(at now: Date) { stats?.didDraw(at: now) }
+  func didDraw(at now: Date) {
+    stats?.didDraw(at: now)
+    onFirstDraw?()
+    onFirstDraw = nil
+  }
 
   private func apply(_ input: DashboardInput, now: Date) {
     perform(DashboardReducer.reduce(&state, input, now: now))

@@ -26,11 +26,14 @@ struct WatchSession {
       // entries to be read; their rows arrive batch by batch.
       let events = await engine.events()
       let engine = self.engine
+      let (firstDraw, drawn) = AsyncStream.makeStream(of: Void.self)
       let loader = Task {
+        // The first frame goes out before the load competes with it for the CPU.
+        for await _ in firstDraw { break }
         await engine.startProgressively()
         await engine.startAutoRefresh()
       }
-      code = await runDashboard(events, loaded: loader, environment: environment)
+      code = await runDashboard(events, drawn: drawn, loaded: loader, environment: environment)
       await loader.value
     } else {
       await engine.start()
@@ -44,9 +47,11 @@ struct WatchSession {
 
   /// The ncurses dashboard; falls back to plain lines if the terminal cannot be opened.
   private func runDashboard(
-    _ events: AsyncStream<EngineEvent>, loaded: Task<Void, Never>,
-    environment: [String: String]
+    _ events: AsyncStream<EngineEvent>, drawn: AsyncStream<Void>.Continuation,
+    loaded: Task<Void, Never>, environment: [String: String]
   ) async -> Int32 {
+    // However the dashboard ends (or fails to open), the load is not left waiting for a frame.
+    defer { drawn.finish() }
     let inbox = EventInbox()
     let pump = Task.detached {
       for await event in events { inbox.post(event) }
@@ -81,11 +86,16 @@ struct WatchSession {
     let app = DashboardApp(
       options: DashboardOptions(
         configPath: configLabel, readonly: safety.readonly, color: wantColor),
-      inbox: inbox, commands: continuation, stats: stats)
+      inbox: inbox, commands: continuation, stats: stats,
+      onFirstDraw: {
+        drawn.yield()
+        drawn.finish()
+      })
     do {
       return try await CursesTerminal.runAsync(app, wantColor: wantColor).exitStatus
     } catch {
       Console.printError("assetwatch: \(error); printing one line per event")
+      drawn.finish()
       await loaded.value
       return await runPlain(await engine.events())
     }
