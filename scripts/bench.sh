@@ -4,8 +4,9 @@
 # medians and ratios. Timings are printed, never asserted.
 #
 #   scripts/bench.sh [--quick] [CASE ...]
-#   CASES: big sync revalidate status statusbig idle firstframe   (default: all)
+#   CASES: big sync revalidate status statusbig idle firstframe storm   (default: all)
 #   env:   RUNS (5; --quick 3)  BIG_MIB (1024; --quick 256)  IDLE_SECONDS (60; --quick 10)
+#          STORM_RATE (1000 events/s)  STORM_KEYS (10)  STORM_SECONDS (5)
 #
 # Installs what it needs from Debian's packages when run as root (nginx-light curl time tmux),
 # else says what to install. Writes nothing outside a temporary folder.
@@ -20,7 +21,7 @@ for arg in "$@"; do
     *) CASES+=("$arg") ;;
   esac
 done
-[ ${#CASES[@]} -eq 0 ] && CASES=(big sync revalidate status statusbig idle firstframe)
+[ ${#CASES[@]} -eq 0 ] && CASES=(big sync revalidate status statusbig idle firstframe storm)
 if [ "$QUICK" = 1 ]; then
   RUNS=${RUNS:-3}; BIG_MIB=${BIG_MIB:-256}; IDLE_SECONDS=${IDLE_SECONDS:-10}
 else
@@ -151,7 +152,7 @@ CONF
   rm -rf "$WORK/cache-big"
 fi
 
-if has sync || has revalidate || has status || has idle || has firstframe; then
+if has sync || has revalidate || has status; then
   make_assets 1000 n1000
 fi
 
@@ -219,52 +220,140 @@ CONF
   rm -rf "$WORK/www/big2.bin" "$WORK/cache-sb-yes" "$WORK/cache-sb-no"
 fi
 
-# The dashboard in tmux: CPU of an idle dashboard, and time to its first frame with rows.
-dash_start() { # CONFIG -> sets DPID; prints milliseconds to the first row
-  local t0 t1
+# The dashboard in tmux: CPU of an idle dashboard, time to its first frame and first row, and
+# frames/s and key latency under a storm of events. Each case is a function of its own.
+dash_kill() { # and wait until the server is gone: a new session must not reach a dying one
   tmux -L awbench kill-server 2>/dev/null || true
-  t0=$(date +%s%N)
-  tmux -L awbench new-session -d -s bench -x 140 -y 45 -e LANG=C.UTF-8 -e TERM=tmux-256color "$BIN watch --config $1"
-  for _ in $(seq 1 2000); do
-    tmux -L awbench capture-pane -t bench -p 2>/dev/null | grep -q ' a0 \| a1 ' && break
-    sleep 0.005
-  done
-  t1=$(date +%s%N)
+  for _ in $(seq 1 200); do tmux -L awbench ls >/dev/null 2>&1 || return 0; sleep 0.01; done
+}
+dash_screen() { tmux -L awbench capture-pane -t bench -p 2>/dev/null; }
+# Starts the dashboard on CONFIG (extra environment as further NAME=VALUE arguments); sets DPID.
+dash_launch() { # CONFIG [NAME=VALUE ...]
+  local config=$1; shift
+  local envs=(-e LANG=C.UTF-8 -e TERM=tmux-256color)
+  for e in "$@"; do envs+=(-e "$e"); done
+  dash_kill
+  tmux -L awbench new-session -d -s bench -x 140 -y 45 "${envs[@]}" "$BIN watch --config $config" ||
+    { sleep 0.2; tmux -L awbench new-session -d -s bench -x 140 -y 45 "${envs[@]}" "$BIN watch --config $config"; }
   DPID=$(tmux -L awbench display -p -t bench '#{pane_pid}')
-  echo $(((t1 - t0) / 1000000))
+}
+# Polls the screen until it matches PATTERN (grep -E); prints the milliseconds since T0_NS.
+dash_wait_for() { # PATTERN T0_NS
+  for _ in $(seq 1 4000); do
+    dash_screen | grep -qE "$1" && break
+    sleep 0.002
+  done
+  echo $((($(date +%s%N) - $2) / 1000000))
+}
+dash_wait_gone() { # PATTERN T0_NS
+  for _ in $(seq 1 4000); do
+    dash_screen | grep -qE "$1" || break
+    sleep 0.002
+  done
+  echo $((($(date +%s%N) - $2) / 1000000))
+}
+# Starts the dashboard on CONFIG; prints "ms-to-first-frame ms-to-first-row ms-to-all-loaded".
+dash_start() { # CONFIG
+  local t0 frame row loaded
+  t0=$(date +%s%N)
+  dash_launch "$1"
+  frame=$(dash_wait_for 'AssetWatch' "$t0")
+  row=$(dash_wait_for ' a0 | a1 ' "$t0")
+  loaded=$(dash_wait_gone 'loading [0-9]+ asset' "$t0")
+  echo "$frame $row $loaded"
 }
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 
-if has idle || has firstframe; then
-  make_assets 7 n7
-  for n in 7 1000; do "$BIN" refresh --config "$WORK/n$n.json" >/dev/null; done
-  if has idle; then
-    make_assets 3000 n3000
-    "$BIN" refresh --config "$WORK/n3000.json" >/dev/null
-    HZ=$(getconf CLK_TCK)
-    declare -A IDLE
-    for n in 7 1000 3000; do
-      dash_start "$WORK/n$n.json" >/dev/null
-      sleep 2
-      c0=$(cpu_ticks "$DPID"); s0=$(date +%s%N)
-      sleep "$IDLE_SECONDS"
-      c1=$(cpu_ticks "$DPID"); s1=$(date +%s%N)
-      IDLE[$n]=$(awk -v c=$((c1 - c0)) -v hz="$HZ" -v ns=$((s1 - s0)) 'BEGIN{printf "%.2f", 100 * c / hz / (ns / 1e9)}')
-    done
-    tmux -L awbench kill-server 2>/dev/null || true
-    row "dashboard idle ${IDLE_SECONDS}s, 1,000 assets vs 7" "${IDLE[1000]}% vs ${IDLE[7]}% of a core" "-"
-    row "dashboard idle ${IDLE_SECONDS}s, 3,000 assets vs 7" "${IDLE[3000]}% vs ${IDLE[7]}% of a core" "-"
-  fi
-  if has firstframe; then
-    F1=(); F7=()
-    for _ in $(seq 1 "$RUNS"); do
-      F1+=("$(dash_start "$WORK/n1000.json")")
-      F7+=("$(dash_start "$WORK/n7.json")")
-    done
-    tmux -L awbench kill-server 2>/dev/null || true
-    f1=$(median "${F1[@]}"); f7=$(median "${F7[@]}")
-    row "first frame with rows, 1,000 cached vs 7" "${f1}ms vs ${f7}ms" "$(ratio "$f1" "$f7")x"
-  fi
-fi
-echo
-echo "(not measured by this script yet: dashboard frames/s and key latency under 1,000 events/s)"
+dash_fill() { # N...: configs n<N> with every asset cached
+  for n in "$@"; do
+    [ -f "$WORK/n$n.json" ] || make_assets "$n" "n$n"
+    [ -d "$WORK/cache-n$n" ] || "$BIN" refresh --config "$WORK/n$n.json" >/dev/null
+  done
+}
+
+bench_dashboard_idle() {
+  dash_fill 7 1000 3000
+  local hz n c0 c1 s0 s1
+  hz=$(getconf CLK_TCK)
+  declare -A IDLE
+  for n in 7 1000 3000; do
+    dash_start "$WORK/n$n.json" >/dev/null
+    sleep 2
+    c0=$(cpu_ticks "$DPID"); s0=$(date +%s%N)
+    sleep "$IDLE_SECONDS"
+    c1=$(cpu_ticks "$DPID"); s1=$(date +%s%N)
+    IDLE[$n]=$(awk -v c=$((c1 - c0)) -v hz="$hz" -v ns=$((s1 - s0)) 'BEGIN{printf "%.2f", 100 * c / hz / (ns / 1e9)}')
+  done
+  dash_kill
+  row "dashboard idle ${IDLE_SECONDS}s, 1,000 assets vs 7" "${IDLE[1000]}% vs ${IDLE[7]}% of a core" "-"
+  row "dashboard idle ${IDLE_SECONDS}s, 3,000 assets vs 7" "${IDLE[3000]}% vs ${IDLE[7]}% of a core" "-"
+}
+
+bench_dashboard_firstframe() {
+  dash_fill 7 1000 3000
+  local F1=() R1=() L1=() F7=() R7=() F3=() R3=() L3=() f r l
+  for _ in $(seq 1 "$RUNS"); do
+    read -r f r l < <(dash_start "$WORK/n1000.json"); F1+=("$f"); R1+=("$r"); L1+=("$l")
+    read -r f r _ < <(dash_start "$WORK/n7.json"); F7+=("$f"); R7+=("$r")
+    read -r f r l < <(dash_start "$WORK/n3000.json"); F3+=("$f"); R3+=("$r"); L3+=("$l")
+  done
+  dash_kill
+  local f1 r1 l1 f7 r7 f3 r3 l3
+  f1=$(median "${F1[@]}"); r1=$(median "${R1[@]}"); l1=$(median "${L1[@]}")
+  f7=$(median "${F7[@]}"); r7=$(median "${R7[@]}")
+  f3=$(median "${F3[@]}"); r3=$(median "${R3[@]}"); l3=$(median "${L3[@]}")
+  row "first frame, 1,000 cached vs 7" "${f1}ms vs ${f7}ms" "$(ratio "$f1" "$f7")x"
+  row "first frame with rows, 1,000 cached vs 7" "${r1}ms vs ${r7}ms" "$(ratio "$r1" "$r7")x"
+  row "first frame with rows, 3,000 cached vs 7" "${r3}ms vs ${r7}ms" "$(ratio "$r3" "$r7")x"
+  row "all rows loaded, 1,000 / 3,000 cached" "${l1}ms / ${l3}ms" "-"
+}
+
+# 1,000 synthetic engine events a second (ASSETWATCH_EVENT_STORM) into a dashboard of 1,000
+# assets: frames drawn (counted by the dashboard, ASSETWATCH_FRAME_STATS) and the time from a
+# key sent through tmux to the screen showing its effect (the filter line opening and closing).
+bench_dashboard_storm() {
+  dash_fill 1000
+  local stats="$WORK/storm-stats.txt" lat=() t0 i
+  rm -f "$stats"
+  t0=$(date +%s%N)
+  dash_launch "$WORK/n1000.json" ASSETWATCH_EVENT_STORM="${STORM_RATE:-1000}" ASSETWATCH_FRAME_STATS="$stats"
+  dash_wait_gone 'loading [0-9]+ asset' "$t0" >/dev/null
+  sleep 2
+  for i in $(seq 1 "${STORM_KEYS:-10}"); do
+    t0=$(date +%s%N); tmux -L awbench send-keys -t bench /
+    lat+=("$(dash_wait_for ' of 1000' "$t0")")
+    sleep 0.3
+    t0=$(date +%s%N); tmux -L awbench send-keys -t bench Escape
+    lat+=("$(dash_wait_gone ' of 1000' "$t0")")
+    sleep 0.3
+  done
+  sleep "${STORM_SECONDS:-5}"
+  tmux -L awbench send-keys -t bench q
+  for _ in $(seq 1 500); do [ -s "$stats" ] && break; sleep 0.02; done
+  # The peer: the same round trip through tmux to `cat`, which echoes at once (tmux's own share).
+  local peer=()
+  dash_kill
+  tmux -L awbench new-session -d -s bench -x 140 -y 45 "stty -echo; cat"
+  sleep 0.5
+  for i in $(seq 1 "${STORM_KEYS:-10}"); do
+    t0=$(date +%s%N); tmux -L awbench send-keys -t bench "k$i" Enter
+    peer+=("$(dash_wait_for "^k$i\$" "$t0")")
+    sleep 0.3
+  done
+  dash_kill
+  local fps most eps kmed kmax lmed lmax
+  fps=$(awk '$1=="frames_per_second"{print $2}' "$stats")
+  most=$(awk '$1=="most_frames_in_one_second"{print $2}' "$stats")
+  eps=$(awk '$1=="events_per_second"{print $2}' "$stats")
+  kmed=$(awk '$1=="key_to_screen_ms_median"{print $2}' "$stats")
+  kmax=$(awk '$1=="key_to_screen_ms_max"{print $2}' "$stats")
+  lmed=$(median "${lat[@]}"); lmax=$(printf '%s\n' "${lat[@]}" | sort -g | tail -1)
+  row "storm ${eps} events/s, 1,000 assets: frames/s" "${fps} (most in one second: ${most})" "-"
+  local pmed; pmed=$(median "${peer[@]}")
+  row "storm: key sent by tmux to screen (median, max)" "${lmed}ms, ${lmax}ms vs cat ${pmed}ms" "-"
+  row "storm: key handled to frame drawn (median, max)" "${kmed}ms, ${kmax}ms" "-"
+}
+
+if has idle; then bench_dashboard_idle; fi
+if has firstframe; then bench_dashboard_firstframe; fi
+if has storm; then bench_dashboard_storm; fi

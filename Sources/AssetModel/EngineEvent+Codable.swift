@@ -6,7 +6,7 @@ import Foundation
 extension EngineInfo: Codable {
   private enum CodingKeys: String, CodingKey {
     case appVersion, configPath, manifestVersion, autoRefreshPaused, refreshEvery
-    case cacheReadOnly, manifestCheckedAt, manifestError
+    case cacheReadOnly, manifestCheckedAt, manifestError, assetsLoading
   }
 
   /// Decodes engine info; only `appVersion` is required.
@@ -23,9 +23,10 @@ extension EngineInfo: Codable {
     cacheReadOnly = try c.decodeIfPresent(String.self, forKey: .cacheReadOnly)
     manifestCheckedAt = try c.decodeIfPresent(Date.self, forKey: .manifestCheckedAt)
     manifestError = try c.decodeIfPresent(String.self, forKey: .manifestError)
+    assetsLoading = try c.decodeIfPresent(Int.self, forKey: .assetsLoading)
   }
 
-  /// Encodes every field; absent optionals are written as `null`.
+  /// Encodes every field; absent optionals are written as `null` (but `assetsLoading` only when set).
   public func encode(to encoder: any Encoder) throws {
     var c = encoder.container(keyedBy: CodingKeys.self)
     try c.encode(appVersion, forKey: .appVersion)
@@ -36,6 +37,8 @@ extension EngineInfo: Codable {
     try c.encode(cacheReadOnly, forKey: .cacheReadOnly)
     try c.encode(manifestCheckedAt, forKey: .manifestCheckedAt)
     try c.encode(manifestError, forKey: .manifestError)
+    // Only while loading: output written after the start stays as it was.
+    try c.encodeIfPresent(assetsLoading, forKey: .assetsLoading)
   }
 }
 

@@ -19,6 +19,9 @@ public struct EngineInfo: Sendable, Equatable {
   /// Why the last manifest fetch failed, one readable sentence (nil after a success); the
   /// previous manifest's targets stay in force meanwhile.
   public var manifestError: String? = nil
+  /// How many assets the engine is still reading from its cache at start (nil once all are
+  /// loaded): snapshots and events leave them out until they are read.
+  public var assetsLoading: Int? = nil
 
   /// Creates engine info.
   public init(

@@ -1,15 +1,16 @@
 /// Decides when a changed frame may be drawn and how long to wait for keys meanwhile.
 ///
-/// Caps drawing at about 30 frames a second (what an ssh link and a human eye need) while keeping
+/// Caps drawing at 30 frames a second (what an ssh link and a human eye need) while keeping
 /// the key wait short enough that the app's frame is polled about 20 times a second when idle.
+/// Pure: the loop passes in the time, so tests drive it with made-up instants.
 struct FramePacer {
-  /// The shortest time between two draws.
-  var minimumInterval: Duration = .milliseconds(33)
+  /// The shortest time between two draws: 30 in any second at most.
+  var minimumInterval: Duration = .seconds(1) / 30
   /// How long to wait for a key when nothing is waiting to be drawn, in milliseconds.
   var idleWaitMilliseconds: Int32 = 50
   private var lastDraw: ContinuousClock.Instant?
 
-  /// Creates a pacer with the default 30 fps cap and 50 ms key wait.
+  /// Creates a pacer with the 30 fps cap and 50 ms key wait.
   init() {}
 
   /// Whether a frame may be drawn at `now`.

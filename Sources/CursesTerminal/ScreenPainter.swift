@@ -17,13 +17,24 @@ final class ScreenPainter {
 
   /// Draws `buffer`, clipped to the window; cells outside the buffer stay blank.
   ///
-  /// Erases and redraws every cell; curses compares with what the terminal shows and sends only
-  /// the difference, in one `doupdate`.
-  func paint(_ buffer: ScreenBuffer) {
-    werase(window)
+  /// With `previous`, the frame the window holds now (same size), only the rows that differ
+  /// from it are drawn again: an idle dashboard whose clock turns costs one row, not the screen.
+  /// Without it, the window is erased and every cell drawn. Either way curses compares with what
+  /// the terminal shows and sends only the difference, in one `doupdate`.
+  func paint(_ buffer: ScreenBuffer, over previous: ScreenBuffer? = nil) {
     let rows = min(buffer.height, Int(getmaxy(window)))
     let columns = min(buffer.width, Int(getmaxx(window)))
+    let base = previous.flatMap {
+      $0.width == buffer.width && $0.height == buffer.height ? $0 : nil
+    }
+    if base == nil { werase(window) }
     for y in 0..<rows {
+      let start = y * buffer.width
+      if let base,
+        base.cells[start..<start + buffer.width] == buffer.cells[start..<start + buffer.width]
+      {
+        continue
+      }
       for x in 0..<columns {
         draw(buffer[x, y], x: x, y: y, columnsLeft: columns - x)
       }

@@ -15,8 +15,17 @@ public protocol TerminalApplication: AnyObject {
   /// Handles a key that arrived at `now`; returns false to quit.
   func handle(_ key: Key, now: Date) -> Bool
   /// Produces the frame for a terminal of this size; called every loop turn (about 20 times a
-  /// second), and drawn only when it differs from the last frame drawn, at most ~30 times a second.
+  /// second, never sooner than the frame cap allows), and drawn only when it differs from the
+  /// last frame drawn, at most 30 times a second.
   func frame(width: Int, height: Int, now: Date) -> ScreenBuffer
   /// Whether the app wants to stop (for example, the engine finished); checked every loop turn.
   var wantsToQuit: Bool { get }
+  /// Tells the app that the frame it produced last was sent to the terminal at `now` (for
+  /// frame statistics; the default does nothing).
+  func didDraw(at now: Date)
+}
+
+extension TerminalApplication {
+  /// Does nothing.
+  public func didDraw(at now: Date) {}
 }

@@ -32,8 +32,11 @@ final class TerminalLoop {
   func run() -> TerminalExit {
     while true {
       if let exit = pendingExit() { return exit }
-      let framePending = drawFrameIfChanged()
-      let wait = pacer.waitMilliseconds(framePending: framePending, at: clock.now)
+      // Too soon after the last draw: the app is not even asked for a frame (under a storm of
+      // events it renders at most 30 times a second, and folds the events in between together).
+      let allowed = pacer.mayDraw(at: clock.now)
+      if allowed { drawFrameIfChanged() }
+      let wait = pacer.waitMilliseconds(framePending: !allowed, at: clock.now)
       if !handleKeys(waitingMilliseconds: wait) { return .quit }
     }
   }
@@ -54,18 +57,15 @@ final class TerminalLoop {
     return descriptor.revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0
   }
 
-  /// Asks the app for a frame and draws it if it changed and the frame cap allows; returns true
-  /// when a changed frame is still waiting to be drawn.
-  private func drawFrameIfChanged() -> Bool {
+  /// Asks the app for a frame and draws it if it changed (the caller checked the frame cap).
+  private func drawFrameIfChanged() {
     let size = screen.size
     let frame = app.frame(width: size.width, height: size.height, now: Date())
-    guard frame != lastDrawn else { return false }
-    let now = clock.now
-    guard pacer.mayDraw(at: now) else { return true }
-    painter.paint(frame)
+    guard frame != lastDrawn else { return }
+    painter.paint(frame, over: lastDrawn)
     lastDrawn = frame
-    pacer.didDraw(at: now)
-    return false
+    pacer.didDraw(at: clock.now)
+    app.didDraw(at: Date())
   }
 
   /// Waits up to `waitingMilliseconds` for a key, then takes whatever else is already queued;

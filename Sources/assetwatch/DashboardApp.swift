@@ -41,14 +41,21 @@ final class DashboardApp: TerminalApplication {
   private var lastFrame: (buffer: ScreenBuffer, width: Int, height: Int)?
   /// Whether a key, an event or a tick changed the state since `lastFrame` was rendered.
   private var dirty = true
+  /// Frame statistics for the benchmark, when asked for.
+  private let stats: FrameStats?
+  /// Called once, when the first frame reached the terminal.
+  private var onFirstDraw: (@Sendable () -> Void)?
 
   init(
-    options: DashboardOptions, inbox: EventInbox, commands: AsyncStream<AssetCommand>.Continuation
+    options: DashboardOptions, inbox: EventInbox, commands: AsyncStream<AssetCommand>.Continuation,
+    stats: FrameStats? = nil, onFirstDraw: (@Sendable () -> Void)? = nil
   ) {
+    self.onFirstDraw = onFirstDraw
     self.options = options
     self.state = DashboardState(options: options)
     self.inbox = inbox
     self.commands = commands
+    self.stats = stats
   }
 
   func start(capabilities: TerminalCapabilities, size: TerminalSize) {
@@ -59,13 +66,16 @@ final class DashboardApp: TerminalApplication {
 
   func handle(_ key: Key, now: Date) -> Bool {
     dirty = true
+    stats?.keyHandled(at: now)
     apply(.key(key), now: now)
     return !quit
   }
 
   func frame(width: Int, height: Int, now: Date) -> ScreenBuffer {
     let (events, finished) = inbox.drain()
-    for input in events { apply(input, now: now) }
+    stats?.eventsTaken(events.count)
+    // One reduce for the whole batch: the table is re-sorted at most once per frame.
+    if !events.isEmpty { perform(DashboardReducer.reduce(&state, events, now: now)) }
     engineFinished = finished
     // Relative times, highlights and notices age: tick at each new second of the clock (so the
     // header's clock turns on time). The backend draws only when the rendered buffer differs,
@@ -89,8 +99,18 @@ final class DashboardApp: TerminalApplication {
 
   var wantsToQuit: Bool { quit || engineFinished }
 
+  func didDraw(at now: Date) {
+    stats?.didDraw(at: now)
+    onFirstDraw?()
+    onFirstDraw = nil
+  }
+
   private func apply(_ input: DashboardInput, now: Date) {
-    for effect in DashboardReducer.reduce(&state, input, now: now) {
+    perform(DashboardReducer.reduce(&state, input, now: now))
+  }
+
+  private func perform(_ effects: [DashboardEffect]) {
+    for effect in effects {
       switch effect {
       case .command(let command): commands.yield(command)
       case .quit: quit = true

@@ -19,6 +19,19 @@ enum EngineLauncher {
     _ configuration: EngineConfiguration, logging: LoggingOptions, only: Set<String>? = nil,
     sweeping: Bool = true, metricsFactory: (any MetricsFactory)? = nil
   ) async throws -> AssetEngine {
+    let engine = try await open(configuration, logging: logging, metricsFactory: metricsFactory)
+    await engine.start(only: only, sweeping: sweeping && only == nil)
+    return engine
+  }
+
+  /// Opens the cache of `configuration` and makes an engine over it, not started (nothing read
+  /// yet); says so on standard error when the cache is read-only.
+  ///
+  /// - Throws: `ExitCode(1)` after printing the reason when the cache cannot be opened.
+  static func open(
+    _ configuration: EngineConfiguration, logging: LoggingOptions,
+    metricsFactory: (any MetricsFactory)? = nil
+  ) async throws -> AssetEngine {
     let engine: AssetEngine
     do {
       engine = try AssetEngine(
@@ -28,7 +41,6 @@ enum EngineLauncher {
         "assetwatch: cannot open the cache \(configuration.cacheDirectory.path): \(error)")
       throw ExitCode(1)
     }
-    await engine.start(only: only, sweeping: sweeping && only == nil)
     if let note = await engine.info().cacheReadOnly {
       Console.printError(
         "assetwatch: \(TerminalText.sanitize(note)); serving intact copies, saving nothing")

@@ -13,7 +13,32 @@ import Testing
     var pacer = FramePacer()
     pacer.didDraw(at: start)
     #expect(!pacer.mayDraw(at: start + .milliseconds(10)))
-    #expect(pacer.mayDraw(at: start + .milliseconds(33)))
+    #expect(!pacer.mayDraw(at: start + .milliseconds(33)))
+    #expect(pacer.mayDraw(at: start + .milliseconds(34)))
+  }
+
+  /// A frame changed every millisecond for ten seconds, drawn whenever the pacer allows and the
+  /// loop waits as it says: never more than 30 draws in any one second.
+  @Test func aStormOfChangesIsDrawnAtMostThirtyTimesInAnySecond() {
+    var pacer = FramePacer()
+    var draws: [ContinuousClock.Instant] = []
+    var now = start
+    let end = start + .seconds(10)
+    while now < end {
+      let allowed = pacer.mayDraw(at: now)
+      if allowed {
+        pacer.didDraw(at: now)
+        draws.append(now)
+      }
+      // The loop asks again after the wait, or as soon as the next change (a key) arrives.
+      let wait = pacer.waitMilliseconds(framePending: !allowed, at: now)
+      now += .milliseconds(min(Int(wait), 1))
+    }
+    for (i, first) in draws.enumerated() {
+      let inOneSecond = draws[i...].prefix { $0 - first < .seconds(1) }.count
+      #expect(inOneSecond <= 30)
+    }
+    #expect(draws.count >= 290)  // and the cap is not much lower than 30 either
   }
 
   @Test func aWaitingFrameShortensTheKeyWait() {

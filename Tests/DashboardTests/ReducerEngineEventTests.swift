@@ -98,4 +98,13 @@ import Testing
     #expect(state.health.lastEventAt == Fixtures.now)
     #expect(state.health.eventsPerSecond(at: Fixtures.later(10)) == 0)
   }
+
+  @Test func streamHealthUnderAStormKeepsItsRateAndABoundedList() {
+    var health = StreamHealth()
+    for i in 0..<20_000 {  // 1,000 a second for 20 s
+      health.record(at: Fixtures.now.addingTimeInterval(Double(i) / 1000))
+      #expect(health.arrivals.count <= 2 * 5 * 1000 + 1)
+    }
+    #expect(health.eventsPerSecond(at: Fixtures.later(19.999)) == 1000)
+  }
 }

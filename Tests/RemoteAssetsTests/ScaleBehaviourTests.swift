@@ -133,6 +133,38 @@ import Testing
     }
   }
 
+  @Test func idleTicksLookAtNoAssetUntilOneIsDue() async throws {
+    try await withTemporaryDirectory { dir in
+      let clock = ManualClock(now: Date(timeIntervalSince1970: 1_800_000_000))
+      let fetcher = ScriptedFetcher()
+      fetcher.set("[1]", etag: "\"1\"")
+      let defs = (0..<40).map {
+        AssetDefinition(
+          id: "s\($0)", remote: URL(string: "scripted://s\($0)"), format: .json,
+          refresh: .every(3600))
+      }
+      try await withEngine(
+        defs, cache: dir.url.appendingPathComponent("c"), clock: clock, fetchers: [fetcher]
+      ) { engine in
+        for def in defs { _ = await engine.refresh(def.id) }  // each due again in an hour
+        let fetches = fetcher.fetches
+        await engine.tick()  // the refreshes woke the scheduler: one look at every asset
+        for _ in 0..<9 {  // the per-second look at other processes
+          clock.advance(by: 1)
+          await engine.tick()
+        }
+        #expect(await engine.scheduleScans == 1)
+        clock.advance(by: 3600)
+        await engine.tick()
+        #expect(await engine.scheduleScans == 2)
+        for _ in 0..<10_000 where fetcher.fetches < fetches + defs.count {
+          try await Task.sleep(for: .milliseconds(1))
+        }
+        #expect(fetcher.fetches == fetches + defs.count)
+      }
+    }
+  }
+
   /// The scheduler's sleep deadline, once it is asleep (bounded wait).
   func pendingSleep(_ clock: ManualClock) async throws -> Date {
     for _ in 0..<10_000 {

@@ -63,7 +63,7 @@ extension ScreenLayout {
   /// The layout `state` needs on a `width` x `height` terminal at `now`.
   init?(state: DashboardState, width: Int, height: Int, now: Date) {
     self.init(
-      width: width, height: height, rowCount: state.rows(at: now).count,
+      width: width, height: height, rowCount: state.tableRows(at: now).count,
       showsDetail: state.showsDetail, showsEvents: state.showsEvents,
       showsFilter: state.filter.isVisible)
   }

@@ -9,6 +9,36 @@ public enum DashboardReducer {
   public static func reduce(_ state: inout DashboardState, _ input: DashboardInput, now: Date)
     -> [DashboardEffect]
   {
+    let effects = apply(input, to: &state, now: now)
+    settle(&state, now: now)
+    return effects
+  }
+
+  /// Applies `inputs` in order at `now`, like one ``reduce(_:_:now:)`` each, but settles the
+  /// table (its order, the selection, the scroll) once at the end: a burst of engine events
+  /// that moves rows costs one sort, not one per event.
+  public static func reduce(
+    _ state: inout DashboardState, _ inputs: [DashboardInput], now: Date
+  ) -> [DashboardEffect] {
+    var effects: [DashboardEffect] = []
+    for input in inputs {
+      // Keys look at the rows as they are: settle what the events before them changed.
+      if case .key = input { settle(&state, now: now) }
+      effects += apply(input, to: &state, now: now)
+      if case .key = input { settle(&state, now: now) }
+    }
+    settle(&state, now: now)
+    return effects
+  }
+
+  private static func settle(_ state: inout DashboardState, now: Date) {
+    state.refreshRows(at: now)
+    SelectionKeeper.normalize(&state, now: now)
+  }
+
+  private static func apply(_ input: DashboardInput, to state: inout DashboardState, now: Date)
+    -> [DashboardEffect]
+  {
     let effects: [DashboardEffect]
     switch input {
     case .engine(let event):
@@ -23,7 +53,6 @@ public enum DashboardReducer {
       state.health.connection = connection
       effects = []
     }
-    SelectionKeeper.normalize(&state, now: now)
     return effects
   }
 

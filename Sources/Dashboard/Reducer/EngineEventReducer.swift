@@ -27,18 +27,18 @@ enum EngineEventReducer {
     switch event {
     case .snapshot(let snapshot): replace(with: snapshot, in: &state, now: now)
     case .assetChanged(let status): upsert(status, in: &state, now: now)
-    case .progress(let id, let progress): updateProgress(id, progress, in: &state)
+    case .progress(let id, let progress): updateProgress(id, progress, in: &state, now: now)
     case .engineChanged(let info): state.info = info
     case .log(let entry): state.log.append(entry)
     }
   }
 
   /// Replaces every asset; rows that differ from the previous snapshot are highlighted (none on
-  /// the first one, where everything would be "new").
+  /// the first one, where everything would be "new", nor on the one that ends the engine's load).
   private static func replace(
     with snapshot: EngineSnapshot, in state: inout DashboardState, now: Date
   ) {
-    let isFirst = state.info == nil
+    let isFirst = state.info == nil || state.info?.assetsLoading != nil
     let previous = Dictionary(state.assets.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
     state.info = snapshot.info
     state.assets = snapshot.assets
@@ -51,24 +51,27 @@ enum EngineEventReducer {
   }
 
   private static func upsert(_ status: AssetStatus, in state: inout DashboardState, now: Date) {
-    if let index = state.assets.firstIndex(where: { $0.id == status.id }) {
+    if let index = state.assetIndex(of: status.id) {
       guard state.assets[index] != status else { return }
-      state.assets[index] = status
+      state.replaceAsset(at: index, with: status, now: now)
     } else {
-      state.assets.append(status)
+      state.appendAsset(status, now: now)
     }
-    state.changedAt[status.id] = now
+    // Rows arriving while the engine reads its cache at start are not changes.
+    if state.info?.assetsLoading == nil { state.changedAt[status.id] = now }
   }
 
   /// Progress only moves a transfer the table already shows as in flight; a late progress event
   /// after completion must not resurrect the download.
   private static func updateProgress(
-    _ id: String, _ progress: TransferProgress, in state: inout DashboardState
+    _ id: String, _ progress: TransferProgress, in state: inout DashboardState, now: Date
   ) {
-    guard let index = state.assets.firstIndex(where: { $0.id == id }) else { return }
-    switch state.assets[index].activity {
-    case .downloading, .checking: state.assets[index].activity = .downloading(progress)
+    guard let index = state.assetIndex(of: id) else { return }
+    var asset = state.assets[index]
+    switch asset.activity {
+    case .downloading, .checking: asset.activity = .downloading(progress)
     case .idle, .validating: return
     }
+    state.replaceAsset(at: index, with: asset, now: now)
   }
 }

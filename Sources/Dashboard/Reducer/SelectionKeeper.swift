@@ -9,7 +9,7 @@ enum SelectionKeeper {
   /// Pins the selection to its asset's row, or to the nearest row when that asset is gone or
   /// filtered out, and scrolls so the selection is visible.
   static func normalize(_ state: inout DashboardState, now: Date) {
-    let rows = state.rows(at: now)
+    let rows = state.tableRows(at: now)
     guard let index = state.selectedIndex(in: rows) else {
       state.selectedID = nil
       state.scrollOffset = 0
@@ -24,20 +24,20 @@ enum SelectionKeeper {
 
   /// Moves the selection by `delta` rows (clamped to the table).
   static func move(by delta: Int, _ state: inout DashboardState, now: Date) {
-    let rows = state.rows(at: now)
+    let rows = state.tableRows(at: now)
     guard let current = state.selectedIndex(in: rows) else { return }
     select(min(max(0, current + delta), rows.count - 1), rows, &state)
   }
 
   /// Selects the first row.
   static func moveToTop(_ state: inout DashboardState, now: Date) {
-    let rows = state.rows(at: now)
+    let rows = state.tableRows(at: now)
     if !rows.isEmpty { select(0, rows, &state) }
   }
 
   /// Selects the last row.
   static func moveToBottom(_ state: inout DashboardState, now: Date) {
-    let rows = state.rows(at: now)
+    let rows = state.tableRows(at: now)
     if !rows.isEmpty { select(rows.count - 1, rows, &state) }
   }
 
@@ -46,7 +46,7 @@ enum SelectionKeeper {
     max(1, viewportRows(state, now: now) ?? defaultPage)
   }
 
-  private static func select(_ index: Int, _ rows: [AssetStatus], _ state: inout DashboardState) {
+  private static func select(_ index: Int, _ rows: TableRows, _ state: inout DashboardState) {
     state.selectedID = rows[index].id
     state.selectedRowHint = index
   }

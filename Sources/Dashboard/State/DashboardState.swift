@@ -16,7 +16,12 @@ public struct DashboardState: Sendable, Equatable {
   /// Engine-wide facts, once the first snapshot arrived.
   public internal(set) var info: EngineInfo?
   /// Every asset, in the engine's order.
-  public internal(set) var assets: [AssetStatus] = []
+  public internal(set) var assets: [AssetStatus] = [] {
+    didSet {
+      rowOrder.assetsChanged()
+      tally.assetsChanged()
+    }
+  }
   /// The selected asset.
   public internal(set) var selectedID: String?
   /// The row the selection was last seen on, so a vanished selection moves to the nearest row.
@@ -46,6 +51,10 @@ public struct DashboardState: Sendable, Equatable {
   public internal(set) var terminalSize: TerminalSize?
   /// A short message for the footer.
   public internal(set) var notice: Notice?
+  /// The table rows, kept between the changes that can move them (the reducer keeps it current).
+  var rowOrder = RowOrder()
+  /// The header's counts per STATE word, kept like the rows.
+  var tally = StateTally()
 
   /// Creates an empty state waiting for the engine's first snapshot, on a terminal of
   /// `terminalSize` (what paging and scrolling go by until a resize key says otherwise).
@@ -56,12 +65,41 @@ public struct DashboardState: Sendable, Equatable {
 
   /// The asset with `id`, if known.
   public func asset(_ id: String) -> AssetStatus? {
-    assets.first { $0.id == id }
+    assetIndex(of: id).map { assets[$0] }
+  }
+
+  /// The position of the asset `id` in `assets`.
+  func assetIndex(of id: String) -> Int? {
+    if rowOrder.indexIsCurrent { return rowOrder.assetIndex[id] }
+    return assets.firstIndex { $0.id == id }
   }
 
   /// The table rows at `now`: the assets that pass the filter, in the current order.
   public func rows(at now: Date) -> [AssetStatus] {
-    sort.apply(assets.filter { filter.matches($0, now: now) }, now: now)
+    Array(tableRows(at: now))
+  }
+
+  /// The table rows at `now` as a view into `assets`: the kept order when it holds at `now`,
+  /// else a fresh one.
+  func tableRows(at now: Date) -> TableRows {
+    if rowOrder.isCurrent(sort: sort, filter: filter, at: now) {
+      return TableRows(
+        assets: assets, order: rowOrder.indices, rowOfID: rowOrder.rowOfID,
+        longestIDWidth: rowOrder.longestIDWidth)
+    }
+    let order = RowOrder.order(assets, sort: sort, filter: filter, at: now)
+    return TableRows(
+      assets: assets, order: order, rowOfID: nil,
+      longestIDWidth: order.lazy.map { DisplayWidth.of(assets[$0].id) }.max() ?? 0)
+  }
+
+  /// How many assets are in each STATE word at `now` (words with none are absent), and how many
+  /// are behind the manifest's target: the kept counts when they hold, else counted now.
+  func stateCounts(at now: Date) -> (counts: [AssetState: Int], behind: Int) {
+    if tally.holds(at: now) { return (tally.counts, tally.behind) }
+    var fresh = StateTally()
+    fresh.recount(assets, at: now)
+    return (fresh.counts, fresh.behind)
   }
 
   /// The index of the selected row in `rows`: the selected asset's row, or the nearest row when
@@ -74,9 +112,16 @@ public struct DashboardState: Sendable, Equatable {
     return min(max(0, selectedRowHint), rows.count - 1)
   }
 
+  /// The index of the selected row in `rows` (see ``selectedIndex(in:)``).
+  func selectedIndex(in rows: TableRows) -> Int? {
+    guard !rows.isEmpty else { return nil }
+    if let selectedID, let index = rows.row(of: selectedID) { return index }
+    return min(max(0, selectedRowHint), rows.count - 1)
+  }
+
   /// The selected asset, if any row is shown.
   public func selectedAsset(at now: Date) -> AssetStatus? {
-    let rows = rows(at: now)
+    let rows = tableRows(at: now)
     return selectedIndex(in: rows).map { rows[$0] }
   }
 

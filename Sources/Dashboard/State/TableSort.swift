@@ -41,18 +41,33 @@ public struct TableSort: Sendable, Equatable {
 
   /// `assets` in this order at `now`; ties keep the engine's order so the result is stable.
   func apply(_ assets: [AssetStatus], now: Date) -> [AssetStatus] {
-    let indexed = Array(assets.enumerated())
-    let sorted = indexed.sorted { a, b in
-      switch compare(a.element, b.element, now: now) {
-      case .orderedAscending: return !reversed
-      case .orderedDescending: return reversed
-      case .orderedSame: return a.offset < b.offset
-      }
-    }
-    return sorted.map(\.element)
+    apply(Array(assets.indices), of: assets, now: now).map { assets[$0] }
   }
 
-  private func compare(_ a: AssetStatus, _ b: AssetStatus, now: Date) -> ComparisonResult {
+  /// The positions `indices` (ascending, into `assets`) in this order at `now`; ties keep the
+  /// engine's order so the result is stable.
+  func apply(_ indices: [Int], of assets: [AssetStatus], now: Date) -> [Int] {
+    if column == .config { return indices }
+    // The STATE word is worked out once per asset, not once per comparison.
+    var urgency: [Int] = []
+    if column == .state {
+      urgency = Array(repeating: 0, count: assets.count)
+      for i in indices { urgency[i] = Self.urgency(assets[i].state(at: now)) }
+    }
+    return indices.sorted { a, b in
+      let order: ComparisonResult =
+        column == .state
+        ? self.order(urgency[a], urgency[b]) : compare(assets[a], assets[b], now: now)
+      switch order {
+      case .orderedAscending: return !reversed
+      case .orderedDescending: return reversed
+      case .orderedSame: return a < b
+      }
+    }
+  }
+
+  /// How `a` and `b` compare in this column at `now` (ties: `.orderedSame`), not reversed.
+  func compare(_ a: AssetStatus, _ b: AssetStatus, now: Date) -> ComparisonResult {
     switch column {
     case .config: return .orderedSame
     case .id: return order(a.id, b.id)

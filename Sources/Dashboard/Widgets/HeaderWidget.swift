@@ -39,8 +39,7 @@ struct HeaderWidget: Widget {
 
   /// `12 fresh 2 stale 1 failed 1 ↓`: the count of each state present, moving ones as one arrow.
   private func addCounts(to line: inout SegmentLine) {
-    var counts: [AssetState: Int] = [:]
-    for asset in context.state.assets { counts[asset.state(at: context.now), default: 0] += 1 }
+    let (counts, behind) = context.state.stateCounts(at: context.now)
     let order: [AssetState] = [.fresh, .stale, .expired, .failed, .missing, .bundled, .paused]
     var spacing = 3  // a wider gap sets the counts apart from the versions
     for state in order {
@@ -58,7 +57,6 @@ struct HeaderWidget: Widget {
       spacing = 1
     }
     // How far the rollout has got: assets not on the manifest's target version yet.
-    let behind = context.state.assets.filter(\.isBehindTarget).count
     if behind > 0 {
       line.add("\(behind) behind", context.theme.behind, priority: 2, spacing: spacing)
     }
@@ -78,11 +76,19 @@ struct HeaderWidget: Widget {
       line.add("waiting for engine", context.theme.muted, priority: 1, spacing: 3)
       return
     }
-    if info.autoRefreshPaused {
+    if let loading = info.assetsLoading {
+      line.add(
+        Self.loadingNote(loading, context.glyphs), context.theme.muted, priority: 1, spacing: 3)
+    } else if info.autoRefreshPaused {
       line.add("PAUSED", context.theme.paused, priority: 1, spacing: 3)
     } else {
       line.add(Formatting.interval(info.refreshEvery), priority: 2, spacing: 3)
     }
+  }
+
+  /// `loading 1000 assets…`: what the engine still reads from its cache at start.
+  static func loadingNote(_ count: Int, _ glyphs: Glyphs) -> String {
+    "loading \(count) asset\(count == 1 ? "" : "s")\(glyphs.ellipsis)"
   }
 
   /// `3.2 ev/s 1s ago`: how lively the engine's event stream is.

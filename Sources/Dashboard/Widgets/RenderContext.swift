@@ -9,7 +9,7 @@ struct RenderContext {
   let glyphs: Glyphs
   let theme: Theme
   /// The table rows (filtered and sorted) at `now`.
-  let rows: [AssetStatus]
+  let rows: TableRows
   /// The selected row's index in `rows`.
   let selectedIndex: Int?
 
@@ -18,7 +18,7 @@ struct RenderContext {
     self.now = now
     glyphs = Glyphs.forOptions(state.options)
     theme = Theme(options: state.options)
-    rows = state.rows(at: now)
+    rows = state.tableRows(at: now)
     selectedIndex = state.selectedIndex(in: rows)
   }
 

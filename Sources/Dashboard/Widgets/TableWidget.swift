@@ -7,7 +7,7 @@ struct TableWidget: Widget {
 
   func render(in area: Rect, into buffer: inout ScreenBuffer) {
     guard !area.isEmpty else { return }
-    let longestID = context.rows.map { DisplayWidth.of($0.id) }.max() ?? 2
+    let longestID = context.rows.isEmpty ? 2 : context.rows.longestIDWidth
     let layout = ColumnLayout(width: area.width, longestID: longestID)
     renderTitles(layout, area, &buffer)
     let body = Rect(x: area.x, y: area.y + 1, width: area.width, height: area.height - 1)
@@ -27,6 +27,9 @@ struct TableWidget: Widget {
 
   private var emptyMessage: String {
     if context.state.info == nil { return "waiting for the engine's first snapshot" }
+    if let loading = context.state.info?.assetsLoading {
+      return HeaderWidget.loadingNote(loading, context.glyphs)
+    }
     if context.state.assets.isEmpty { return "no assets configured" }
     return "no asset matches the filter"
   }

@@ -35,6 +35,7 @@ extension AssetEngine {
     }
     manifestTask = task
     await task.value
+    wakeScheduler()  // new targets are due now
   }
 
   /// One conditional fetch of the manifest; see ``refreshManifest()``.

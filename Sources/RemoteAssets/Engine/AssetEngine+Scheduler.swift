@@ -41,8 +41,15 @@ extension AssetEngine {
     }
   }
 
-  /// Ends the scheduler's current sleep so it looks at the schedule again now.
-  func wakeScheduler() { schedulerSleeper?.cancel() }
+  /// Ends the scheduler's current sleep so it looks at every asset's schedule again now.
+  func wakeScheduler() {
+    assetsDueAt = .distantPast
+    schedulerSleeper?.cancel()
+  }
+
+  /// How often the scheduler looks at every asset even when nothing said a schedule changed (a
+  /// safety net: every change that brings a check forward wakes it).
+  static let fullScheduleScanInterval: TimeInterval = 10
 
   /// Starts every refresh that is due (each in its own task; the limiter bounds transfers) and
   /// does the periodic housekeeping that is due. Returns how long the scheduler may sleep.
@@ -72,19 +79,43 @@ extension AssetEngine {
       }
       if let next = manifestNextAttempt { wake = min(wake, next) }
     }
+    // Looking at every asset each second (for the look at other processes) cost an idle engine
+    // of thousands of assets more than anything else: between the changes that wake the
+    // scheduler, nothing is due before the soonest check the last look found.
+    if now >= assetsDueAt || now >= nextFullScheduleScan {
+      let (soonest, waiting) = scanSchedule(now: now, manifestPending: manifestPending)
+      // A due asset waiting for the manifest is looked at again on the next tick.
+      assetsDueAt = waiting ? now : soonest
+      nextFullScheduleScan = now.addingTimeInterval(Self.fullScheduleScanInterval)
+      wake = min(wake, soonest)
+    } else {
+      wake = min(wake, assetsDueAt)
+    }
+    return max(0.001, wake.timeIntervalSince(now))
+  }
+
+  /// Starts the refreshes due at `now`; returns when the next one is due, and whether a due one
+  /// waits for the manifest.
+  private func scanSchedule(now: Date, manifestPending: Bool) -> (soonest: Date, waiting: Bool) {
+    scheduleScans &+= 1
+    var soonest = Date.distantFuture
+    var waiting = false
     for id in order {
       guard let record = records[id], inFlight[id] == nil, !record.autoRefreshBlocked,
         let next = record.entry.nextAttemptAt, record.definition.remote != nil
       else { continue }
       guard next <= now else {
-        wake = min(wake, next)
+        soonest = min(soonest, next)
         continue
       }
       // While the manifest is being checked, its answer may move the asset's URL or hash: wait
       // for it (the fetch wakes the scheduler) rather than fetch what may no longer be the target.
-      if manifestPending, record.definition.refresh != .live { continue }
+      if manifestPending, record.definition.refresh != .live {
+        waiting = true
+        continue
+      }
       startRefresh(id, manual: false)
     }
-    return max(0.001, wake.timeIntervalSince(now))
+    return (soonest, waiting)
   }
 }

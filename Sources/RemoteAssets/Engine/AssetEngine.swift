@@ -53,6 +53,13 @@ public actor AssetEngine {
   /// The scheduler's current sleep; cancelling it wakes the scheduler.
   var schedulerSleeper: Task<Void, Never>?
   var nextExternalCheck = Date.distantPast
+  /// When the soonest asset check is due, as the last look at every asset found (reset by
+  /// ``wakeScheduler()`` whenever a schedule may have come forward).
+  var assetsDueAt = Date.distantPast
+  /// When the scheduler looks at every asset again even if nothing woke it.
+  var nextFullScheduleScan = Date.distantPast
+  /// How many times the scheduler looked at every asset (tests check it sleeps in between).
+  var scheduleScans = 0
   var nextFreshnessFlush = Date.distantPast
   var isShutDown = false
   var ticks = 0
@@ -64,6 +71,9 @@ public actor AssetEngine {
   var freshnessDirty = false
   /// The assets a partial start loaded (nil: all).
   var loadedOnly: Set<String>?
+  /// The assets whose entries the start has not read yet: left out of statuses and snapshots
+  /// (all of them before ``start()``; none once it returned).
+  var unloaded: Set<String> = []
   /// The `entries/` folder's stamp at the last look for other processes' changes.
   var entriesStamp: BlobStamp?
   /// How many entry files were decoded looking for other processes' changes (tests check that
@@ -115,6 +125,7 @@ public actor AssetEngine {
         definition: definition,
         entry: CacheEntry(id: definition.id, appVersion: configuration.appVersion))
     }
+    unloaded = Set(order)
   }
 
   // MARK: - Lifecycle
@@ -143,12 +154,29 @@ public actor AssetEngine {
   ///   - ids: the assets to load; nil loads all.
   ///   - sweeping: whether to sweep after loading (never when only some assets are loaded).
   public func start(only ids: Set<String>?, sweeping: Bool) async {
+    await start(only: ids, batchSize: nil, sweeping: sweeping)
+  }
+
+  /// Starts like ``start()``, reading the entries `batchSize` at a time and letting other calls
+  /// onto the actor between batches: subscribers of ``events()`` receive each batch's assets as
+  /// `assetChanged` events while ``EngineInfo/assetsLoading`` counts down, then a snapshot once
+  /// everything is loaded. A dashboard of thousands of assets draws at once and fills in.
+  ///
+  /// Until it returns, the assets not read yet are left out of ``statuses()`` and snapshots;
+  /// meanwhile call only ``events()``, ``info()`` and the reads, not commands or
+  /// ``startAutoRefresh()``.
+  public func startProgressively(batchSize: Int = 100) async {
+    await start(only: nil, batchSize: max(1, batchSize), sweeping: true)
+  }
+
+  private func start(only ids: Set<String>?, batchSize: Int?, sweeping: Bool) async {
     guard !started else { return }
     started = true
     if let ids {
       loadedOnly = ids
       order = order.filter(ids.contains)
       records = records.filter { ids.contains($0.key) }
+      unloaded.formIntersection(ids)
     }
     if let reason = store.readOnlyReason {
       log(nil, .warning, "read-only cache (\(reason)); serving intact copies, nothing is saved")
@@ -156,10 +184,35 @@ public actor AssetEngine {
     if store.adopted {
       log(nil, .info, "adopted the cache folder \(store.root.path) (marker written)")
     }
-    for id in order { loadFromDisk(id) }
+    let notes = FreshnessJournal.read(store)
+    let configured = order
+    var batch: [String] = []
+    for id in configured {
+      loadFromDisk(id)
+      applyFreshness(notes[id], to: id)
+      unloaded.remove(id)
+      guard let batchSize else { continue }
+      batch.append(id)
+      if batch.count == batchSize || unloaded.isEmpty {
+        publishLoaded(batch)
+        batch.removeAll(keepingCapacity: true)
+        await Task.yield()
+      }
+    }
+    unloaded.removeAll()
     loadStoredManifest()
-    applyFreshnessJournal()
+    // Assets only the stored manifest names were read just now: their freshness too.
+    for id in order.dropFirst(configured.count) { applyFreshness(notes[id], to: id) }
     if ids == nil, sweeping { await sweep() }
+    // Whoever subscribed before the load saw no assets: the loaded whole supersedes that.
+    if hub.hasSubscribers { hub.publish(.snapshot(snapshot())) }
+  }
+
+  /// Sends the assets of one loaded batch to subscribers, and how many remain.
+  private func publishLoaded(_ ids: [String]) {
+    guard hub.hasSubscribers else { return }
+    for id in ids { publishChange(id) }
+    publish(.engineChanged(info()))
   }
 
   /// Stops the scheduler, cancels transfers, ends every event stream, and shuts the HTTP client
@@ -237,14 +290,11 @@ public actor AssetEngine {
     records[id] = record
   }
 
-  /// Folds in freshness that 304s recorded in the journal after the entries were last written.
-  func applyFreshnessJournal() {
-    let notes = FreshnessJournal.read(store)
-    for (id, note) in notes {
-      guard let entry = records[id]?.entry, entry.current != nil else { continue }
-      records[id]?.entry = FreshnessJournal.merge(disk: entry, note: note)
-      freshnessNotes[id] = note
-    }
+  /// Folds in freshness that a 304 recorded in the journal after the entry was last written.
+  func applyFreshness(_ note: CacheEntry?, to id: String) {
+    guard let note, let entry = records[id]?.entry, entry.current != nil else { return }
+    records[id]?.entry = FreshnessJournal.merge(disk: entry, note: note)
+    freshnessNotes[id] = note
   }
 
   /// Records a 304's freshness in memory, for the journal (no durable write).
@@ -300,12 +350,14 @@ public actor AssetEngine {
 
   /// Every asset's status, in config order (manifest-added assets last).
   public func statuses() -> [AssetStatus] {
-    order.compactMap { records[$0]?.status(store: store, paused: paused) }
+    if !unloaded.isEmpty { return order.compactMap(status) }
+    return order.compactMap { records[$0]?.status(store: store, paused: paused) }
   }
 
-  /// One asset's status, or nil when the id is unknown.
+  /// One asset's status, or nil when the id is unknown (or not read yet at start).
   public func status(_ id: String) -> AssetStatus? {
-    records[id]?.status(store: store, paused: paused)
+    guard !unloaded.contains(id) else { return nil }
+    return records[id]?.status(store: store, paused: paused)
   }
 
   /// Engine-wide facts (app version, manifest version, pause).
@@ -319,6 +371,7 @@ public actor AssetEngine {
     info.cacheReadOnly = store.readOnlyReason.map { "read-only cache: \($0)" }
     info.manifestCheckedAt = manifest?.checkedAt
     info.manifestError = manifestError
+    info.assetsLoading = unloaded.isEmpty ? nil : unloaded.count
     return info
   }
 

@@ -30,6 +30,9 @@ final class EventHub: Sendable {
     return stream
   }
 
+  /// Whether anyone listens (events nobody receives need not be built).
+  var hasSubscribers: Bool { subscribers.withLock { !$0.isEmpty } }
+
   /// Sends an event to every subscriber. Returns true when some subscriber fell behind and needs
   /// a snapshot (see ``resync(_:)``).
   @discardableResult

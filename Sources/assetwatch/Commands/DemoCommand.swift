@@ -57,7 +57,7 @@ struct DemoCommand: AsyncParsableCommand {
     }
     let releases = Task { try? await simulation.runUntilCancelled() }
     defer { releases.cancel() }
-    let engine = try await startEngine(port: simulation.origin.port)
+    let engine = try await makeEngine(port: simulation.origin.port)
     let session = WatchSession(
       engine: engine, display: display, safety: safety, configLabel: "demo: assets.example.json")
     defer {
@@ -76,7 +76,7 @@ struct DemoCommand: AsyncParsableCommand {
   }
 
   /// Loads the example config with its port rewritten, and a temporary cache unless one is given.
-  private func startEngine(port: Int) async throws -> AssetEngine {
+  private func makeEngine(port: Int) async throws -> AssetEngine {
     guard let path = example ?? Self.findExample() else {
       Console.printError(
         "assetwatch: cannot find assets.example.json; run from the package folder or pass --example FILE"
@@ -101,7 +101,8 @@ struct DemoCommand: AsyncParsableCommand {
       for line in error.lines { Console.printError(line) }
       throw ExitCode(2)
     }
-    return try await EngineLauncher.start(configuration, logging: logging)
+    // Not started: the watch session starts it.
+    return try await EngineLauncher.open(configuration, logging: logging)
   }
 
   /// `assets.example.json` in the working folder, else in the package the binary was built in.

@@ -28,8 +28,10 @@ struct WatchCommand: AsyncParsableCommand {
       return try await AttachedWatch(socketPath: socket, display: display, safety: safety).run()
     }
     let metricsServer = try await MetricsServer.bind(metrics.address)
-    let engine = try await EngineLauncher.start(
-      config, logging: logging, metricsFactory: metricsServer?.metricsFactory)
+    // Not started: the dashboard draws at once and fills in its rows while the engine loads.
+    let engine = try await EngineLauncher.open(
+      try config.loadConfiguration(), logging: logging,
+      metricsFactory: metricsServer?.metricsFactory)
     var serving: Task<Void, Never>?
     if let metricsServer {
       await metricsServer.exporter.attach(engine)
