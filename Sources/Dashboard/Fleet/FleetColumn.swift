@@ -33,7 +33,7 @@ enum FleetColumn: String, Sendable, CaseIterable, FittableColumn {
     switch self {
     case .instance: 10
     case .asset: 8
-    case .rollout: 9  // "converged"
+    case .rollout: 11  // "✓ converged"
     case .version, .target: 10
     case .state: 11  // "DOWNLOADING"
     case .lastSuccess: 8

@@ -23,7 +23,7 @@ struct FleetHeaderWidget: Widget {
       line.add("waiting for Prometheus", context.theme.muted, priority: 1, spacing: 3)
       return line
     }
-    var spacing = 3
+    line.add("converged", context.theme.muted, priority: 2, spacing: 3)
     for rollout in snapshot.rollouts {
       let style =
         rollout.stuck > 0
@@ -31,8 +31,7 @@ struct FleetHeaderWidget: Widget {
         : (rollout.isComplete ? context.style(.converged) : context.theme.behind)
       line.add(
         "\(rollout.asset) \(rollout.converged)/\(rollout.instances)", style, priority: 2,
-        spacing: spacing)
-      spacing = 1
+        spacing: 1)
     }
     let stuck = snapshot.stuckInstances.count
     if stuck > 0 {
