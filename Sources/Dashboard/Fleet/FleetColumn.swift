@@ -45,7 +45,7 @@ enum FleetColumn: String, Sendable, CaseIterable, FittableColumn {
   func idealWidth(longestID: Int) -> Int {
     switch self {
     case .instance: min(28, max(minimumWidth, longestID))
-    case .asset: 14
+    case .asset: 12
     case .error: 12
     default: minimumWidth
     }

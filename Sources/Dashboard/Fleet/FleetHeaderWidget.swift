@@ -23,15 +23,16 @@ struct FleetHeaderWidget: Widget {
       line.add("waiting for Prometheus", context.theme.muted, priority: 1, spacing: 3)
       return line
     }
-    line.add("converged", context.theme.muted, priority: 2, spacing: 3)
-    for rollout in snapshot.rollouts {
+    // The label goes with the first asset's count, so it never stands alone.
+    line.add("converged", context.theme.muted, priority: 2, spacing: 3, group: 0)
+    for (index, rollout) in snapshot.rollouts.enumerated() {
       let style =
         rollout.stuck > 0
         ? context.style(.stuck)
         : (rollout.isComplete ? context.style(.converged) : context.theme.behind)
       line.add(
         "\(rollout.asset) \(rollout.converged)/\(rollout.instances)", style, priority: 2,
-        spacing: 1)
+        spacing: 1, group: index == 0 ? 0 : nil)
     }
     let stuck = snapshot.stuckInstances.count
     if stuck > 0 {
