@@ -1,5 +1,5 @@
 /// A column of the fleet table, fitted to the terminal by ``FittedColumns`` like the asset table.
-enum FleetColumn: String, Sendable, CaseIterable, FittableColumn {
+enum FleetColumn: String, Sendable, CaseIterable, TitledColumn {
   case instance, asset, rollout, version, target, state, lastSuccess, error
 
   /// The title in the header row.
@@ -62,6 +62,8 @@ enum FleetColumn: String, Sendable, CaseIterable, FittableColumn {
   var isFlexible: Bool { self == .instance || self == .asset || self == .error }
 
   var takesSpareWidth: Bool { self == .error }
+
+  var isRightAligned: Bool { false }
 
   /// The sort column that orders rows by this column, if any.
   var sortColumn: FleetSortColumn? {

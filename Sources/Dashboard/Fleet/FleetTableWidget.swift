@@ -2,28 +2,34 @@ import FleetModel
 import TerminalCore
 
 /// The fleet table: column titles, then one row per instance and asset, the selection in reverse
-/// video and stuck or down rows marked `!` in the gutter.
+/// video and stuck or down rows marked `!` in the gutter. Drawn by the dashboard's
+/// ``ColumnTableWidget``.
 struct FleetTableWidget: Widget {
   let context: FleetRenderContext
 
   func render(in area: Rect, into buffer: inout ScreenBuffer) {
-    guard !area.isEmpty else { return }
-    let longest = context.rows.map { DisplayWidth.of($0.instance) }.max() ?? 8
-    let layout = FittedColumns(FleetColumn.allCases, width: area.width, longestID: longest)
-    renderTitles(layout, area, &buffer)
-    let body = Rect(x: area.x, y: area.y + 1, width: area.width, height: area.height - 1)
-    guard !context.rows.isEmpty else {
-      buffer.write(
-        emptyMessage, x: body.x + 1, y: body.y, maxWidth: body.width - 1,
-        style: context.theme.muted)
-      return
-    }
-    let offset = ScrollPosition.offset(
-      current: context.state.scrollOffset, selected: context.selectedIndex,
-      rowCount: context.rows.count, viewport: body.height)
-    for (line, index) in (offset..<min(context.rows.count, offset + body.height)).enumerated() {
-      renderRow(index, layout, y: body.y + line, width: area.width, &buffer)
-    }
+    let sort = context.state.sort
+    let rows = context.rows
+    ColumnTableWidget(
+      columns: FleetColumn.allCases,
+      longestID: rows.map { DisplayWidth.of($0.instance) }.max() ?? 8,
+      rowCount: rows.count, selectedIndex: context.selectedIndex,
+      scrollOffset: context.state.scrollOffset, emptyMessage: emptyMessage,
+      glyphs: context.glyphs, theme: context.theme,
+      sortMarker: { column in
+        guard sort.column != .instance || sort.reversed, column.sortColumn == sort.column else {
+          return nil
+        }
+        return sort.reversed ? context.glyphs.descending : context.glyphs.ascending
+      },
+      look: { index in
+        let mark = rows[index].mark
+        let flagged = mark == .stuck || mark == .down
+        return .init(gutter: flagged ? ("!", context.style(mark)) : nil)
+      },
+      cell: { column, index, _ in cell(column, rows[index]) }
+    )
+    .render(in: area, into: &buffer)
   }
 
   private var emptyMessage: String {
@@ -37,55 +43,22 @@ struct FleetTableWidget: Widget {
     return "no row matches the filter"
   }
 
-  private func renderTitles(
-    _ layout: FittedColumns<FleetColumn>, _ area: Rect, _ buffer: inout ScreenBuffer
-  ) {
-    let sort = context.state.sort
-    for (entry, x) in zip(layout.columns, layout.origins) {
-      var title = entry.column.title
-      if sort.column != .instance || sort.reversed, entry.column.sortColumn == sort.column {
-        title += sort.reversed ? context.glyphs.descending : context.glyphs.ascending
-      }
-      buffer.write(
-        context.cut(title, entry.width), x: area.x + x, y: area.y, maxWidth: entry.width,
-        style: context.theme.title)
-    }
-  }
-
-  private func renderRow(
-    _ index: Int, _ layout: FittedColumns<FleetColumn>, y: Int, width: Int,
-    _ buffer: inout ScreenBuffer
-  ) {
-    let row = context.rows[index]
-    if row.mark == .stuck || row.mark == .down {
-      buffer.write("!", x: 0, y: y, style: context.style(row.mark))
-    }
-    for (entry, x) in zip(layout.columns, layout.origins) {
-      let (text, style) = cell(entry.column, row)
-      buffer.write(
-        context.cut(text, entry.width), x: x, y: y, maxWidth: entry.width, style: style)
-    }
-    if index == context.selectedIndex {
-      buffer.restyle(Rect(x: 0, y: y, width: width, height: 1)) { $0.reverse = true }
-    }
-  }
-
   /// The text and style of one cell.
-  private func cell(_ column: FleetColumn, _ row: FleetRow) -> (String, CellStyle) {
+  private func cell(_ column: FleetColumn, _ row: FleetRow) -> (text: String, style: CellStyle?) {
     switch column {
-    case .instance: return (row.instance, .plain)
-    case .asset: return (row.asset.isEmpty ? "-" : row.asset, .plain)
+    case .instance: return (row.instance, nil)
+    case .asset: return (row.asset.isEmpty ? "-" : row.asset, nil)
     case .rollout: return (context.word(row.mark), context.style(row.mark))
-    case .version: return (row.version ?? "-", .plain)
+    case .version: return (row.version ?? "-", nil)
     case .target:
       let behind = row.fleetTarget != nil && row.version != row.fleetTarget
-      return (row.fleetTarget ?? "-", behind ? context.theme.behind : .plain)
+      return (row.fleetTarget ?? "-", behind ? context.theme.behind : nil)
     case .state:
       return ((row.state ?? "-").uppercased(), context.style(state: row.state))
     case .lastSuccess:
-      return (Formatting.ago(row.lastSuccess, now: context.now), .plain)
+      return (Formatting.ago(row.lastSuccess, now: context.now), nil)
     case .error:
-      guard let kind = row.errorKind else { return ("", .plain) }
+      guard let kind = row.errorKind else { return ("", nil) }
       let failures = row.consecutiveFailures.map { $0 > 1 ? " x\($0)" : "" } ?? ""
       return (kind + failures, context.theme.error)
     }
