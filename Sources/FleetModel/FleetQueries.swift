@@ -11,7 +11,7 @@ public struct FleetQueries: Sendable, Equatable {
   /// Creates the queries for `selector` (`{job="x"}`, `job="x"` or empty).
   ///
   /// - Throws: ``PrometheusAPIError`` when the selector's braces do not balance.
-  public init(selector: String = "", stuckAfterSeconds: Int = 300) throws {
+  public init(selector: String = "", stuckAfterSeconds: Int = 600) throws {
     var text = selector.trimmingCharacters(in: .whitespaces)
     if text.hasPrefix("{") {
       guard text.hasSuffix("}") else {

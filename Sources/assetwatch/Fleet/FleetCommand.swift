@@ -37,7 +37,7 @@ struct FleetCommand: AsyncParsableCommand {
     help: ArgumentHelp(
       "Seconds an instance may stay behind the target before it is flagged stuck.",
       valueName: "seconds"))
-  var stuckAfter = 300
+  var stuckAfter = 600
 
   @Option(help: ArgumentHelp("Seconds one request to Prometheus may take.", valueName: "seconds"))
   var timeout = 10
