@@ -8,6 +8,7 @@ let package = Package(
     .library(name: "RemoteAssets", targets: ["RemoteAssets"]),
     .executable(name: "assetwatch", targets: ["assetwatch"]),
     .library(name: "RemoteAssetsService", targets: ["RemoteAssetsService"]),
+    .library(name: "RemoteAssetsPrometheus", targets: ["RemoteAssetsPrometheus"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -19,6 +20,7 @@ let package = Package(
     .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+    .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
   ],
   targets: [
     // The engine's vocabulary: asset status, state words, events, commands. Pure; no I/O.
@@ -72,8 +74,8 @@ let package = Package(
         "RemoteAssets", "Dashboard", "TerminalCore", "CursesTerminal", "DemoOrigin",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
-        "RemoteAssetsService",
-        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        "RemoteAssetsService", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        "RemoteAssetsPrometheus", .product(name: "Metrics", package: "swift-metrics"),
         "FleetModel", .product(name: "AsyncHTTPClient", package: "async-http-client"),
       ]
     ),
@@ -84,6 +86,19 @@ let package = Package(
       dependencies: [
         "RemoteAssets", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "Logging", package: "swift-log"),
+      ]
+    ),
+    // The engine's metrics in the Prometheus text format, and a small HTTP endpoint serving them.
+    // A target of its own so the core library does not pull in swift-prometheus.
+    .target(
+      name: "RemoteAssetsPrometheus",
+      dependencies: [
+        "RemoteAssets", "AssetModel",
+        .product(name: "Prometheus", package: "swift-prometheus"),
+        .product(name: "Metrics", package: "swift-metrics"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
       ]
     ),
     // An embedding example: a feature-flags HTTP server over the engine, control socket on.
@@ -132,6 +147,16 @@ let package = Package(
     .testTarget(
       name: "EndToEndTests",
       dependencies: ["DemoOrigin", "AssetModel", "RemoteAssets", "AssetWatchTestKit"]),
+    .testTarget(
+      name: "RemoteAssetsPrometheusTests",
+      dependencies: [
+        "RemoteAssetsPrometheus", "RemoteAssets", "AssetModel", "AssetWatchTestKit",
+        "RemoteAssetsTestKit", "DemoOrigin",
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
+        .product(name: "Crypto", package: "swift-crypto"),
+      ]),
     .testTarget(name: "DemoOriginTests", dependencies: ["DemoOrigin", "AssetWatchTestKit"]),
   ],
   swiftLanguageModes: [.v6]

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the whole test suite: installs the system tools the tests use when they are missing
-# (nginx, tmux, curl, tinyproxy, openssl, the ncurses headers, prometheus), checks that every folder under
+# (nginx, tmux, curl, tinyproxy, openssl, prometheus and promtool, the ncurses headers), checks that every folder under
 # Tests/ is a declared test target, builds, then runs `swift test`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,8 +11,8 @@ command -v tmux >/dev/null 2>&1 || missing+=(tmux)
 command -v curl >/dev/null 2>&1 || missing+=(curl)
 command -v tinyproxy >/dev/null 2>&1 || [ -x /usr/bin/tinyproxy ] || missing+=(tinyproxy)
 command -v openssl >/dev/null 2>&1 || missing+=(openssl)
+command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
 [ -e /usr/include/ncursesw/curses.h ] || missing+=(libncurses-dev)
-command -v prometheus >/dev/null 2>&1 || [ -x /usr/bin/prometheus ] || missing+=(prometheus)
 if [ ${#missing[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ]; then
         echo "Installing: ${missing[*]}"

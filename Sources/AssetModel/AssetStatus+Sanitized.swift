@@ -12,7 +12,6 @@ extension AssetStatus {
     s.remote = s.remote.map { TerminalText.sanitize($0) }
     if var error = s.lastError {
       error.message = TerminalText.sanitize(error.message)
-      error.kind = TerminalText.sanitize(error.kind, maxLength: 40)
       s.lastError = error
     }
     s.history = s.history.map { record in

@@ -43,16 +43,16 @@ public struct TransferProgress: Sendable, Equatable {
 
 /// Why the last attempt failed.
 public struct AssetErrorRecord: Sendable, Equatable, Codable {
-  /// A stable machine-readable kind: `http`, `network`, `timeout`, `validation`, `size`, `hash`,
-  /// `tooLarge`, `redirect`, `truncated`, `storage`, `config`, `corrupt`.
-  public var kind: String
+  /// What kind of failure it was (`.refused`, `.httpStatus`, `.corrupt`, ...), encoded as its
+  /// snake_case word (`refused`, `http_status`, `corrupt`).
+  public var kind: AssetErrorKind
   /// One readable sentence, already stripped of control characters.
   public var message: String
   /// When it happened.
   public var at: Date
 
   /// Creates an error record.
-  public init(kind: String, message: String, at: Date) {
+  public init(kind: AssetErrorKind, message: String, at: Date) {
     self.kind = kind
     self.message = message
     self.at = at
@@ -63,13 +63,13 @@ public struct AssetErrorRecord: Sendable, Equatable, Codable {
 public struct RefreshRecord: Sendable, Equatable, Codable {
   /// When the attempt ended.
   public var at: Date
-  /// `updated`, `notModified` or `failed`.
-  public var outcome: String
+  /// How it ended (`.updated`, `.notModified`, `.failed`, ...), encoded as its word.
+  public var outcome: RefreshOutcomeKind
   /// A short detail (new version, or the error message).
   public var detail: String?
 
   /// Creates a record.
-  public init(at: Date, outcome: String, detail: String?) {
+  public init(at: Date, outcome: RefreshOutcomeKind, detail: String?) {
     self.at = at
     self.outcome = outcome
     self.detail = detail

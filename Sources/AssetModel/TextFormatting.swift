@@ -21,13 +21,20 @@ public enum ByteCountText {
 
 /// Short human-readable durations ("47s", "3m", "2h").
 public enum DurationText {
-  /// Formats seconds as the largest whole unit.
+  /// Formats seconds as the largest whole unit: `250ms`, `18s`, `2m`, `5h`, `3d`. The one
+  /// duration text of the library, the CLI and the dashboard.
+  ///
+  /// Rounding: up to whole milliseconds below one second, else up to whole seconds and then down
+  /// to the unit, so a wait is never shown shorter than it is (`0.2` is `200ms`, `1.2` is `2s`,
+  /// `59.5` is `1m`, never `60s`). Zero, negative and NaN read `0s`; huge values are capped.
   public static func format(_ seconds: TimeInterval) -> String {
-    let s = max(0, seconds)
-    if s < 1 { return "\(Int((s * 1000).rounded()))ms" }
-    if s < 60 { return "\(Int(s.rounded()))s" }
-    if s < 3600 { return "\(Int((s / 60).rounded(.down)))m" }
-    if s < 86400 { return "\(Int((s / 3600).rounded(.down)))h" }
-    return "\(Int((s / 86400).rounded(.down)))d"
+    let s = seconds.isNaN ? 0 : min(max(0, seconds), 1e12)
+    if s == 0 { return "0s" }
+    if s < 1 { return "\(Int((s * 1000).rounded(.up)))ms" }
+    let whole = Int(s.rounded(.up))
+    if whole < 60 { return "\(whole)s" }
+    if whole < 3600 { return "\(whole / 60)m" }
+    if whole < 86400 { return "\(whole / 3600)h" }
+    return "\(whole / 86400)d"
   }
 }

@@ -1,20 +1,26 @@
 import ArgumentParser
 import Foundation
+import Metrics
 import RemoteAssets
 
 /// Starts an engine the way every command does, and checks the ids a command was given.
 enum EngineLauncher {
   /// Opens the cache of `configuration` and starts an engine from it (no network).
   ///
-  /// - Parameter only: the assets a command is about; nil loads every asset. A command about one
-  ///   asset of thousands reads one entry.
+  /// - Parameters:
+  ///   - only: the assets a command is about; nil loads every asset. A command about one asset
+  ///     of thousands reads one entry.
+  ///   - metricsFactory: where the engine's metrics go (`--metrics`); the bootstrapped factory
+  ///     when nil.
   /// - Throws: `ExitCode(1)` after printing the reason when the cache cannot be opened.
   static func start(
-    _ configuration: EngineConfiguration, logging: LoggingOptions, only: Set<String>? = nil
+    _ configuration: EngineConfiguration, logging: LoggingOptions, only: Set<String>? = nil,
+    metricsFactory: (any MetricsFactory)? = nil
   ) async throws -> AssetEngine {
     let engine: AssetEngine
     do {
-      engine = try AssetEngine(configuration: configuration, logger: logging.makeLogger())
+      engine = try AssetEngine(
+        configuration: configuration, logger: logging.makeLogger(), metricsFactory: metricsFactory)
     } catch {
       Console.printError(
         "assetwatch: cannot open the cache \(configuration.cacheDirectory.path): \(error)")
@@ -32,9 +38,11 @@ enum EngineLauncher {
   ///
   /// - Throws: `ExitCode(2)` for a config problem, `ExitCode(1)` for a cache that cannot be opened.
   static func start(
-    _ config: ConfigOptions, logging: LoggingOptions, only: Set<String>? = nil
+    _ config: ConfigOptions, logging: LoggingOptions, only: Set<String>? = nil,
+    metricsFactory: (any MetricsFactory)? = nil
   ) async throws -> AssetEngine {
-    try await start(try config.loadConfiguration(), logging: logging, only: only)
+    try await start(
+      try config.loadConfiguration(), logging: logging, only: only, metricsFactory: metricsFactory)
   }
 
   /// Shuts `engine` down and fails with a readable message when an id is not in the config.

@@ -126,7 +126,7 @@ import Testing
     #expect(asset["converged"] as? Bool == false)
     #expect((asset["reason"] as? String)?.contains("HTTP 503") == true)
     let error = try #require(asset["lastError"] as? [String: Any])
-    #expect(error["kind"] as? String == "http")
+    #expect(error["kind"] as? String == "http_status")
     #expect((error["at"] as? String)?.hasSuffix("Z") == true)
     // Progress went to stderr, keeping stdout one document.
     #expect(result.stderr.contains("flags"))

@@ -31,7 +31,7 @@ import Testing
         #expect(try await engine.data("flags") == Data(#"{"cached": true}"#.utf8))
         #expect(await engine.status("flags")?.source == .cached)
         let outcome = await engine.refresh("flags")
-        #expect(outcome.failure?.kind == .network)
+        #expect(outcome.failure?.kind == .refused)
         #expect(try await engine.data("flags") == Data(#"{"cached": true}"#.utf8))
       }
     }
@@ -54,7 +54,7 @@ import Testing
       try await withEngine([asset], cache: cache, fetchers: []) { engine in
         let status = try #require(await engine.status("flags"))
         #expect(status.source == .bundled)
-        #expect(status.lastError?.kind == "corrupt")
+        #expect(status.lastError?.kind == .corrupt)
         #expect(try await engine.data("flags") == Data(#"{"bundled": true}"#.utf8))
       }
     }
@@ -150,7 +150,7 @@ import Testing
 
       // The dashboard's next write (a failed check) must not resurrect the dropped copy...
       fetcher.set("{broken", etag: "\"2\"")
-      #expect(await dashboard.refresh("flags").failure?.kind == .validation)
+      #expect(await dashboard.refresh("flags").failure?.kind == .invalid)
       #expect(await dashboard.status("flags")?.source == .bundled)
       #expect(try await dashboard.data("flags") == Data("{}".utf8))
       // ...and a third process sees the same thing.
@@ -240,7 +240,7 @@ extension SharedCacheTests {
         #expect(await engine.store.hashes.count == 1)
         let status = try #require(await engine.status("flags"))
         #expect(status.source == .bundled)
-        #expect(status.lastError?.kind == "corrupt")
+        #expect(status.lastError?.kind == .corrupt)
       }
     }
   }

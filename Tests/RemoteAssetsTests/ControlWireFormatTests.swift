@@ -12,12 +12,12 @@ import Testing
     source: .cached, version: "v2", targetVersion: "v3", etag: "\"abc\"", lastModified: "x",
     sha256: "00ff", size: 42, path: "/c/objects/00ff", entryPath: "/c/entries/model.json",
     fetchedAt: at, checkedAt: at, nextAttemptAt: at,
-    lastError: AssetErrorRecord(kind: "http", message: "HTTP 503", at: at),
+    lastError: AssetErrorRecord(kind: .httpStatus, message: "HTTP 503", at: at),
     consecutiveFailures: 2, ttl: 60, maxStale: 600, isLive: false, canRollback: true,
     hasBundledCopy: false,
     activity: .downloading(
       TransferProgress(receivedBytes: 10, expectedBytes: 100, bytesPerSecond: 5)),
-    paused: true, history: [RefreshRecord(at: at, outcome: "failed", detail: "HTTP 503")])
+    paused: true, history: [RefreshRecord(at: at, outcome: .failed, detail: "HTTP 503")])
 
   static let events: [EngineEvent] = [
     .snapshot(

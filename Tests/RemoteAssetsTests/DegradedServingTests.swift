@@ -37,7 +37,7 @@ import Testing
           #expect(outcome.failure?.kind == .storage, "\(outcome)")
           let status = try #require(await engine.status("a"))
           #expect(status.source == .bundled)
-          #expect(status.lastError?.kind == "storage")
+          #expect(status.lastError?.kind == .storage)
           #expect(try await engine.data("a") == Data(#"{"v":1}"#.utf8))
         }
       }
@@ -106,7 +106,7 @@ import Testing
         try await withEngine([], cache: cache, fetchers: [], manifest: manifestURL) { engine in
           let status = try #require(await engine.status("extra"))
           #expect(status.source == .none)
-          #expect(status.lastError?.kind == "corrupt")
+          #expect(status.lastError?.kind == .corrupt)
           await #expect(throws: (any Error).self) { try await engine.data("extra") }
         }
       }

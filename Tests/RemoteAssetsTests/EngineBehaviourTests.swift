@@ -90,7 +90,7 @@ import Testing
       await engine.addValidator("flags", .json(Flags.self))
       fetcher.set(#"{"flag": "yes"}"#, etag: "\"2\"")
       let failure = try #require(await engine.refresh("flags").failure)
-      #expect(failure.kind == .validation)
+      #expect(failure.kind == .invalid)
       #expect(
         try await engine.value("flags", as: .json(Flags.self)).flag, "the last good copy stays")
     }
@@ -181,7 +181,7 @@ import Testing
         #expect(await engine.refresh("filter").isUpdated)
         #expect(await engine.refresh("filter") == .notModified)
         try Data([0xFF, 0xFE, 0x00]).write(to: source)
-        #expect(await engine.refresh("filter").failure?.kind == .validation)
+        #expect(await engine.refresh("filter").failure?.kind == .invalid)
         #expect(try await engine.data("filter") == Data("let x = 1\n".utf8))
       }
     }

@@ -45,7 +45,7 @@ import Testing
         #expect(fixed != nil)
         let status = try #require(await engine.status("filter"))
         #expect(status.consecutiveFailures == 0)
-        #expect(status.history.filter { $0.outcome == "failed" }.count == 1, "reported once")
+        #expect(status.history.filter { $0.outcome == .failed }.count == 1, "reported once")
       }
     }
   }

@@ -80,7 +80,7 @@ import Testing
       manifest: manifestURL(origin))
     await engine.start()
     let outcome = await engine.refresh("a")
-    #expect(outcome.failure?.kind == .hash, "\(outcome)")
+    #expect(outcome.failure?.kind == .hashMismatch, "\(outcome)")
     #expect(await engine.status("a")?.isBehindTarget == true)
     await engine.shutdown()
   }

@@ -34,6 +34,18 @@ import Testing
       let failures = try metrics.expectGauge(
         "remote_assets_consecutive_failures", [("asset", "flags")])
       #expect(failures.lastValue == 1)
+      // One duration per attempt that ended with an outcome.
+      let durations = try metrics.expectTimer(
+        "remote_assets_refresh_duration_seconds", [("asset", "flags")])
+      #expect(durations.values.count == 3)
+      #expect(durations.values.allSatisfy { $0 >= 0 })
     }
+  }
+
+  @Test func durationsAreWholeNanosecondsClampedToInt64() {
+    #expect(EngineMetrics.nanoseconds(.milliseconds(1500)) == 1_500_000_000)
+    #expect(EngineMetrics.nanoseconds(.nanoseconds(7)) == 7)
+    #expect(EngineMetrics.nanoseconds(.seconds(Int64.max)) == .max)
+    #expect(EngineMetrics.nanoseconds(.seconds(-1)) == 0)
   }
 }

@@ -40,12 +40,12 @@ struct NginxRefreshTests {
           // A different size: nginx derives its ETag from mtime (whole seconds) and size.
           try nginx.put("flags.json", Data(#"{"v": 4444"#.utf8))
           let failure = try #require(await engine.refresh("flags").failure)
-          #expect(failure.kind == .validation)
+          #expect(failure.kind == .invalid)
           #expect(failure.message.contains("invalid JSON"))
           let after = try #require(await engine.status("flags"))
           #expect(after.sha256 == second.sha256)
           #expect(after.state(at: Date()) == .failed)
-          #expect(after.lastError?.kind == "validation")
+          #expect(after.lastError?.kind == .invalid)
           #expect(try await engine.data("flags") == Data(#"{"v": 22}"#.utf8))
         }
       }

@@ -103,7 +103,9 @@ struct NginxResumeTests {
             if case .progress(_, let p) = $0 { p.receivedBytes >= 1 << 20 } else { false }
           }
           await first.shutdown()  // the user quits mid-download
-          _ = await transfer.value
+          let cut = await transfer.value
+          #expect(cut.kind == .cancelled, "\(cut)")
+          #expect(cut.word == "cancelled")
         }
 
         try await withEngine([asset], cache: dir.cache) { second in

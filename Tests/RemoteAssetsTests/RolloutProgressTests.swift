@@ -6,7 +6,7 @@ import Testing
 /// The rule `assetwatch wait` applies, and the "behind" notion the dashboard and `status` show.
 @Suite struct RolloutProgressTests {
   static let now = Date(timeIntervalSince1970: 1_795_293_667)
-  static let error = AssetErrorRecord(kind: "http", message: "HTTP 503", at: now)
+  static let error = AssetErrorRecord(kind: .httpStatus, message: "HTTP 503", at: now)
 
   struct Row: Sendable, CustomTestStringConvertible {
     var name: String

@@ -43,6 +43,7 @@ struct TLSFetchTests {
     #expect(onlyThatCA.isUpdated, "\(onlyThatCA)")
 
     let refused = try #require(try await fetch(url, tls: nil, dir: dir).failure)
+    #expect(refused.kind == .tls)
     #expect(
       refused.message
         == "the server's certificate is not trusted (unknown CA); set tls.caFile to the CA that signed it"
@@ -62,6 +63,7 @@ struct TLSFetchTests {
       try await fetch(
         "\(nginx.baseURL)/flags.json", tls: TLSSettings(caFile: pki.caFile), dir: dir
       ).failure)
+    #expect(failure.kind == .tls)
     #expect(failure.message == "the certificate is for other.example, not 127.0.0.1")
     #expect(nginx.hits("/flags.json").isEmpty)
   }
@@ -78,6 +80,7 @@ struct TLSFetchTests {
 
     let without = try #require(
       try await fetch(url, tls: TLSSettings(caFile: pki.caFile), dir: dir).failure)
+    #expect(without.kind == .tls)
     #expect(
       without.message
         == "the server refused the client certificate (or required one): set tls.certFile and tls.keyFile"
@@ -93,6 +96,7 @@ struct TLSFetchTests {
           caFile: pki.caFile, certFile: otherCA.clientCert, keyFile: otherCA.clientKey),
         dir: dir
       ).failure)
+    #expect(wrong.kind == .tls)
     #expect(wrong.message.hasPrefix("the server refused the client certificate in tls.certFile"))
 
     let with = try await fetch(

@@ -58,7 +58,7 @@ import Testing
     let outcome = try await Self.fetch(
       origin: origin, timeout: 4, minimumBytesPerSecond: 1024)
     let error = try #require(outcome)
-    #expect(error.kind == .timeout, "\(error)")
+    #expect(error.kind == .timedOut, "\(error)")
     #expect(error.message.contains("overall deadline"), "\(error.message)")
   }
 
@@ -87,7 +87,7 @@ import Testing
       _ = try await fetcher.fetch(request, into: sink)
     } throws: { error in
       guard let e = error as? FetchError else { return false }
-      return e.kind == .timeout && e.message.contains("overall deadline")
+      return e.kind == .timedOut && e.message.contains("overall deadline")
     }
   }
 

@@ -11,14 +11,8 @@ enum Formatting {
     size(Int64(bytesPerSecond.rounded())) + "/s"
   }
 
-  /// A short duration: `47s`, `3m`, `2h`, `4d`.
-  static func duration(_ seconds: TimeInterval) -> String {
-    let s = max(0, Int(seconds.rounded(.up)))
-    if s < 60 { return "\(s)s" }
-    if s < 3600 { return "\(s / 60)m" }
-    if s < 86400 { return "\(s / 3600)h" }
-    return "\(s / 86400)d"
-  }
+  /// A short duration: `47s`, `3m`, `2h`, `4d` (the library's one `DurationText`).
+  static func duration(_ seconds: TimeInterval) -> String { DurationText.format(seconds) }
 
   /// How long ago `date` was: `12s ago`, `1m ago`; `-` when unknown.
   static func ago(_ date: Date?, now: Date) -> String {

@@ -90,18 +90,18 @@ struct DetailPaneWidget: Widget {
     let failures =
       asset.consecutiveFailures == 1
       ? "1 failure" : "\(asset.consecutiveFailures) failures in a row"
-    return "\(Formatting.safe(error.kind)): \(Formatting.safe(error.message)) "
+    return "\(error.kind): \(Formatting.safe(error.message)) "
       + "(\(Formatting.ago(error.at, now: context.now)), \(failures))"
   }
 
   private func historyLine(_ record: RefreshRecord) -> String {
     let time = Formatting.clock(record.at, timeZone: context.state.options.timeZone)
     let outcome = TextFit.pad(
-      Formatting.safe(record.outcome), to: 11, ellipsis: context.glyphs.ellipsis)
+      record.outcome.rawValue, to: 11, ellipsis: context.glyphs.ellipsis)
     return "\(time) \(outcome) \(record.detail.map(Formatting.safe) ?? "")"
   }
 
   private func historyStyle(_ record: RefreshRecord) -> CellStyle {
-    record.outcome == "failed" ? context.theme.error : .plain
+    record.outcome == .failed ? context.theme.error : .plain
   }
 }

@@ -115,13 +115,15 @@ public struct AssetDefinition: Sendable, Equatable {
   /// Which proxy to use (`"proxy"`); by default the environment's (`HTTPS_PROXY`, `NO_PROXY`).
   public var proxy: ProxySetting = .environment
 
-  /// Creates a definition with the documented defaults.
+  /// Creates a definition with the documented defaults (``AssetDefaults/standard``).
   public init(
     id: String, remote: URL?, bundled: BundledSource? = nil, format: AssetFormat = .binary,
     essential: Bool = false, expectedSize: Int64? = nil, sha256: String? = nil,
-    maxBytes: Int64 = 64 << 20, refresh: RefreshInterval = .every(30),
-    ttl: TTLPolicy = .seconds(300),
-    maxStale: TimeInterval = 3600, timeout: TimeInterval = 10, headers: [HeaderField] = [],
+    maxBytes: Int64 = AssetDefaults.standard.maxBytes,
+    refresh: RefreshInterval = AssetDefaults.standard.refresh,
+    ttl: TTLPolicy = AssetDefaults.standard.ttl,
+    maxStale: TimeInterval = AssetDefaults.standard.maxStale,
+    timeout: TimeInterval = AssetDefaults.standard.timeout, headers: [HeaderField] = [],
     allowInsecure: Bool = false
   ) {
     self.id = id
@@ -151,10 +153,6 @@ public struct EngineConfiguration: Sendable, Equatable {
   public var cacheDirectory: URL
   /// An optional remote manifest that sets target versions.
   public var manifest: URL?
-  /// Headers sent with the manifest request.
-  public var manifestHeaders: [HeaderField]
-  /// Default refresh interval (shown in the dashboard header).
-  public var defaultRefresh: RefreshInterval
   /// The assets, in config order.
   public var assets: [AssetDefinition]
   /// How many transfers may run at once.
@@ -162,8 +160,13 @@ public struct EngineConfiguration: Sendable, Equatable {
   /// The longest a commit waits for another process's cache lock before it fails (naming the
   /// holder).
   public var lockTimeout: Duration = .seconds(10)
-  /// The settings an asset added by the manifest gets (the config's `defaults`).
-  public var assetDefaults: AssetDefinition
+  /// The config's `defaults`: what an asset added by the manifest gets, and the manifest
+  /// request's headers, timeout, TLS settings and proxy.
+  public var assetDefaults: AssetDefaults
+  /// Headers sent with the manifest request (the defaults' headers).
+  public var manifestHeaders: [HeaderField] { assetDefaults.headers }
+  /// Default refresh interval (shown in the dashboard header).
+  public var defaultRefresh: RefreshInterval { assetDefaults.refresh }
   /// Whether the engine serves its events and commands on `<cacheDirectory>/control.sock` (the
   /// config's top-level `"control": true`); see ``AssetEngine/startControlServer(options:)``.
   public var controlSocket = false
@@ -171,17 +174,14 @@ public struct EngineConfiguration: Sendable, Equatable {
   /// Creates a configuration.
   public init(
     configPath: String? = nil, appVersion: String, cacheDirectory: URL, manifest: URL? = nil,
-    manifestHeaders: [HeaderField] = [], defaultRefresh: RefreshInterval = .every(30),
     assets: [AssetDefinition], maxConcurrentTransfers: Int = 4,
-    assetDefaults: AssetDefinition = AssetDefinition(id: "", remote: nil)
+    assetDefaults: AssetDefaults = .standard
   ) {
     self.assetDefaults = assetDefaults
     self.configPath = configPath
     self.appVersion = appVersion
     self.cacheDirectory = cacheDirectory
     self.manifest = manifest
-    self.manifestHeaders = manifestHeaders
-    self.defaultRefresh = defaultRefresh
     self.assets = assets
     self.maxConcurrentTransfers = maxConcurrentTransfers
   }

@@ -9,7 +9,7 @@ extension ConfigReader {
   /// An asset's `"tls"` object sets the fields it names and inherits the others from `defaults`;
   /// the files of the result are checked here (exist, readable, PEM, key matches certificate),
   /// once where they are written rather than for every asset that inherits them.
-  mutating func applyTransport(_ value: LocatedJSON, at path: String, into d: inout Defaults) {
+  mutating func applyTransport(_ value: LocatedJSON, at path: String, into d: inout AssetDefaults) {
     if let v = value["tls"] {
       if case .object = v {
         checkKeys(v, allowed: Self.tlsKeys, at: "\(path).tls")

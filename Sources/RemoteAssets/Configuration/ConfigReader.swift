@@ -11,19 +11,6 @@ struct ConfigReader {
     self.environment = environment
   }
 
-  /// Defaults that every asset inherits unless it sets its own.
-  struct Defaults {
-    var refresh: RefreshInterval = .every(30)
-    var ttl: TTLPolicy = .seconds(300)
-    var maxStale: TimeInterval = 3600
-    var timeout: TimeInterval = 10
-    var maxBytes: Int64 = 64 << 20
-    var allowInsecure = false
-    var headers: [HeaderField] = []
-    var tls: TLSSettings?
-    var proxy: ProxySetting = .environment
-  }
-
   static let topKeys: Set<String> = [
     "appVersion", "cacheDirectory", "manifest", "defaults", "assets", "maxConcurrentTransfers",
     "control",
@@ -65,7 +52,7 @@ struct ConfigReader {
     if let text = string(root["manifest"], at: "manifest") {
       manifest = remoteURL(text, at: "manifest", value: root["manifest"], allowInsecure: false)
     }
-    var defaults = Defaults()
+    var defaults = AssetDefaults()
     if let d = root["defaults"] { defaults = readDefaults(d) }
     currentLine = root.line
     var maxTransfers = 4
@@ -108,21 +95,13 @@ struct ConfigReader {
     guard problems.isEmpty else { return nil }
     var configuration = EngineConfiguration(
       configPath: path, appVersion: appVersion, cacheDirectory: cacheDirectory, manifest: manifest,
-      manifestHeaders: defaults.headers, defaultRefresh: defaults.refresh, assets: assets,
-      maxConcurrentTransfers: maxTransfers,
-      assetDefaults: AssetDefinition(
-        id: "", remote: nil, maxBytes: defaults.maxBytes, refresh: defaults.refresh,
-        ttl: defaults.ttl,
-        maxStale: defaults.maxStale, timeout: defaults.timeout, headers: defaults.headers,
-        allowInsecure: defaults.allowInsecure))
+      assets: assets, maxConcurrentTransfers: maxTransfers, assetDefaults: defaults)
     configuration.controlSocket = control
-    configuration.assetDefaults.tls = defaults.tls
-    configuration.assetDefaults.proxy = defaults.proxy
     return configuration
   }
 
-  mutating func readDefaults(_ value: LocatedJSON) -> Defaults {
-    var d = Defaults()
+  mutating func readDefaults(_ value: LocatedJSON) -> AssetDefaults {
+    var d = AssetDefaults()
     guard case .object = value else {
       problem("defaults", value, "must be an object, not \(value.typeName)")
       return d
@@ -134,7 +113,7 @@ struct ConfigReader {
   }
 
   /// Reads the fields an asset shares with `defaults`.
-  mutating func applyCommon(_ value: LocatedJSON, at path: String, into d: inout Defaults) {
+  mutating func applyCommon(_ value: LocatedJSON, at path: String, into d: inout AssetDefaults) {
     if let v = value["refreshEvery"], let text = string(v, at: "\(path).refreshEvery") {
       switch text {
       case "live": d.refresh = .live
@@ -183,7 +162,7 @@ struct ConfigReader {
     applyTransport(value, at: path, into: &d)
   }
 
-  mutating func readAsset(_ value: LocatedJSON, at path: String, defaults: Defaults)
+  mutating func readAsset(_ value: LocatedJSON, at path: String, defaults: AssetDefaults)
     -> AssetDefinition?
   {
     guard case .object = value else {
@@ -237,8 +216,7 @@ struct ConfigReader {
     }
     var sha: String?
     if let v = value["sha256"], let text = string(v, at: "\(path).sha256") {
-      let lower = text.lowercased()
-      if lower.count == 64, lower.allSatisfy(\.isHexDigit) {
+      if let lower = SHA256Text.normalized(text) {
         sha = lower
       } else {
         problem("\(path).sha256", v, "must be 64 hexadecimal digits")
@@ -253,12 +231,12 @@ struct ConfigReader {
       problem("\(path).refreshEvery", value["refreshEvery"], "\"live\" needs a file:// remote")
     }
     guard problems.count == before else { return nil }
-    var asset = AssetDefinition(
-      id: id, remote: remote, bundled: bundled, format: format, essential: essential,
-      expectedSize: expectedSize, sha256: sha, maxBytes: d.maxBytes, refresh: d.refresh, ttl: d.ttl,
-      maxStale: d.maxStale, timeout: d.timeout, headers: d.headers, allowInsecure: d.allowInsecure)
-    asset.tls = d.tls
-    asset.proxy = d.proxy
+    var asset = d.definition(id: id, remote: remote)
+    asset.bundled = bundled
+    asset.format = format
+    asset.essential = essential
+    asset.expectedSize = expectedSize
+    asset.sha256 = sha
     return asset
   }
 
@@ -459,14 +437,13 @@ struct ConfigReader {
       )
       return nil
     }
-    switch scheme {
-    case "https": return url
-    case "http":
-      if ConfigValues.isLoopback(host: host) || allowInsecure { return url }
+    switch RemoteURLPolicy.check(url, allowInsecure: allowInsecure) {
+    case .allowed: return url
+    case .plainHTTPNotLoopback:
       problem(
         path, value,
         "http:// is allowed only to loopback; use https:// or set \"allowInsecure\": true")
-    default:
+    case .unsupportedScheme:
       problem(
         path, value,
         "unsupported scheme \"\(TerminalText.sanitize(scheme, maxLength: 20))\" (use https://, http:// to loopback, or file://)"

@@ -11,7 +11,7 @@ enum ControlCommandRunner {
         var error: String?
         if case .failed(let e) = item.outcome { error = e.message }
         return ControlRefreshResult(
-          asset: item.id, outcome: item.outcome.word,
+          asset: item.id, outcome: item.outcome.kind,
           version: statuses.first { $0.id == item.id }?.version, error: error)
       }
       let failed = items.first { $0.error != nil }

@@ -121,15 +121,15 @@ public struct ControlRequest: Sendable, Equatable, Encodable {
 public struct ControlRefreshResult: Sendable, Equatable, Codable {
   /// The asset.
   public var asset: String
-  /// `updated`, `notModified`, `inFlight` or `failed`.
-  public var outcome: String
+  /// How it ended (`updated`, `notModified`, `inFlight`, `failed` or `cancelled` on the wire).
+  public var outcome: RefreshOutcomeKind
   /// The version served after the refresh.
   public var version: String?
   /// Why it failed, when it did.
   public var error: String?
 
   /// Creates a result.
-  public init(asset: String, outcome: String, version: String?, error: String?) {
+  public init(asset: String, outcome: RefreshOutcomeKind, version: String?, error: String?) {
     self.asset = asset
     self.outcome = outcome
     self.version = version

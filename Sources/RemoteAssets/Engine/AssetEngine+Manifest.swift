@@ -84,7 +84,7 @@ extension AssetEngine {
       manifestError = nil
     } catch {
       manifestFailures += 1
-      let fetchError = error as? FetchError ?? FetchError(.validation, "\(error)")
+      let fetchError = error as? FetchError ?? FetchError(.invalid, "\(error)")
       let delay = backoff.delay(failures: manifestFailures, retryAfter: fetchError.retryAfter)
       manifestNextAttempt = now.addingTimeInterval(delay)
       manifestError = TerminalText.sanitize(fetchError.message, maxLength: 200)
@@ -99,8 +99,7 @@ extension AssetEngine {
   }
 
   private var defaultInterval: TimeInterval {
-    if case .every(let s) = configuration.defaultRefresh { return s }
-    return 30
+    configuration.assetDefaults.refreshSeconds ?? AssetDefaults.standardRefreshSeconds
   }
 
   /// Sets each named asset's target version, URL, size and hash; adds assets the config lacks.
@@ -108,10 +107,9 @@ extension AssetEngine {
     for target in manifest.assets {
       if let only = loadedOnly, !only.contains(target.id) { continue }
       if records[target.id] == nil {
-        var definition = configuration.assetDefaults
-        definition.id = target.id
         // Default headers go only to the manifest's own origin (checked when the URL is set).
-        definition.remote = configuration.manifest
+        let definition = configuration.assetDefaults.definition(
+          id: target.id, remote: configuration.manifest)
         records[target.id] = AssetRecord(
           definition: definition,
           entry: CacheEntry(id: target.id, appVersion: configuration.appVersion))
@@ -161,12 +159,10 @@ extension AssetEngine {
     guard let base = configuration.manifest,
       let url = URL(string: text, relativeTo: base)?.absoluteURL
     else { return nil }
-    switch url.scheme?.lowercased() {
-    case "https": return url
-    case "http" where allowInsecure || ConfigValues.isLoopback(host: url.host ?? ""): return url
-    default:
+    guard RemoteURLPolicy.check(url, allowInsecure: allowInsecure) == .allowed else {
       log(nil, .warning, "manifest URL \(text) refused (only https, or http to loopback)")
       return nil
     }
+    return url
   }
 }

@@ -9,7 +9,7 @@ extension AssetEngine {
   /// Concurrent calls for the same asset share one fetch: the later callers wait for it and get
   /// ``RefreshOutcome/inFlight``. Concurrent calls share one manifest fetch too.
   public func refresh(_ id: String) async -> RefreshOutcome {
-    guard !isShutDown else { return .failed(FetchError(.unsupported, "the engine is shut down")) }
+    guard !isShutDown else { return .failed(FetchError(.shutDown, "the engine is shut down")) }
     await refreshManifest()
     return await refresh(id, manual: true)
   }
@@ -32,9 +32,9 @@ extension AssetEngine {
 
   func refresh(_ id: String, manual: Bool) async -> RefreshOutcome {
     guard records[id] != nil else {
-      return .failed(FetchError(.unsupported, "no asset named \(id)"))
+      return .failed(FetchError(.unknownAsset, "no asset named \(id)"))
     }
-    guard !isShutDown else { return .failed(FetchError(.unsupported, "the engine is shut down")) }
+    guard !isShutDown else { return .failed(FetchError(.shutDown, "the engine is shut down")) }
     let (task, joined) = startRefresh(id, manual: manual)
     let outcome = await task.value
     return joined ? .inFlight : outcome
@@ -64,6 +64,7 @@ extension AssetEngine {
     guard let definition = records[id]?.definition, let epoch = records[id]?.epoch else {
       return .notModified
     }
+    records[id]?.attemptStartedAt = ContinuousClock.now
     guard let remote = definition.remote else {
       return finishFailure(id, FetchError(.unsupported, "the asset has no remote"), quiet: false)
     }
@@ -125,7 +126,8 @@ extension AssetEngine {
         if rejected != nil { return .notModified }  // still the rejected version: nothing new
         guard current != nil else {
           throw FetchError(
-            .http, "the server answered 304 Not Modified to an unconditional request", status: 304)
+            .httpStatus, "the server answered 304 Not Modified to an unconditional request",
+            status: 304)
         }
         return finishNotModified(id, metadata: metadata, quiet: quiet)
       case .downloaded(let metadata):
@@ -142,7 +144,7 @@ extension AssetEngine {
       let fetchError = error as? FetchError ?? HTTPFetcher.translate(error, phase: "fetching")
       // Transport trouble or quitting mid-download: keep the bytes for a Range request next time
       // (not when a command overtook the transfer).
-      let transient = [.network, .timeout, .truncated].contains(fetchError.kind)
+      let transient = fetchError.kind.isTransport
       if records[id]?.epoch == epoch, transient || (Task.isCancelled && isShutDown) {
         keptForResume = sink.keepForResume()
       }
@@ -151,7 +153,7 @@ extension AssetEngine {
         // failure of the asset, so nothing is recorded.
         records[id]?.activity = .idle
         publishChange(id)
-        return .failed(FetchError(.unsupported, "cancelled"))
+        return .failed(FetchError(.cancelled, "cancelled"))
       }
       return finishFailure(id, fetchError, quiet: quiet)
     }
@@ -179,16 +181,17 @@ extension AssetEngine {
     _ id: String, sink: DownloadSink, metadata: FetchMetadata, epoch: UInt64
   ) async throws -> RefreshOutcome {
     guard let definition = records[id]?.definition, records[id]?.epoch == epoch else {
-      throw FetchError(.unsupported, "overtaken by a command")
+      throw FetchError(.cancelled, "overtaken by a command")
     }
     setActivity(id, .validating)
     let (sha, size) = sink.digest()
     if let expected = definition.expectedSize, size != expected {
-      throw FetchError(.size, "received \(size) bytes, expected \(expected)")
+      throw FetchError(.sizeMismatch, "received \(size) bytes, expected \(expected)")
     }
     if let expected = definition.sha256, sha != expected {
       throw FetchError(
-        .hash, "SHA-256 \(sha.prefix(12))… does not match the expected \(expected.prefix(12))…")
+        .hashMismatch,
+        "SHA-256 \(sha.prefix(12))… does not match the expected \(expected.prefix(12))…")
     }
     // Reading the file back and flushing it to disk happen off the actor: events and commands
     // go on meanwhile. A command that overtook the refresh during the wait wins.
@@ -197,13 +200,13 @@ extension AssetEngine {
     let path = sink.path
     try await IOExecutor.run {
       if let problem = FormatValidator.problem(format: format, path: path) {
-        throw FetchError(.validation, problem)
+        throw FetchError(.invalid, problem)
       }
       if let validate {
         do {
           try validate(try Data(contentsOf: URL(fileURLWithPath: path)))
         } catch {
-          throw FetchError(.validation, "rejected by the app's validator: \(error)")
+          throw FetchError(.invalid, "rejected by the app's validator: \(error)")
         }
       }
       do { try sink.sync() } catch {
@@ -211,7 +214,7 @@ extension AssetEngine {
       }
     }
     guard let record = records[id], record.epoch == epoch else {
-      throw FetchError(.unsupported, "overtaken by a command")
+      throw FetchError(.cancelled, "overtaken by a command")
     }
     let now = clock.now()
     let freshness = serverFreshness(id, metadata: metadata, receivedAt: now, revalidated: false)
@@ -315,7 +318,7 @@ extension AssetEngine {
     }
     let recorded = failureMessage(id, error, at: now)
     _ = try? updateEntry(id) { entry in
-      entry.lastError = AssetErrorRecord(kind: error.kind.rawValue, message: recorded, at: now)
+      entry.lastError = AssetErrorRecord(kind: error.kind, message: recorded, at: now)
       entry.consecutiveFailures = failures
       entry.nextAttemptAt = next
     }
@@ -342,8 +345,12 @@ extension AssetEngine {
     records[id]?.activity = .idle
     records[id]?.appendHistory(
       RefreshRecord(
-        at: clock.now(), outcome: outcome.word, detail: detail.map { TerminalText.sanitize($0) }))
+        at: clock.now(), outcome: outcome.kind, detail: detail.map { TerminalText.sanitize($0) }))
     metrics.attempt(id, outcome: outcome.word)
+    if let started = records[id]?.attemptStartedAt {
+      metrics.duration(id, started.duration(to: .now))
+      records[id]?.attemptStartedAt = nil
+    }
     if let status = status(id) {
       metrics.state(id, failures: status.consecutiveFailures, servedBytes: status.size)
     }

@@ -34,7 +34,7 @@ extension AssetEngine {
         entry.current = nil
         entry.checkedAt = nil
         entry.lastError = AssetErrorRecord(
-          kind: "corrupt", message: "\(problem); \(fallback)", at: clock.now())
+          kind: .corrupt, message: "\(problem); \(fallback)", at: clock.now())
       }
       records[id]?.epoch &+= 1
       log(id, .warning, "\(problem); \(fallback)")

@@ -212,7 +212,7 @@ public actor AssetEngine {
     if let reason {
       let fallback = record.definition.bundled != nil ? "using the bundled copy" : "no copy left"
       record.entry.lastError = AssetErrorRecord(
-        kind: "corrupt", message: "\(reason); \(fallback)", at: now)
+        kind: .corrupt, message: "\(reason); \(fallback)", at: now)
       logger.warning("discarded cached copy", metadata: ["asset": "\(id)", "reason": "\(reason)"])
       log(id, .warning, "\(reason); \(fallback)")
       if (try? store.commitEntry(record.entry)) != nil {
@@ -289,8 +289,7 @@ public actor AssetEngine {
 
   /// Engine-wide facts (app version, manifest version, pause).
   public func info() -> EngineInfo {
-    var refreshEvery: TimeInterval?
-    if case .every(let s) = configuration.defaultRefresh { refreshEvery = s }
+    let refreshEvery = configuration.assetDefaults.refreshSeconds
     var info = EngineInfo(
       appVersion: configuration.appVersion, configPath: configuration.configPath,
       manifestVersion: manifest?.manifest.version.map { TerminalText.sanitize($0, maxLength: 64) },

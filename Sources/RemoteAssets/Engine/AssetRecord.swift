@@ -25,6 +25,8 @@ struct AssetRecord: Sendable {
   var rejectedETag: String?
   /// When the check in flight sent its request (`request_time` of RFC 9111 §4.2.3).
   var requestedAt: Date?
+  /// When the attempt in flight got its transfer slot (monotonic; for the duration histogram).
+  var attemptStartedAt: ContinuousClock.Instant?
   /// When a live poll that found the file unchanged last told subscribers (and the disk) that
   /// the copy is still fresh.
   var renewalPublishedAt: Date?

@@ -7,6 +7,8 @@ import CoreMetrics
 /// - `remote_assets_bytes_downloaded_total{asset}`: bytes committed (counter).
 /// - `remote_assets_consecutive_failures{asset}`: failures in a row now (gauge).
 /// - `remote_assets_served_bytes{asset}`: size of the copy served now (gauge).
+/// - `remote_assets_refresh_duration_seconds{asset}`: how long each attempt that ended with an
+///   outcome took, from getting its transfer slot to its end (timer; a histogram in Prometheus).
 struct EngineMetrics: Sendable {
   let factory: any MetricsFactory
 
@@ -22,6 +24,20 @@ struct EngineMetrics: Sendable {
       label: "remote_assets_bytes_downloaded_total", dimensions: [("asset", id)], factory: factory
     )
     .increment(by: bytes)
+  }
+
+  func duration(_ id: String, _ elapsed: Duration) {
+    Timer(
+      label: "remote_assets_refresh_duration_seconds", dimensions: [("asset", id)],
+      factory: factory
+    ).recordNanoseconds(Self.nanoseconds(elapsed))
+  }
+
+  /// `elapsed` in whole nanoseconds, clamped to what an `Int64` holds.
+  static func nanoseconds(_ elapsed: Duration) -> Int64 {
+    let (seconds, attoseconds) = elapsed.components
+    guard seconds < Int64.max / 1_000_000_000 else { return .max }
+    return max(0, seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
   }
 
   func state(_ id: String, failures: Int, servedBytes: Int64?) {

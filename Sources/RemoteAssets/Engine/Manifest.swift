@@ -18,13 +18,13 @@ public struct Manifest: Sendable, Equatable, Codable {
 
   /// Parses and checks a manifest.
   ///
-  /// - Throws: ``FetchError`` `.validation` naming what is wrong.
+  /// - Throws: ``FetchError`` `.invalid` naming what is wrong.
   public static func parse(_ data: Data) throws -> Manifest {
     var manifest: Manifest
     do {
       manifest = try JSONDecoder().decode(Manifest.self, from: data)
     } catch {
-      throw FetchError(.validation, "the manifest is not valid: \(error)")
+      throw FetchError(.invalid, "the manifest is not valid: \(error)")
     }
     // Versions are shown and stored: keep only text safe for a terminal.
     manifest.version = manifest.version.map { TerminalText.sanitize($0, maxLength: 64) }
@@ -36,15 +36,15 @@ public struct Manifest: Sendable, Equatable, Codable {
     for entry in manifest.assets {
       if let size = entry.size, !ConfigLimits.size.contains(size) {
         throw FetchError(
-          .validation,
+          .invalid,
           "the manifest's size for \(entry.id) is out of range (must be \(ConfigLimits.describe(ConfigLimits.size)))"
         )
       }
       if let why = ConfigValues.idProblem(entry.id) {
-        throw FetchError(.validation, "the manifest names an asset id that \(why)")
+        throw FetchError(.invalid, "the manifest names an asset id that \(why)")
       }
-      if let sha = entry.sha256, sha.count != 64 || !sha.allSatisfy(\.isHexDigit) {
-        throw FetchError(.validation, "the manifest's sha256 for \(entry.id) is not 64 hex digits")
+      if let sha = entry.sha256, SHA256Text.normalized(sha) == nil {
+        throw FetchError(.invalid, "the manifest's sha256 for \(entry.id) is not 64 hex digits")
       }
     }
     return manifest

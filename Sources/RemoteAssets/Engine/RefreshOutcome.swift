@@ -9,15 +9,20 @@ public enum RefreshOutcome: Sendable, Equatable {
   /// The refresh failed; the last good copy is still served.
   case failed(FetchError)
 
-  /// The word used in `refresh --json` (`updated`, `notModified`, `inFlight`, `failed`).
-  public var word: String {
+  /// The typed outcome: `.updated`, `.notModified`, `.inFlight`, `.failed`, or `.cancelled` for
+  /// a refresh that shutdown or a command (drop, reset, rollback) cut short.
+  public var kind: RefreshOutcomeKind {
     switch self {
-    case .updated: "updated"
-    case .notModified: "notModified"
-    case .inFlight: "inFlight"
-    case .failed: "failed"
+    case .updated: .updated
+    case .notModified: .notModified
+    case .inFlight: .inFlight
+    case .failed(let error): error.kind == .cancelled ? .cancelled : .failed
     }
   }
+
+  /// The word used in `refresh --json` and the control socket (`updated`, `notModified`,
+  /// `inFlight`, `failed`, `cancelled`).
+  public var word: String { kind.rawValue }
 }
 
 /// How a read should treat freshness (the library API's read policies).

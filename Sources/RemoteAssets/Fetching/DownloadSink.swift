@@ -65,7 +65,7 @@ public final class DownloadSink: Sendable {
 
   /// Tells the sink the total the server announced (Content-Length).
   ///
-  /// - Throws: ``FetchError`` `.tooLarge` or `.size` at once when the total cannot be accepted.
+  /// - Throws: ``FetchError`` `.tooLarge` or `.sizeMismatch` at once when the total cannot be accepted.
   public func announce(totalBytes: Int64?, etag: String? = nil) throws {
     state.withLock { s in
       s.responseETag = etag
@@ -81,14 +81,15 @@ public final class DownloadSink: Sendable {
         .tooLarge, "the server announced \(totalBytes) bytes, more than maxBytes (\(maxBytes))")
     }
     if let expectedSize, totalBytes != expectedSize {
-      throw FetchError(.size, "the server announced \(totalBytes) bytes, expected \(expectedSize)")
+      throw FetchError(
+        .sizeMismatch, "the server announced \(totalBytes) bytes, expected \(expectedSize)")
     }
     state.withLock { $0.expectedTotal = totalBytes }
   }
 
   /// Appends a chunk.
   ///
-  /// - Throws: ``FetchError`` `.tooLarge` / `.size` as soon as the limit is passed; `.storage` on
+  /// - Throws: ``FetchError`` `.tooLarge` / `.sizeMismatch` as soon as the limit is passed; `.storage` on
   ///   a disk error.
   public func write(_ bytes: UnsafeRawBufferPointer) throws {
     let progress: TransferProgress? = try state.withLock { s in
@@ -97,7 +98,8 @@ public final class DownloadSink: Sendable {
         throw FetchError(.tooLarge, "the body passed maxBytes (\(maxBytes) bytes)")
       }
       if let expectedSize, after > expectedSize {
-        throw FetchError(.size, "the body is larger than the expected \(expectedSize) bytes")
+        throw FetchError(
+          .sizeMismatch, "the body is larger than the expected \(expectedSize) bytes")
       }
       do { try s.partial.write(bytes) } catch {
         throw FetchError(.storage, "writing the download failed: \(error)")

@@ -31,8 +31,9 @@ public struct FetchRequest: Sendable {
   /// Creates a request.
   public init(
     url: URL, headers: [HeaderField] = [], etag: String? = nil, lastModified: String? = nil,
-    maxBytes: Int64 = 64 << 20, expectedSize: Int64? = nil, expectedSHA256: String? = nil,
-    timeout: TimeInterval = 10, allowInsecure: Bool = false
+    maxBytes: Int64 = AssetDefaults.standard.maxBytes, expectedSize: Int64? = nil,
+    expectedSHA256: String? = nil,
+    timeout: TimeInterval = AssetDefaults.standard.timeout, allowInsecure: Bool = false
   ) {
     self.url = url
     self.headers = headers

@@ -22,19 +22,19 @@ public struct FileFetcher: AssetFetcher {
     guard fd >= 0 else {
       let code = errno
       if code == ENOENT {
-        throw FetchError(.http, "\(path) does not exist", status: 404)
+        throw FetchError(.httpStatus, "\(path) does not exist", status: 404)
       }
       throw FetchError(
-        .http, "\(path) cannot be read (\(String(cString: strerror(code))))", status: 403)
+        .httpStatus, "\(path) cannot be read (\(String(cString: strerror(code))))", status: 403)
     }
     defer { close(fd) }
     var before = stat()
     guard fstat(fd, &before) == 0 else {
-      throw FetchError(.http, "\(path) cannot be read", status: 403)
+      throw FetchError(.httpStatus, "\(path) cannot be read", status: 403)
     }
     guard (before.st_mode & S_IFMT) == S_IFREG else {
       throw FetchError(
-        .validation,
+        .invalid,
         "\(path) is not a regular file (\(Self.kind(before.st_mode))); only files are read")
     }
     let size = Int64(before.st_size)
@@ -50,7 +50,7 @@ public struct FileFetcher: AssetFetcher {
       try Task.checkCancellation()
       let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
       if n < 0, errno == EINTR { continue }
-      if n < 0 { throw FetchError(.http, "\(path) cannot be read", status: 403) }
+      if n < 0 { throw FetchError(.httpStatus, "\(path) cannot be read", status: 403) }
       if n == 0 { break }
       try buffer.withUnsafeBytes { try sink.write(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
     }

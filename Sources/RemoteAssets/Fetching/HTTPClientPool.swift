@@ -37,14 +37,14 @@ final class HTTPClientPool: Sendable {
   func client(for key: Key) throws(FetchError) -> HTTPClient {
     // Files are read outside the lock; a race makes at most one spare client, shut down at once.
     let (existing, isShutDown) = state.withLock { ($0.clients[key], $0.isShutDown) }
-    if isShutDown { throw FetchError(.network, "the HTTP client is shut down") }
+    if isShutDown { throw FetchError(.shutDown, "the HTTP client is shut down") }
     if let existing { return existing }
     var configuration = base
     if let tls = key.tls {
       do {
         configuration.tlsConfiguration = try tls.makeClientConfiguration()
       } catch {
-        throw FetchError(.network, "\(error.description)")
+        throw FetchError(.config, "\(error.description)")
       }
     }
     if let proxy = key.proxy {
@@ -70,7 +70,7 @@ final class HTTPClientPool: Sendable {
       return (made, nil, false)
     }
     if let spare { Task { try? await spare.shutdown() } }
-    if shutDown { throw FetchError(.network, "the HTTP client is shut down") }
+    if shutDown { throw FetchError(.shutDown, "the HTTP client is shut down") }
     return chosen
   }
 

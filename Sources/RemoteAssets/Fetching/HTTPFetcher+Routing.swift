@@ -10,7 +10,7 @@ extension HTTPFetcher {
     do {
       proxy = try proxyEnvironment.proxy(for: url, setting: request.proxy)
     } catch {
-      throw FetchError(.network, "\(error.message)")
+      throw FetchError(.config, "\(error.message)")
     }
     let tls = url.scheme?.lowercased() == "https" ? request.tls : nil
     return HTTPClientPool.Key(tls: tls, proxy: proxy)

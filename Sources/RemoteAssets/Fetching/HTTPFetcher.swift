@@ -12,7 +12,7 @@ import Synchronization
 /// Redirects are followed here, not by the client: at most 5, never https -> http (unless the asset
 /// allows insecure), never to another scheme, no cycles; a 304 carrying `Location` is refused.
 ///
-/// Three limits bound every transfer, and the `.timeout` error says which one was hit:
+/// Three limits bound every transfer, and the `.timedOut` error says which one was hit:
 /// - the response head must arrive within `timeout` (per redirect hop);
 /// - the body must keep ``minimumBytesPerSecond``, averaged over each `timeout` window;
 /// - the whole transfer (redirects, heads and body) must end within
@@ -107,11 +107,11 @@ public final class HTTPFetcher: AssetFetcher {
     while true {
       try await Task.sleep(for: .milliseconds(100))
       if let reason = deadline.exceededReason() {
-        throw FetchError(.timeout, reason)
+        throw FetchError(.timedOut, reason)
       }
       if let reason = sink.stallReason(window: window, minimumBytes: minimum) {
         throw FetchError(
-          .timeout, "\(reason), below the minimum \(minimumBytesPerSecond) bytes/s")
+          .timedOut, "\(reason), below the minimum \(minimumBytesPerSecond) bytes/s")
       }
     }
   }
@@ -157,13 +157,15 @@ public final class HTTPFetcher: AssetFetcher {
 
   func checkRedirect(from: URL, to: URL, allowInsecure: Bool) throws {
     let scheme = to.scheme?.lowercased() ?? ""
-    guard scheme == "http" || scheme == "https" else {
+    let verdict = RemoteURLPolicy.check(to, allowInsecure: allowInsecure)
+    if verdict == .unsupportedScheme {
       throw FetchError(.redirect, "refused a redirect to a \(scheme): URL")
     }
+    // Stricter than the policy: a downgrade is refused even to loopback.
     if from.scheme?.lowercased() == "https", scheme == "http", !allowInsecure {
       throw FetchError(.redirect, "refused a redirect from https to http (\(to.host ?? ""))")
     }
-    if scheme == "http", !allowInsecure, !ConfigValues.isLoopback(host: to.host ?? "") {
+    if verdict == .plainHTTPNotLoopback {
       throw FetchError(.redirect, "refused a redirect to plain http on \(to.host ?? "")")
     }
   }
@@ -208,7 +210,7 @@ public final class HTTPFetcher: AssetFetcher {
         throw sentence
       }
       throw Self.translate(
-        error, phase: "connecting to \(url.host ?? "the server")", redactor: redactor,
+        error, url: url, phase: "waiting for the response", redactor: redactor,
         timeout: request.timeout)
     }
     let headers = response.headers
@@ -229,11 +231,12 @@ public final class HTTPFetcher: AssetFetcher {
       return .redirect(location)
     case 200:
       try await stream(
-        response, request: request, sink: sink, from: 0, deadline: deadline, redactor: redactor)
+        response, request: request, url: url, sink: sink, from: 0, deadline: deadline,
+        redactor: redactor)
       return .done(.downloaded(metadata))
     case 206:
       guard let resume = request.resume else {
-        throw FetchError(.http, "HTTP 206 to a request that asked for no range", status: 206)
+        throw FetchError(.httpStatus, "HTTP 206 to a request that asked for no range", status: 206)
       }
       let range = headers.first(name: "Content-Range").flatMap(ContentRange.init)
       guard let range, range.start == resume.offset, metadata.etag == resume.etag else {
@@ -241,7 +244,7 @@ public final class HTTPFetcher: AssetFetcher {
         throw FetchError(.truncated, "the server resumed at the wrong place; starting over")
       }
       try await stream(
-        response, request: request, sink: sink, from: range.start, total: range.total,
+        response, request: request, url: url, sink: sink, from: range.start, total: range.total,
         deadline: deadline, redactor: redactor)
       return .done(.downloaded(metadata))
     case 416:
@@ -254,7 +257,7 @@ public final class HTTPFetcher: AssetFetcher {
         request.expectedSize == resume.offset || request.expectedSHA256 != nil
       else {
         guard request.resume != nil else {
-          throw FetchError(.http, "HTTP 416 Range Not Satisfiable", status: 416)
+          throw FetchError(.httpStatus, "HTTP 416 Range Not Satisfiable", status: 416)
         }
         try sink.reset()
         return .restartWithoutRange
@@ -271,7 +274,8 @@ public final class HTTPFetcher: AssetFetcher {
       }
       let reason = response.status.reasonPhrase
       throw FetchError(
-        .http, "HTTP \(status) \(reason)\(snippet.isEmpty ? "" : ": \(snippet)")", status: status,
+        .httpStatus, "HTTP \(status) \(reason)\(snippet.isEmpty ? "" : ": \(snippet)")",
+        status: status,
         retryAfter: Self.retryAfter(headers))
     }
   }
@@ -279,7 +283,8 @@ public final class HTTPFetcher: AssetFetcher {
   /// Streams a body into the sink, chunk by chunk (backpressure keeps memory bounded): a 200 from
   /// the start (anything kept is discarded), a 206 appended after the `start` bytes held.
   private func stream(
-    _ response: HTTPClientResponse, request: FetchRequest, sink: DownloadSink, from start: Int64,
+    _ response: HTTPClientResponse, request: FetchRequest, url: URL, sink: DownloadSink,
+    from start: Int64,
     total: Int64? = nil, deadline: TransferDeadline, redactor: SecretRedactor
   ) async throws {
     if start == 0 { try sink.reset() }
@@ -304,8 +309,8 @@ public final class HTTPFetcher: AssetFetcher {
       throw error
     } catch {
       throw Self.translate(
-        error, phase: "reading the body after \(sink.bytesWritten) bytes", redactor: redactor,
-        timeout: request.timeout)
+        error, url: url, phase: "reading the body after \(sink.bytesWritten) bytes",
+        redactor: redactor, timeout: request.timeout)
     }
     sink.flushProgress()
     let received = sink.bytesWritten - start
@@ -323,49 +328,23 @@ public final class HTTPFetcher: AssetFetcher {
 
   // MARK: - Helpers
 
-  /// An error in plain words, never quoting what the HTTP client put in its description (it can
-  /// hold header values), and with every configured header value redacted.
+  /// An error in plain words (``TransportFailure/plain(_:endpoint:phase:timeout:)``), never
+  /// quoting what the HTTP client put in its description (it can hold header values), and with
+  /// every configured header value redacted.
   ///
   /// - Parameters:
-  ///   - phase: what was being done ("connecting to cdn.example.com").
+  ///   - url: the URL being fetched, named as `host:port` in the sentence.
+  ///   - phase: what was being done ("waiting for the response").
   ///   - redactor: the request's header values.
   ///   - timeout: the head timeout, named when it is what expired.
   static func translate(
-    _ error: any Error, phase: String, redactor: SecretRedactor = SecretRedactor(values: []),
-    timeout: TimeInterval? = nil
+    _ error: any Error, url: URL? = nil, phase: String,
+    redactor: SecretRedactor = SecretRedactor(values: []), timeout: TimeInterval? = nil
   ) -> FetchError {
-    var result = plainError(error, phase: phase, timeout: timeout)
+    var result = TransportFailure.plain(
+      error, endpoint: url.map(TransportFailure.endpoint(of:)), phase: phase, timeout: timeout)
     result.message = TerminalText.sanitize(redactor.redact(result.message), maxLength: 300)
     return result
-  }
-
-  private static func plainError(_ error: any Error, phase: String, timeout: TimeInterval?)
-    -> FetchError
-  {
-    if let error = error as? FetchError { return error }
-    if error is CancellationError { return FetchError(.timeout, "cancelled while \(phase)") }
-    if let error = error as? HTTPClientError {
-      if error == .deadlineExceeded {
-        let limit = timeout.map { " (timeout \(DurationText.format($0)))" } ?? ""
-        return FetchError(.timeout, "no response head in time\(limit) while \(phase)")
-      }
-      if error == .readTimeout || error == .connectTimeout {
-        return FetchError(.timeout, "\(error.shortDescription.lowercased()) while \(phase)")
-      }
-      if error == .remoteConnectionClosed {
-        return FetchError(.truncated, "the server closed the connection while \(phase)")
-      }
-      // `description` includes associated values: `invalidHeaderFieldValues` quotes the
-      // offending header values whole. `shortDescription` never carries them.
-      return FetchError(.network, "HTTP client error (\(error.shortDescription)) while \(phase)")
-    }
-    if let error = error as? HTTPParserError {
-      return FetchError(.truncated, "malformed or cut response while \(phase) (\(error))")
-    }
-    if let error = error as? IOError {
-      return FetchError(.network, "\(error.description) while \(phase)")
-    }
-    return FetchError(.network, "\(String(describing: error)) while \(phase)")
   }
 
   /// How much of an error body is read for the message.

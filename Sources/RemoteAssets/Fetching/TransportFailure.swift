@@ -1,12 +1,19 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import NIOHTTP1
 import NIOPosix
 import NIOSSL
 
-/// Turns TLS and proxy failures into one plain sentence that says which: an untrusted or expired
-/// server certificate, a certificate for another host, a refused client certificate, a proxy that
-/// refused the connection or wants credentials. Other failures are left to the caller.
+/// The one place where what the HTTP client throws becomes a ``FetchError``: a kind (`.refused`,
+/// `.reset`, `.timedOut`, `.dns`, `.tls`, ...) and one plain sentence that says what happened,
+/// never the client's or NIO's own description of its types.
+///
+/// ``describe(_:url:route:)`` words TLS and proxy failures (an untrusted or expired server
+/// certificate, a certificate for another host, a refused client certificate, a proxy that refused
+/// the connection or wants credentials), probing the server's certificate when that helps;
+/// ``plain(_:endpoint:phase:timeout:)`` words the rest (refused, reset, timed out, DNS, a cut
+/// response).
 enum TransportFailure {
   /// The sentence for `error`, or nil when it is not a TLS or proxy failure.
   ///
@@ -38,11 +45,11 @@ enum TransportFailure {
             : "\(proxy) refused to open a tunnel to \(target) (does it allow that port?)")
       }
       if error == .httpProxyHandshakeTimeout || error == .socksHandshakeTimeout, let proxy {
-        return FetchError(.timeout, "\(proxy) did not answer in time")
+        return FetchError(.timedOut, "\(proxy) did not answer in time")
       }
     }
     if let proxy, isConnectionRefused(error, text: text, to: route.proxy) {
-      return FetchError(.network, "\(proxy) refused the connection")
+      return FetchError(.refused, "\(proxy) refused the connection")
     }
     guard url.scheme?.lowercased() == "https" else { return nil }
 
@@ -84,7 +91,7 @@ enum TransportFailure {
 
   static func clientCertificateRefused(hasClientCertificate: Bool) -> FetchError {
     FetchError(
-      .network,
+      .tls,
       hasClientCertificate
         ? "the server refused the client certificate in tls.certFile (not signed by a CA it trusts, or expired)"
         : "the server refused the client certificate (or required one): set tls.certFile and tls.keyFile"
@@ -99,10 +106,10 @@ enum TransportFailure {
       let names = leaf.names
       if !names.isEmpty {
         let shown = names.prefix(4).joined(separator: ", ") + (names.count > 4 ? ", ..." : "")
-        return FetchError(.network, "the certificate is for \(shown), not \(host)")
+        return FetchError(.tls, "the certificate is for \(shown), not \(host)")
       }
     }
-    return FetchError(.network, "the certificate does not name \(host)")
+    return FetchError(.tls, "the certificate does not name \(host)")
   }
 
   static func untrusted(url: URL, route: HTTPClientPool.Key) async -> FetchError {
@@ -110,11 +117,11 @@ enum TransportFailure {
       let now = Date()
       if leaf.notValidAfter < now {
         return FetchError(
-          .network, "the server's certificate expired on \(day(leaf.notValidAfter))")
+          .tls, "the server's certificate expired on \(day(leaf.notValidAfter))")
       }
       if leaf.notValidBefore > now {
         return FetchError(
-          .network,
+          .tls,
           "the server's certificate is not valid before \(day(leaf.notValidBefore)) (check this machine's clock)"
         )
       }
@@ -123,7 +130,7 @@ enum TransportFailure {
       route.tls?.caFile == nil
       ? "set tls.caFile to the CA that signed it"
       : "tls.caFile is not the CA that signed it"
-    return FetchError(.network, "the server's certificate is not trusted (unknown CA); \(advice)")
+    return FetchError(.tls, "the server's certificate is not trusted (unknown CA); \(advice)")
   }
 
   static func day(_ date: Date) -> String {
@@ -141,12 +148,121 @@ enum TransportFailure {
     -> Bool
   {
     guard proxy != nil else { return false }
-    if let io = error as? IOError, io.errnoCode == ECONNREFUSED { return true }
-    if let connection = error as? NIOConnectionError {
-      return connection.connectionErrors.contains {
-        ($0.error as? IOError)?.errnoCode == ECONNREFUSED
-      }
-    }
+    if errnoCode(of: error) == ECONNREFUSED { return true }
     return text.contains("connectionRefused") || text.contains("Connection refused")
+  }
+
+  /// The `errno` under `error`: an `IOError`'s own, or the first connection attempt's in a
+  /// `NIOConnectionError` (one per address tried).
+  static func errnoCode(of error: any Error) -> Int32? {
+    if let io = error as? IOError { return io.errnoCode }
+    if let connection = error as? NIOConnectionError {
+      let codes = connection.connectionErrors.compactMap { ($0.error as? IOError)?.errnoCode }
+      // Refused by every address is refused; otherwise the first reason.
+      return codes.first { $0 != ECONNREFUSED } ?? codes.first
+    }
+    return nil
+  }
+
+  /// The host name that did not resolve, when `error` is a failed DNS lookup.
+  static func unresolvedHost(_ error: any Error) -> String? {
+    if let unknown = error as? SocketAddressError.UnknownHost { return unknown.host }
+    if let error = error as? SocketAddressError, case .unknown(let host, _) = error { return host }
+    if let connection = error as? NIOConnectionError, connection.connectionErrors.isEmpty,
+      connection.dnsAError != nil || connection.dnsAAAAError != nil
+    {
+      return connection.host
+    }
+    return nil
+  }
+
+  // MARK: - Plain words
+
+  /// `host:port` for `url` (the scheme's port when it names none), as the sentences show it.
+  static func endpoint(of url: URL) -> String {
+    let host = url.host ?? "the server"
+    let port = url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
+    return host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+  }
+
+  /// One plain sentence for a transport failure that is not TLS or a proxy's.
+  ///
+  /// - Parameters:
+  ///   - endpoint: `host:port` of the server, when known.
+  ///   - phase: what was being done ("waiting for the response", "reading the body after 10
+  ///     bytes").
+  ///   - timeout: the asset's timeout, named when it is what expired.
+  static func plain(
+    _ error: any Error, endpoint: String?, phase: String, timeout: TimeInterval?
+  ) -> FetchError {
+    if let error = error as? FetchError { return error }
+    let server = endpoint ?? "the server"
+    if error is CancellationError {
+      return FetchError(.cancelled, "the transfer was cancelled while \(phase)")
+    }
+    if let host = unresolvedHost(error) {
+      return FetchError(.dns, "the host name \(host) could not be resolved (DNS lookup failed)")
+    }
+    if let error = error as? HTTPClientError {
+      return clientError(error, server: server, phase: phase, timeout: timeout)
+    }
+    if let code = errnoCode(of: error) {
+      return posixError(code, server: server, phase: phase)
+    }
+    if error is HTTPParserError {
+      return FetchError(
+        .truncated, "\(server) sent a malformed or cut response while \(phase) (\(error))")
+    }
+    if let error = error as? ChannelError {
+      if case .connectTimeout = error {
+        return FetchError(.timedOut, "could not connect to \(server) in time")
+      }
+      return FetchError(.network, "the connection to \(server) failed while \(phase)")
+    }
+    if error is NIOSSLError || error is BoringSSLError || error is NIOSSLExtraError {
+      return FetchError(.tls, "the TLS handshake with \(server) failed while \(phase)")
+    }
+    return FetchError(.network, "\(String(describing: error)) while \(phase)")
+  }
+
+  private static func clientError(
+    _ error: HTTPClientError, server: String, phase: String, timeout: TimeInterval?
+  ) -> FetchError {
+    switch error {
+    case .deadlineExceeded:
+      let limit =
+        timeout.map { " within \(DurationText.format($0)) (the asset's timeout)" } ?? " in time"
+      return FetchError(.timedOut, "no response from \(server)\(limit) while \(phase)")
+    case .connectTimeout, .getConnectionFromPoolTimeout:
+      return FetchError(.timedOut, "could not connect to \(server) in time")
+    case .tlsHandshakeTimeout:
+      return FetchError(.timedOut, "the TLS handshake with \(server) did not finish in time")
+    case .readTimeout:
+      return FetchError(.timedOut, "\(server) stopped sending while \(phase)")
+    case .remoteConnectionClosed:
+      return FetchError(.truncated, "\(server) closed the connection while \(phase)")
+    case .cancelled:
+      return FetchError(.cancelled, "the transfer was cancelled while \(phase)")
+    default:
+      // `description` includes associated values: `invalidHeaderFieldValues` quotes the
+      // offending header values whole. `shortDescription` never carries them.
+      return FetchError(.network, "HTTP client error (\(error.shortDescription)) while \(phase)")
+    }
+  }
+
+  private static func posixError(_ code: Int32, server: String, phase: String) -> FetchError {
+    switch code {
+    case ECONNREFUSED:
+      return FetchError(.refused, "connection refused by \(server) — nothing is listening there")
+    case ECONNRESET, EPIPE:
+      return FetchError(.reset, "\(server) reset the connection while \(phase)")
+    case ETIMEDOUT:
+      return FetchError(.timedOut, "\(server) did not answer in time while \(phase)")
+    case ENETUNREACH, EHOSTUNREACH, ENETDOWN, EHOSTDOWN:
+      return FetchError(.network, "\(server) cannot be reached (no route to it) while \(phase)")
+    default:
+      let reason = String(cString: strerror(code)).lowercased()
+      return FetchError(.network, "\(reason) talking to \(server) while \(phase)")
+    }
   }
 }

@@ -115,24 +115,3 @@ enum CacheLayout {
     return (String(name[..<dot]), String(digits))
   }
 }
-
-/// SHA-256 digests as text: the one check used for configs, manifests, entries and blob names.
-enum SHA256Text {
-  /// Whether `text` is 64 lowercase ASCII hexadecimal digits.
-  static func isValid(_ text: String) -> Bool {
-    text.utf8.count == 64
-      && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
-  }
-
-  /// Lowercase hexadecimal of a digest's bytes, without a formatter per byte.
-  static func hex<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
-    let digits = Array("0123456789abcdef".utf8)
-    var out: [UInt8] = []
-    out.reserveCapacity(64)
-    for byte in bytes {
-      out.append(digits[Int(byte >> 4)])
-      out.append(digits[Int(byte & 0x0f)])
-    }
-    return String(decoding: out, as: UTF8.self)
-  }
-}

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import RemoteAssets
+import RemoteAssetsPrometheus
 import RemoteAssetsService
 import ServiceLifecycle
 
@@ -15,12 +16,15 @@ struct ServeCommand: AsyncParsableCommand {
     discussion: """
       Logs go to stderr (one JSON object per line with --log-json). SIGTERM or SIGINT shut the
       engine down gracefully; partial downloads are kept and resumed on the next start.
-      Example: assetwatch serve --config /etc/app/assets.json --log-json
+      With --metrics HOST:PORT the engine's metrics are served at http://HOST:PORT/metrics in the
+      Prometheus text format (:PORT alone binds 127.0.0.1).
+      Example: assetwatch serve --config /etc/app/assets.json --log-json --metrics :9464
       """)
 
   @OptionGroup(title: "Config Options") var config: ConfigOptions
   @OptionGroup(title: "Display Options") var logging: LoggingOptions
   @OptionGroup(title: "Safety Options") var safety: SafetyOptions
+  @OptionGroup(title: "Metrics Options") var metrics: MetricsOptions
 
   @Flag(name: .customLong("log-json"), help: "Log one JSON object per line.")
   var logJSON = false
@@ -36,7 +40,8 @@ struct ServeCommand: AsyncParsableCommand {
 
   func run() async throws {
     guard let level = Logger.Level(rawValue: logging.verbose ? "debug" : logLevel) else {
-      Console.printError("assetwatch: --log-level: \"\(logLevel)\" is not a level (trace … critical)")
+      Console.printError(
+        "assetwatch: --log-level: \"\(logLevel)\" is not a level (trace … critical)")
       throw ExitCode(2)
     }
     let json = logJSON
@@ -46,9 +51,11 @@ struct ServeCommand: AsyncParsableCommand {
     }
     logger.logLevel = level
     let configuration = try config.loadConfiguration()
+    let metricsServer = try await MetricsServer.bind(metrics.address)
     let engine: AssetEngine
     do {
-      engine = try AssetEngine(configuration: configuration, logger: logger)
+      engine = try AssetEngine(
+        configuration: configuration, logger: logger, metricsFactory: metricsServer?.metricsFactory)
     } catch {
       Console.printError(
         "assetwatch: cannot open the cache \(configuration.cacheDirectory.path): \(error)")
@@ -58,8 +65,14 @@ struct ServeCommand: AsyncParsableCommand {
       engine: engine,
       control: .on(ControlServerOptions(socketPath: socket, readOnly: safety.readonly)),
       logger: logger)
+    var services: [any Service] = [service]
+    if let metricsServer {
+      await metricsServer.exporter.attach(engine)
+      services.append(MetricsEndpointService(endpoint: metricsServer.endpoint))
+      logger.info("serving metrics", metadata: ["url": "\(metricsServer.url)"])
+    }
     let group = ServiceGroup(
-      services: [service], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+      services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
     do {
       try await group.run()
     } catch {

@@ -13,14 +13,32 @@ struct WatchCommand: AsyncParsableCommand {
   @OptionGroup(title: "Display Options") var logging: LoggingOptions
   @OptionGroup(title: "Safety Options") var safety: SafetyOptions
   @OptionGroup(title: "Attach Options") var attaching: AttachOptions
+  @OptionGroup(title: "Metrics Options") var metrics: MetricsOptions
 
   func run() async throws {
     if let socket = try attaching.socketPath(config: config)
       ?? attaching.servingSocket(config: config)
     {
+      if let address = metrics.address {
+        // An attached view runs no engine: the serving process exports the metrics.
+        throw ValidationError(
+          "--metrics \(address): this watch attaches to a running engine (\(socket)); give --metrics to its `assetwatch serve` instead"
+        )
+      }
       return try await AttachedWatch(socketPath: socket, display: display, safety: safety).run()
     }
-    let engine = try await EngineLauncher.start(config, logging: logging)
+    let metricsServer = try await MetricsServer.bind(metrics.address)
+    let engine = try await EngineLauncher.start(
+      config, logging: logging, metricsFactory: metricsServer?.metricsFactory)
+    var serving: Task<Void, Never>?
+    if let metricsServer {
+      await metricsServer.exporter.attach(engine)
+      serving = Task { try? await metricsServer.endpoint.run() }
+    }
+    defer {
+      metricsServer?.endpoint.close()
+      serving?.cancel()
+    }
     try await WatchSession(
       engine: engine, display: display, safety: safety, configLabel: config.file
     ).run()

@@ -10,8 +10,8 @@ import RemoteAssets
 struct AssetOutput: Codable, Equatable {
   /// Why the last attempt failed.
   struct Failure: Codable, Equatable {
-    /// The stable machine-readable kind (`http`, `network`, `timeout`, ...).
-    var kind: String
+    /// What kind of failure it was, encoded as its word (`refused`, `http_status`, ...).
+    var kind: AssetErrorKind
     /// One readable sentence.
     var message: String
     /// When it happened (ISO 8601 UTC).
@@ -97,7 +97,8 @@ extension AssetOutput {
       nextRefreshAt: JSONTime.format(asset.nextAttemptAt),
       lastError: asset.lastError.map {
         Failure(
-          kind: $0.kind, message: OutsideText.json($0.message), at: JSONTime.format($0.at) ?? "")
+          kind: $0.kind, message: OutsideText.json($0.message),
+          at: JSONTime.format($0.at) ?? "")
       })
   }
 }

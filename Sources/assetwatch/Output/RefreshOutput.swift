@@ -4,16 +4,17 @@ import RemoteAssets
 /// `refresh --json`: one result per asset refreshed, as documented in the README.
 ///
 /// `{ "results": [ { "id", "outcome", "version", "error" } ] }`, keys in that order; `outcome` is
-/// `updated`, `notModified`, `inFlight` or `failed`; `version` and `error` may be `null`.
+/// `updated`, `notModified`, `inFlight`, `failed` or `cancelled`; `version` and `error` may be
+/// `null`.
 struct RefreshOutput: Codable, Equatable {
   /// One asset's refresh.
   struct Result: Codable, Equatable {
     var id: String
-    /// `updated`, `notModified`, `inFlight` or `failed`.
-    var outcome: String
+    /// How it ended, encoded as its word.
+    var outcome: RefreshOutcomeKind
     /// The version served after the refresh.
     var version: String?
-    /// Why it failed (`nil` unless `outcome` is `failed`).
+    /// Why it failed (`nil` unless `outcome` is `failed` or `cancelled`).
     var error: String?
 
     enum CodingKeys: String, CodingKey { case id, outcome, version, error }
@@ -37,7 +38,7 @@ extension RefreshOutput.Result {
     var error: String?
     if case .failed(let failure) = outcome { error = OutsideText.json(failure.message) }
     self.init(
-      id: OutsideText.json(id), outcome: outcome.word, version: OutsideText.json(version),
+      id: OutsideText.json(id), outcome: outcome.kind, version: OutsideText.json(version),
       error: error)
   }
 }

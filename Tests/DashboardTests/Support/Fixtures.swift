@@ -35,9 +35,9 @@ enum Fixtures {
     entryPath: "/srv/app/.assetwatch-cache/entries/feature-flags.json",
     fetchedAt: ago(600), checkedAt: ago(12), nextAttemptAt: later(18), canRollback: true,
     history: [
-      RefreshRecord(at: ago(12), outcome: "notModified", detail: nil),
-      RefreshRecord(at: ago(42), outcome: "updated", detail: "3f9a1c02"),
-      RefreshRecord(at: ago(72), outcome: "failed", detail: "HTTP 503 Service Unavailable"),
+      RefreshRecord(at: ago(12), outcome: .notModified, detail: nil),
+      RefreshRecord(at: ago(42), outcome: .updated, detail: "3f9a1c02"),
+      RefreshRecord(at: ago(72), outcome: .failed, detail: "HTTP 503 Service Unavailable"),
     ])
 
   static let downloadProgress = TransferProgress(
@@ -51,7 +51,7 @@ enum Fixtures {
   static let banner = AssetStatus(
     id: "banner", remote: "http://127.0.0.1:8765/banner.png", format: "png", source: .bundled,
     targetVersion: "44e0a9b3", size: 14 * 1024, checkedAt: ago(190), nextAttemptAt: later(47),
-    lastError: AssetErrorRecord(kind: "http", message: "HTTP 503", at: ago(3)),
+    lastError: AssetErrorRecord(kind: .httpStatus, message: "HTTP 503", at: ago(3)),
     consecutiveFailures: 2)
 
   static let script = AssetStatus(
@@ -71,7 +71,7 @@ enum Fixtures {
 
   static let vocab = AssetStatus(
     id: "ml-vocab", source: .none, targetVersion: "5e5e5e5e",
-    lastError: AssetErrorRecord(kind: "network", message: "connection refused", at: ago(20)),
+    lastError: AssetErrorRecord(kind: .network, message: "connection refused", at: ago(20)),
     consecutiveFailures: 1)
 
   static let catalog = AssetStatus(

@@ -1,0 +1,66 @@
+/// The names of the series the engine exports, and their help texts: the contract dashboards,
+/// alert rules and `assetwatch fleet` read. Every series has an `asset` label except
+/// ``manifestInfo``; the Prometheus server adds `instance` and `job`.
+public enum AssetMetricNames {
+  /// `remote_assets_asset_info{asset,version,target_version,state,error_kind}` = 1 (gauge): the
+  /// served version, the manifest's target, the state word (lowercase) and the last error's kind
+  /// (empty when the last attempt succeeded). A label change replaces the series.
+  public static let assetInfo = "remote_assets_asset_info"
+  /// `remote_assets_asset_behind{asset}` 0 or 1 (gauge): 1 when the manifest names a target
+  /// version and the copy served is not it.
+  public static let assetBehind = "remote_assets_asset_behind"
+  /// `remote_assets_last_success_timestamp_seconds{asset}` (gauge): Unix time of the last
+  /// successful check (a 304 counts); absent before the first.
+  public static let lastSuccessTimestamp = "remote_assets_last_success_timestamp_seconds"
+  /// `remote_assets_seconds_since_last_success{asset}` (gauge): age of that check at scrape time.
+  public static let secondsSinceLastSuccess = "remote_assets_seconds_since_last_success"
+  /// `remote_assets_expiry_timestamp_seconds{asset}` (gauge): Unix time at which the copy
+  /// served becomes EXPIRED (the last successful check plus `ttl` and `maxStale`, or plus `ttl`
+  /// alone under the server's `must-revalidate`); absent before the first successful check.
+  /// Past it the copy is expired whatever the state word says (a failing origin shows `failed`).
+  public static let expiryTimestamp = "remote_assets_expiry_timestamp_seconds"
+  /// `remote_assets_served_bytes{asset}` (gauge): size of the copy served now.
+  public static let servedBytes = "remote_assets_served_bytes"
+  /// `remote_assets_consecutive_failures{asset}` (gauge): failed attempts in a row.
+  public static let consecutiveFailures = "remote_assets_consecutive_failures"
+  /// `remote_assets_refresh_total{asset,outcome}` (counter): attempts by outcome (`updated`,
+  /// `notModified`, `failed`).
+  public static let refreshTotal = "remote_assets_refresh_total"
+  /// `remote_assets_bytes_downloaded_total{asset}` (counter): bytes committed.
+  public static let bytesDownloadedTotal = "remote_assets_bytes_downloaded_total"
+  /// `remote_assets_refresh_duration_seconds{asset}` (histogram): attempt durations.
+  public static let refreshDuration = "remote_assets_refresh_duration_seconds"
+  /// `remote_assets_manifest_info{version}` = 1 (gauge): the manifest held; absent without one.
+  public static let manifestInfo = "remote_assets_manifest_info"
+
+  /// The `# HELP` text of each series (promtool's linter wants one for every family).
+  public static let help: [String: String] = [
+    assetInfo:
+      "Asset facts as labels: served version, manifest target version, state word, last error kind.",
+    assetBehind: "1 when the manifest names a target version and the served copy is not it.",
+    lastSuccessTimestamp: "Unix time of the last successful check (a 304 Not Modified counts).",
+    secondsSinceLastSuccess: "Seconds since the last successful check, at scrape time.",
+    expiryTimestamp:
+      "Unix time at which the copy served becomes expired (last success + ttl + maxStale).",
+    servedBytes: "Size in bytes of the copy served now.",
+    consecutiveFailures: "Failed refresh attempts in a row.",
+    refreshTotal: "Refresh attempts by outcome (updated, notModified, failed).",
+    bytesDownloadedTotal: "Bytes downloaded and committed.",
+    refreshDuration: "Duration of refresh attempts, from the transfer slot to the outcome.",
+    manifestInfo: "The rollout manifest held, its version as a label.",
+  ]
+
+  /// Every name of the contract.
+  public static let all: [String] = [
+    assetInfo, assetBehind, lastSuccessTimestamp, secondsSinceLastSuccess, expiryTimestamp,
+    servedBytes,
+    consecutiveFailures, refreshTotal, bytesDownloadedTotal, refreshDuration, manifestInfo,
+  ]
+
+  /// The buckets of ``refreshDuration``: 5 ms to 60 s.
+  public static let refreshDurationBuckets: [Duration] = [
+    .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
+    .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1),
+    .milliseconds(2500), .seconds(5), .seconds(10), .seconds(30), .seconds(60),
+  ]
+}
