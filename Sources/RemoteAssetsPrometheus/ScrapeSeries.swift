@@ -25,7 +25,7 @@ public enum ScrapeSeries {
             ("version", MetricLabel.bounded(status.version ?? "")),
             ("target_version", MetricLabel.bounded(status.targetVersion ?? "")),
             ("state", status.state(at: snapshot.at).rawValue.lowercased()),
-            ("error_kind", MetricLabel.errorKind(status.lastError?.kind)),
+            ("error_kind", MetricLabel.errorKind(status.lastError?.kind.rawValue)),
           ], value: 1))
       out.append(
         GaugeSample(
