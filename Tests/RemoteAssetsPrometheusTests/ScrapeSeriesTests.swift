@@ -84,7 +84,7 @@ import Testing
   @Test func anUnknownErrorKindIsExportedAsOther() {
     let status = AssetStatus(
       id: "a", source: .bundled,
-      lastError: AssetErrorRecord(kind: "brandNew", message: "x", at: now),
+      lastError: AssetErrorRecord(kind: AssetErrorKind(word: "brandNew"), message: "x", at: now),
       consecutiveFailures: 2)
     let samples = ScrapeSeries.samples(for: snapshot([status]))
     let info = samples.first { $0.name == AssetMetricNames.assetInfo }
