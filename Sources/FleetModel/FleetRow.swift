@@ -49,8 +49,14 @@ public struct FleetRow: Sendable, Equatable, Identifiable {
   public var state: String?
   /// A short word for the last error (`http`, `timeout`, ...), nil when none.
   public var errorKind: String?
+  /// When the asset last refreshed successfully, in Unix seconds exactly as Prometheus sent it
+  /// (a `Date` would round the last digits).
+  public var lastSuccessTimestamp: Double?
   /// When the asset last refreshed successfully.
-  public var lastSuccess: Date?
+  public var lastSuccess: Date? {
+    get { lastSuccessTimestamp.map { Date(timeIntervalSince1970: $0) } }
+    set { lastSuccessTimestamp = newValue?.timeIntervalSince1970 }
+  }
   /// Failed refreshes in a row.
   public var consecutiveFailures: Int?
   /// Whether the instance reported itself behind its target at every scrape of the stuck window.
@@ -74,7 +80,7 @@ public struct FleetRow: Sendable, Equatable, Identifiable {
     self.fleetTarget = fleetTarget
     self.state = state
     self.errorKind = errorKind
-    self.lastSuccess = lastSuccess
+    self.lastSuccessTimestamp = lastSuccess?.timeIntervalSince1970
     self.consecutiveFailures = consecutiveFailures
     self.behindThroughout = behindThroughout
     self.mark = mark

@@ -30,7 +30,7 @@ extension FleetSnapshot {
     }
     for sample in results[queries.lastSuccess] ?? [] {
       guard let value = sample.value, value.isFinite, value > 0 else { continue }
-      rows[key(sample)]?.lastSuccess = Date(timeIntervalSince1970: value)
+      rows[key(sample)]?.lastSuccessTimestamp = value
     }
     for sample in results[queries.consecutiveFailures] ?? [] {
       guard let value = sample.value, value.isFinite else { continue }

@@ -37,12 +37,25 @@ enum FleetAPIComparison {
       #expect((entry["errorKind"] as? String ?? "") == (labels["error_kind"] ?? ""))
       #expect(entry["job"] as? String == labels["job"])
     }
+    // JSONSerialization rounds the last digit of large doubles on Linux; JSONDecoder does not.
+    struct Times: Decodable {
+      struct Row: Decodable {
+        var instance: String
+        var asset: String
+        var lastSuccess: Double?
+      }
+      var rows: [Row]
+    }
+    let times = try JSONDecoder().decode(Times.self, from: Data(result.stdout.utf8)).rows
     let successes = try await prometheus.vector(
       "remote_assets_last_success_timestamp_seconds\(selector)", time: time)
     #expect(successes.count == rows.count)
     for sample in successes {
-      let entry = try #require(row(sample.labels["instance"] ?? "", sample.labels["asset"] ?? ""))
-      #expect(entry["lastSuccess"] as? Double == Double(sample.value))
+      let entry = try #require(
+        times.first {
+          $0.instance == sample.labels["instance"] && $0.asset == sample.labels["asset"]
+        })
+      #expect(entry.lastSuccess == Double(sample.value), "as Prometheus returns it")
     }
     let failures = try await prometheus.vector(
       "remote_assets_consecutive_failures\(selector)", time: time)

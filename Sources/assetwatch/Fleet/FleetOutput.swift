@@ -65,7 +65,7 @@ struct FleetOutput: Encodable {
       try c.encode(OutsideText.json(row.fleetTarget), forKey: .fleetTarget)
       try c.encode(OutsideText.json(row.state), forKey: .state)
       try c.encode(OutsideText.json(row.errorKind), forKey: .errorKind)
-      try c.encode(row.lastSuccess?.timeIntervalSince1970, forKey: .lastSuccess)
+      try c.encode(row.lastSuccessTimestamp, forKey: .lastSuccess)
       try c.encode(row.consecutiveFailures, forKey: .consecutiveFailures)
       try c.encode(row.mark.rawValue, forKey: .rollout)
     }
