@@ -6,12 +6,9 @@ public enum MetricLabel {
   /// The most UTF-8 bytes a label value holds, `…` included.
   public static let maxBytes = 64
 
-  /// The error kinds exported as they are; any other kind is exported as `other`, so the
-  /// `error_kind` label has a bounded set of values.
-  public static let knownErrorKinds: Set<String> = [
-    "http", "network", "timeout", "truncated", "tooLarge", "size", "hash", "validation",
-    "redirect", "storage", "unsupported", "config", "corrupt",
-  ]
+  /// The error kinds exported: ``AssetErrorKind``'s words (`http_status`, `timed_out`, ...,
+  /// `other`), a bounded set.
+  public static let knownErrorKinds: Set<String> = Set(AssetErrorKind.allCases.map(\.rawValue))
 
   /// `text` sanitized like any server text (``TerminalText/sanitize(_:maxLength:)``: no control,
   /// bidi or invisible characters) and cut to at most ``maxBytes`` UTF-8 bytes at a character
@@ -37,6 +34,7 @@ public enum MetricLabel {
   /// without an error.
   public static func errorKind(_ kind: String?) -> String {
     guard let kind else { return "" }
-    return knownErrorKinds.contains(kind) ? kind : "other"
+    // The words older versions wrote map to today's; any other word becomes `other`.
+    return AssetErrorKind(word: kind).rawValue
   }
 }

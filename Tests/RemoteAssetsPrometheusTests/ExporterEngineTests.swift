@@ -50,7 +50,7 @@ import Testing
       }
       #expect(info.count == 1)
       #expect(info.first?.contains(#"state="failed""#) == true, "\(info)")
-      #expect(info.first?.contains(#"error_kind="http""#) == true, "\(info)")
+      #expect(info.first?.contains(#"error_kind="http_status""#) == true, "\(info)")
       #expect(scrape.value("remote_assets_consecutive_failures", broken) == 1)
       #expect(scrape.value("remote_assets_refresh_total", broken + [("outcome", "failed")]) == 1)
       #expect(scrape.value("remote_assets_asset_behind", broken) == 0)
@@ -105,7 +105,7 @@ import Testing
       let failing = Exposition(await exporter.scrape())
       #expect(flagsInfo(failing).count == 1, "\(failing)")
       #expect(flagsInfo(failing).first?.contains(#"state="failed""#) == true)
-      #expect(flagsInfo(failing).first?.contains(#"error_kind="http""#) == true)
+      #expect(flagsInfo(failing).first?.contains(#"error_kind="http_status""#) == true)
     }
   }
 
