@@ -37,7 +37,7 @@ enum FleetColumn: String, Sendable, CaseIterable, TitledColumn {
     case .version, .target: 10
     case .state: 11  // "DOWNLOADING"
     case .lastSuccess: 8
-    case .error: 8
+    case .error: 11  // "http_status"
     }
   }
 
@@ -46,7 +46,7 @@ enum FleetColumn: String, Sendable, CaseIterable, TitledColumn {
     switch self {
     case .instance: min(28, max(minimumWidth, longestID))
     case .asset: 12
-    case .error: 12
+    case .error: 16
     default: minimumWidth
     }
   }
