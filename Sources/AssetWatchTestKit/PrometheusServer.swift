@@ -30,7 +30,7 @@ public final class PrometheusServer: Sendable {
   }
 
   /// Writes a config scraping `targets` (`host:port`) under ``job`` every `scrapeInterval`, starts
-  /// Prometheus and waits (bounded, 60 s) until `/-/ready` answers 200.
+  /// Prometheus and waits (bounded, 180 s) until `/-/ready` answers 200.
   ///
   /// - Throws: ``PrometheusServerError`` when Prometheus is not installed, exits, or never
   ///   becomes ready.
@@ -81,10 +81,10 @@ public final class PrometheusServer: Sendable {
     }
   }
 
-  /// Polls `/-/ready` (bounded, 60 s: the first start on a loaded machine replays no WAL but
-  /// still takes a few seconds).
+  /// Polls `/-/ready` (bounded, 180 s: an idle machine takes a few seconds, a 2-core machine
+  /// running the whole suite in parallel a minute or more).
   private func waitUntilReady() async throws {
-    let deadline = Date().addingTimeInterval(60)
+    let deadline = Date().addingTimeInterval(180)
     while Date() < deadline {
       guard process.isRunning else {
         throw PrometheusServerError("prometheus exited: \(log.suffix(2000))")
@@ -144,7 +144,7 @@ public final class PrometheusServer: Sendable {
   ///
   /// - Throws: ``PrometheusServerError`` naming the query and its last answer on timeout.
   public func waitUntil(
-    _ query: String, timeout: TimeInterval = 60,
+    _ query: String, timeout: TimeInterval = 180,
     _ condition: ([(labels: [String: String], value: String)]) -> Bool
   ) async throws {
     let deadline = Date().addingTimeInterval(timeout)

@@ -5,6 +5,8 @@ import Testing
 
 /// `assetwatch fleet` facing bad input and bad servers: plain sentences, exit codes, and no
 /// server text reaching the terminal raw. A loopback origin plays a scripted Prometheus.
+/// Requests get `--timeout 50` (under the runner's 60 s): the scripted origin shares this process's two cooperative
+/// threads with every other test running at once.
 @Suite struct FleetCommandTests {
   @Test func aURLThatIsNotPrometheusIsRefusedWithExit2() async throws {
     let result = try await AssetWatchBinary.run([
@@ -34,7 +36,7 @@ import Testing
           status: 400, contentType: "application/json")
       }
       let result = try await AssetWatchBinary.run([
-        "fleet", "--prometheus", origin.baseURL, "--json",
+        "fleet", "--prometheus", origin.baseURL, "--json", "--timeout", "50",
       ])
       #expect(result.status == 1)
       #expect(result.stderr.contains("(bad_data, HTTP 400): invalid"), "\(result.stderr)")
@@ -50,7 +52,10 @@ import Testing
           contentType: "application/json")
       }
       let result = try await AssetWatchBinary.run(
-        ["fleet", "--prometheus", origin.baseURL + "/", "--basic-auth-env", "PROM_AUTH", "--json"],
+        [
+          "fleet", "--prometheus", origin.baseURL + "/", "--basic-auth-env", "PROM_AUTH", "--json",
+          "--timeout", "50",
+        ],
         environment: ["PROM_AUTH": "ops:s3cret"])
       #expect(result.status == 0, "\(result.stderr)")
       let sent = await origin.requests(path: "/api/v1/query")
@@ -81,7 +86,7 @@ import Testing
       }
       for format in ["--plain", "--json"] {
         let result = try await AssetWatchBinary.run([
-          "fleet", "--prometheus", origin.baseURL, format,
+          "fleet", "--prometheus", origin.baseURL, format, "--timeout", "50",
         ])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("flags"), "\(result.stdout)")

@@ -91,13 +91,13 @@ struct FleetServeRolloutTests {
           "--selector", Self.selector, "--interval", "1",
         ], width: 120, height: 24, cwd: FileManager.default.temporaryDirectory)
       defer { Task { await tmux.kill() } }
-      try await tmux.waitFor("flags 3/3")
+      try await tmux.waitFor("flags 3/3", timeout: 120)
 
       // Release 2: the first two engines take it; the third's origin fails the download.
       await publish(release: 2, on: origins[0])
       await publish(release: 2, on: origins[1])
       await publish(release: 2, on: origins[2], failing: true)
-      let screen = try await tmux.waitFor("two converged on 2, one stuck") { screen in
+      let screen = try await tmux.waitFor("two converged on 2, one stuck", timeout: 120) { screen in
         screen.text.contains("flags 2/3") && screen.text.contains("1 stuck")
       }
       let rows = screen.lines.filter { $0.dropFirst().hasPrefix("127.0.0.1") }

@@ -50,8 +50,8 @@ struct FleetViewTests {
             "--selector", Self.selector, "--interval", "1", "--stuck-after", "3",
           ], width: 120, height: 24, cwd: FileManager.default.temporaryDirectory)
         defer { Task { await tmux.kill() } }
-        try await tmux.waitFor("flags 3/3")
-        try await tmux.waitFor("motd 3/3")
+        try await tmux.waitFor("flags 3/3", timeout: 120)
+        try await tmux.waitFor("motd 3/3", timeout: 120)
 
         // The rollout: flags 2 is published; a and b take it, c's origin fails.
         for (index, engine) in engines.enumerated() {
@@ -65,7 +65,7 @@ struct FleetViewTests {
               .init(id: "motd", version: "7", target: "7", lastSuccess: start),
             ]), on: engine)
         }
-        let screen = try await tmux.waitFor("two converged, one stuck") { screen in
+        let screen = try await tmux.waitFor("two converged, one stuck", timeout: 120) { screen in
           screen.text.contains("flags 2/3") && screen.text.contains("1 stuck")
         }
         let rows = screen.lines.filter {
