@@ -45,7 +45,10 @@ let package = Package(
     // width, capabilities and the Widget protocol. Pure; no curses, no I/O (ratatui's core).
     .target(name: "TerminalCore"),
     // The dashboard's pure core: state, reducer, layout, widgets. No curses, no I/O.
-    .target(name: "Dashboard", dependencies: ["TerminalCore", "AssetModel"]),
+    .target(name: "Dashboard", dependencies: ["TerminalCore", "AssetModel", "FleetModel"]),
+    // A fleet of engines as Prometheus sees them: the API's JSON parsed, instances x assets,
+    // rollout progress. Pure; the HTTP requests are the CLI's.
+    .target(name: "FleetModel", dependencies: ["AssetModel"]),
     .systemLibrary(
       name: "CNCurses",
       path: "Sources/CNCurses",
@@ -73,6 +76,7 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
         "RemoteAssetsService", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         "RemoteAssetsPrometheus", .product(name: "Metrics", package: "swift-metrics"),
+        "FleetModel", .product(name: "AsyncHTTPClient", package: "async-http-client"),
       ]
     ),
     // The engine as a swift-service-lifecycle `Service`: one line in an app's `ServiceGroup`.
@@ -133,8 +137,10 @@ let package = Package(
       ]
     ),
     .testTarget(name: "TerminalCoreTests", dependencies: ["TerminalCore"]),
+    .testTarget(name: "FleetModelTests", dependencies: ["FleetModel"]),
     .testTarget(
-      name: "DashboardTests", dependencies: ["Dashboard", "TerminalCore", "AssetModel"],
+      name: "DashboardTests",
+      dependencies: ["Dashboard", "TerminalCore", "AssetModel", "FleetModel"],
       exclude: ["Snapshots"]),
     .testTarget(
       name: "CursesTerminalTests", dependencies: ["CursesTerminal", "TerminalCore", "CNCurses"]),

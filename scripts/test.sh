@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the whole test suite: installs the system tools the tests use when they are missing
-# (nginx, tmux, curl, tinyproxy, openssl, promtool from prometheus, the ncurses headers), checks that every folder under
+# (nginx, tmux, curl, tinyproxy, openssl, prometheus and promtool, the ncurses headers), checks that every folder under
 # Tests/ is a declared test target, builds, then runs `swift test`.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -9,7 +9,9 @@ enum FilterKeys {
 
   /// Edits the filter with `key`: printable characters append, Backspace deletes, Enter keeps
   /// the filter, Esc clears it; the arrows still move the selection.
-  static func press(_ key: Key, _ state: inout DashboardState, now: Date) -> [DashboardEffect] {
+  static func press<State: SelectableTable>(_ key: Key, _ state: inout State, now: Date)
+    -> [DashboardEffect]
+  {
     switch key {
     case .character(let c) where isPrintable(c):
       if state.filter.text.count < maximumLength { state.filter.text.append(c) }

@@ -26,20 +26,8 @@ enum KeyReducer {
   private static func tableKey(_ key: Key, _ state: inout DashboardState, now: Date)
     -> [DashboardEffect]
   {
-    switch key {
-    case .up, .character("k"): SelectionKeeper.move(by: -1, &state, now: now)
-    case .down, .character("j"): SelectionKeeper.move(by: 1, &state, now: now)
-    case .pageUp:
-      SelectionKeeper.move(by: -SelectionKeeper.pageSize(state, now: now), &state, now: now)
-    case .pageDown:
-      SelectionKeeper.move(by: SelectionKeeper.pageSize(state, now: now), &state, now: now)
-    case .home, .character("g"): SelectionKeeper.moveToTop(&state, now: now)
-    case .end, .character("G"): SelectionKeeper.moveToBottom(&state, now: now)
-    case .enter: state.showsDetail.toggle()
-    case .escape: closeTopmost(&state)
-    case .character(let c): return character(c, &state, now: now)
-    default: break
-    }
+    if TableKeys.press(key, &state, now: now) { return [] }
+    if case .character(let c) = key { return character(c, &state, now: now) }
     return []
   }
 
@@ -57,23 +45,11 @@ enum KeyReducer {
     case "b": openConfirm(.resetToBundled, &state, now: now)
     case "d": openConfirm(.dropCache, &state, now: now)
     case "u": openConfirm(.rollback, &state, now: now)
-    case "/": state.filter.isEditing = true
-    case "s": state.sort.column = state.sort.column.next
-    case "S": state.sort.reversed.toggle()
     case "l": state.showsEvents.toggle()
     case "?": state.overlay = .help
     default: break
     }
     return []
-  }
-
-  /// Esc outside any overlay closes the detail pane, else clears a kept filter.
-  private static func closeTopmost(_ state: inout DashboardState) {
-    if state.showsDetail {
-      state.showsDetail = false
-    } else if !state.filter.text.isEmpty {
-      state.filter = FilterState()
-    }
   }
 
   /// Opens the confirm dialog for `action` on the selected asset; read-only runs ignore it, and

@@ -2,16 +2,29 @@ import TerminalCore
 
 /// A bordered, cleared box with a title in its top edge, for overlays.
 struct BoxFrame: Widget {
-  let context: RenderContext
+  /// The border and ellipsis glyphs.
+  let glyphs: Glyphs
   /// The text in the top edge.
   let title: String
   /// The border's style.
   let style: CellStyle
 
+  /// A frame drawn with `glyphs`.
+  init(glyphs: Glyphs, title: String, style: CellStyle) {
+    self.glyphs = glyphs
+    self.title = title
+    self.style = style
+  }
+
+  /// A frame drawn with the dashboard's glyphs.
+  init(context: RenderContext, title: String, style: CellStyle) {
+    self.init(glyphs: context.glyphs, title: title, style: style)
+  }
+
   /// Clears `area`, draws its border in `style` and `title` in the top edge.
   func render(in area: Rect, into buffer: inout ScreenBuffer) {
     guard area.width >= 2, area.height >= 2 else { return }
-    let g = context.glyphs
+    let g = glyphs
     buffer.fill(area)
     let inner = String(repeating: g.horizontal, count: area.width - 2)
     buffer.write(
@@ -22,7 +35,7 @@ struct BoxFrame: Widget {
       buffer.write(String(g.vertical), x: area.x, y: y, style: style)
       buffer.write(String(g.vertical), x: area.x + area.width - 1, y: y, style: style)
     }
-    let label = context.cut(" \(title) ", area.width - 4)
+    let label = TextFit.truncate(" \(title) ", to: area.width - 4, ellipsis: glyphs.ellipsis)
     buffer.write(
       label, x: area.x + 2, y: area.y, style: CellStyle(foreground: style.foreground, bold: true))
   }

@@ -1,0 +1,52 @@
+import FleetModel
+import Foundation
+import TerminalCore
+
+/// The fleet view's top line: the source, each asset's rollout as `flags 2/3`, the stuck and
+/// down counts, how old the numbers are, and the clock. Trouble is the last to be dropped.
+struct FleetHeaderWidget: Widget {
+  let context: FleetRenderContext
+
+  func render(in area: Rect, into buffer: inout ScreenBuffer) {
+    let clock = Formatting.clock(context.now, timeZone: context.state.options.timeZone)
+    let clockX = area.x + area.width - DisplayWidth.of(clock) - 1
+    buffer.write(clock, x: clockX, y: area.y, style: context.theme.strong)
+    left.draw(into: &buffer, x: area.x + 1, y: area.y, width: max(0, clockX - area.x - 3))
+  }
+
+  private var left: SegmentLine {
+    var line = SegmentLine()
+    let state = context.state
+    line.add("AssetWatch fleet", context.theme.strong)
+    line.add(context.cut(state.source, 40), priority: 6)
+    guard let snapshot = state.snapshot else {
+      line.add("waiting for Prometheus", context.theme.muted, priority: 1, spacing: 3)
+      return line
+    }
+    // The label goes with the first asset's count, so it never stands alone.
+    line.add("converged", context.theme.muted, priority: 2, spacing: 3, group: 0)
+    for (index, rollout) in snapshot.rollouts.enumerated() {
+      let style =
+        rollout.stuck > 0
+        ? context.style(.stuck)
+        : (rollout.isComplete ? context.style(.converged) : context.theme.behind)
+      line.add(
+        "\(rollout.asset) \(rollout.converged)/\(rollout.instances)", style, priority: 2,
+        spacing: 1, group: index == 0 ? 0 : nil)
+    }
+    let stuck = snapshot.stuckInstances.count
+    if stuck > 0 {
+      line.add("\(stuck) stuck", context.style(.stuck), priority: 0, spacing: 3)
+    }
+    let down = snapshot.downInstances.count
+    if down > 0 {
+      line.add("\(down) down", context.style(.down), priority: 0, spacing: stuck > 0 ? 1 : 3)
+    }
+    if let updated = state.updatedAt {
+      line.add(
+        "updated " + Formatting.ago(updated, now: context.now), context.theme.muted, priority: 5,
+        spacing: 3)
+    }
+    return line
+  }
+}

@@ -1,0 +1,119 @@
+import Foundation
+
+/// Where one instance stands in the rollout of one asset.
+public enum RolloutMark: String, Sendable, Equatable, CaseIterable {
+  /// Serves the fleet's target version.
+  case converged
+  /// Not on the target yet, neither failing nor behind for longer than the stuck threshold.
+  case behind
+  /// Behind the target and failing, or behind for longer than the stuck threshold.
+  case stuck
+  /// Prometheus could not scrape the instance at its last attempt.
+  case down
+  /// The instance is up but reports nothing for the asset.
+  case unknown
+
+  /// Lower is more urgent (the order of the ROLLOUT sort).
+  public var urgency: Int {
+    switch self {
+    case .down: 0
+    case .stuck: 1
+    case .unknown: 2
+    case .behind: 3
+    case .converged: 4
+    }
+  }
+}
+
+/// One row of the fleet table: one asset on one instance, as Prometheus last scraped it.
+///
+/// Every text field is sanitized server text (see ``PrometheusResponse``).
+public struct FleetRow: Sendable, Equatable, Identifiable {
+  /// `instance` and `asset` joined by a space: unique within a snapshot.
+  public var id: String { instance + " " + asset }
+  /// Prometheus' `instance` label (host:port of the scraped engine).
+  public var instance: String
+  /// Prometheus' `job` label.
+  public var job: String
+  /// The asset id.
+  public var asset: String
+  /// Whether Prometheus reached the instance at its last scrape; nil when `up` has no series.
+  public var up: Bool?
+  /// The version the instance serves.
+  public var version: String?
+  /// The version the instance's own manifest names.
+  public var targetVersion: String?
+  /// The version the fleet is rolling out: the highest target any instance reports.
+  public var fleetTarget: String?
+  /// The instance's lowercase STATE word (`fresh`, `stale`, `failed`, ...).
+  public var state: String?
+  /// A short word for the last error (`http`, `timeout`, ...), nil when none.
+  public var errorKind: String?
+  /// When the asset last refreshed successfully, in Unix seconds exactly as Prometheus sent it
+  /// (a `Date` would round the last digits).
+  public var lastSuccessTimestamp: Double?
+  /// When the asset last refreshed successfully.
+  public var lastSuccess: Date? {
+    get { lastSuccessTimestamp.map { Date(timeIntervalSince1970: $0) } }
+    set { lastSuccessTimestamp = newValue?.timeIntervalSince1970 }
+  }
+  /// Failed refreshes in a row.
+  public var consecutiveFailures: Int?
+  /// Whether the instance reported itself behind its target at every scrape of the stuck window.
+  public var behindThroughout: Bool
+  /// Where the row stands in the rollout.
+  public var mark: RolloutMark
+
+  /// Creates a row.
+  public init(
+    instance: String, job: String, asset: String, up: Bool? = nil, version: String? = nil,
+    targetVersion: String? = nil, fleetTarget: String? = nil, state: String? = nil,
+    errorKind: String? = nil, lastSuccess: Date? = nil, consecutiveFailures: Int? = nil,
+    behindThroughout: Bool = false, mark: RolloutMark = .unknown
+  ) {
+    self.instance = instance
+    self.job = job
+    self.asset = asset
+    self.up = up
+    self.version = version
+    self.targetVersion = targetVersion
+    self.fleetTarget = fleetTarget
+    self.state = state
+    self.errorKind = errorKind
+    self.lastSuccessTimestamp = lastSuccess?.timeIntervalSince1970
+    self.consecutiveFailures = consecutiveFailures
+    self.behindThroughout = behindThroughout
+    self.mark = mark
+  }
+
+  /// Seconds since the last successful refresh at `now`, nil when there was none.
+  public func secondsSinceSuccess(at now: Date) -> TimeInterval? {
+    lastSuccess.map { max(0, now.timeIntervalSince($0)) }
+  }
+}
+
+/// How far one asset's rollout has got: N of M instances converged on the target.
+public struct AssetRollout: Sendable, Equatable {
+  /// The asset id.
+  public var asset: String
+  /// The fleet's target version, nil when no instance names one.
+  public var target: String?
+  /// Instances serving the target.
+  public var converged: Int
+  /// Instances that hold the asset (down ones included).
+  public var instances: Int
+  /// Instances flagged stuck.
+  public var stuck: Int
+
+  /// Creates a rollout summary.
+  public init(asset: String, target: String?, converged: Int, instances: Int, stuck: Int) {
+    self.asset = asset
+    self.target = target
+    self.converged = converged
+    self.instances = instances
+    self.stuck = stuck
+  }
+
+  /// Whether every instance converged.
+  public var isComplete: Bool { converged == instances }
+}

@@ -1,0 +1,157 @@
+import ArgumentParser
+import CursesTerminal
+import Dashboard
+import FleetModel
+import Foundation
+
+/// `assetwatch fleet --prometheus URL`: every engine of a fleet as Prometheus scrapes it, one row
+/// per instance and asset, with each asset's rollout progress; `--json` / `--plain` for scripts.
+struct FleetCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "fleet",
+    abstract: "Watch a fleet's rollout from Prometheus: instances x assets, converged or stuck.",
+    discussion: """
+      Reads the remote_assets_* metrics that `assetwatch serve --metrics` exposes, through
+      Prometheus' HTTP query API. An instance converged when it serves the fleet's target (the
+      highest target_version any instance reports); it is stuck when it is behind and failing,
+      or behind for longer than --stuck-after.
+
+      Examples:
+        assetwatch fleet --prometheus http://127.0.0.1:9090
+        assetwatch fleet --prometheus http://mon:9090/ --selector '{job="assets"}' --json
+      """)
+
+  @Option(help: "Prometheus' base URL (http or https; a trailing slash is fine).")
+  var prometheus: String
+
+  @Option(help: "Label matchers for every query, e.g. '{job=\"assets\"}'.")
+  var selector = ""
+
+  @Option(
+    help: ArgumentHelp(
+      "Seconds between queries (default: Prometheus' global scrape interval, else 5).",
+      valueName: "seconds"))
+  var interval: Double?
+
+  @Option(
+    help: ArgumentHelp(
+      "Seconds an instance may stay behind the target before it is flagged stuck.",
+      valueName: "seconds"))
+  var stuckAfter = 600
+
+  @Option(help: ArgumentHelp("Seconds one request to Prometheus may take.", valueName: "seconds"))
+  var timeout = 10
+
+  @Option(
+    help: ArgumentHelp(
+      "Name of an environment variable holding basic-auth credentials as user:password.",
+      valueName: "name"))
+  var basicAuthEnv: String?
+
+  @Flag(help: "Print one snapshot as JSON and exit.")
+  var json = false
+
+  @Flag(help: "Print one snapshot as a plain table and exit.")
+  var plain = false
+
+  @Flag(name: .customLong("no-color"), help: "No colors (NO_COLOR is also respected).")
+  var noColor = false
+
+  func validate() throws {
+    if json && plain { throw ValidationError("--json and --plain exclude each other.") }
+    if let interval, !(interval >= 0.5 && interval <= 3600) {
+      throw ValidationError("--interval must be between 0.5 and 3600 seconds.")
+    }
+    if !(1...86400).contains(stuckAfter) {
+      throw ValidationError("--stuck-after must be between 1 and 86400 seconds.")
+    }
+    if !(1...300).contains(timeout) {
+      throw ValidationError("--timeout must be between 1 and 300 seconds.")
+    }
+  }
+
+  func run() async throws {
+    let environment = ProcessInfo.processInfo.environment
+    let fetcher: FleetFetcher
+    do {
+      var credentials: String?
+      if let name = basicAuthEnv {
+        guard let value = environment[name], !value.isEmpty else {
+          throw PrometheusAPIError("--basic-auth-env names \(name), which is not set.")
+        }
+        credentials = value
+      }
+      let endpoint = try PrometheusEndpoint(url: prometheus, credentials: credentials)
+      fetcher = FleetFetcher(
+        client: PrometheusClient(endpoint: endpoint, timeout: .seconds(timeout)),
+        queries: try FleetQueries(selector: selector, stuckAfterSeconds: stuckAfter))
+    } catch {
+      Console.printError("assetwatch fleet: \(error)")
+      throw ExitCode(2)
+    }
+    if json || plain { return try await printOnce(fetcher) }
+    // Without a terminal curses can drive, one plain snapshot (said on stderr when stdout is a
+    // terminal; a pipe expects the table and needs no explanation).
+    if let reason = CursesTerminal.unavailableReason(environment: environment) {
+      if isatty(STDOUT_FILENO) == 1 {
+        Console.printError("assetwatch fleet: \(reason); printing one snapshot")
+      }
+      return try await printOnce(fetcher)
+    }
+    try await watch(fetcher, environment: environment)
+  }
+
+  /// `--json` / `--plain`: one snapshot, then exit (1 when Prometheus failed).
+  private func printOnce(_ fetcher: FleetFetcher) async throws {
+    let snapshot: FleetSnapshot
+    do {
+      snapshot = try await fetcher.snapshot().0
+    } catch {
+      Console.printError("assetwatch fleet: \(error)")
+      throw ExitCode(1)
+    }
+    let base = fetcher.client.endpoint.base
+    if json {
+      try Console.printJSON(
+        FleetOutput(prometheus: base, selector: fetcher.queries.matchers, snapshot: snapshot))
+    } else {
+      for line in FleetPlainTable.lines(snapshot, prometheus: base) { Console.printLine(line) }
+    }
+  }
+
+  /// The live view until `q` or a signal.
+  private func watch(_ fetcher: FleetFetcher, environment: [String: String]) async throws {
+    let seconds: TimeInterval
+    if let interval {
+      seconds = interval
+    } else {
+      seconds = min(60, max(1, await fetcher.client.scrapeInterval() ?? 5))
+    }
+    let inbox = FleetInbox()
+    let poller = Task.detached {
+      while !Task.isCancelled {
+        inbox.post(await fetcher.input())
+        // Wait for the next round, or less when `r` asks for one (checked every 100 ms).
+        let due = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+        while ContinuousClock.now < due, !inbox.takeRefreshRequest(), !Task.isCancelled {
+          try? await Task.sleep(for: .milliseconds(100))
+        }
+      }
+    }
+    defer { poller.cancel() }
+    let wantColor = !noColor && (environment["NO_COLOR"] ?? "").isEmpty
+    let app = FleetApp(
+      state: FleetState(
+        options: DashboardOptions(color: wantColor), source: fetcher.client.endpoint.base,
+        interval: seconds),
+      inbox: inbox)
+    let code: Int32
+    do {
+      code = try await CursesTerminal.runAsync(app, wantColor: wantColor).exitStatus
+    } catch {
+      Console.printError("assetwatch fleet: \(error); printing one snapshot")
+      return try await printOnce(fetcher)
+    }
+    if code != 0 { throw ExitCode(code) }
+  }
+}

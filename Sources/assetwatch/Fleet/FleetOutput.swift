@@ -1,0 +1,116 @@
+import AssetModel
+import FleetModel
+import Foundation
+
+/// `fleet --json`: one snapshot of the fleet.
+///
+/// Keys come out in this order: `prometheus`, `selector`, `evaluatedAt` (Unix seconds, the `time`
+/// every query was evaluated at), `at` (the same, ISO 8601 UTC), `rollouts` (per asset: `asset`,
+/// `target`, `converged`, `instances`, `stuck`), `rows` (per instance and asset: `instance`,
+/// `job`, `asset`, `up`, `version`, `targetVersion`, `fleetTarget`, `state`, `errorKind`,
+/// `lastSuccess` (Unix seconds, as Prometheus returns it), `consecutiveFailures`, `rollout`:
+/// `converged`, `behind`, `stuck`, `down` or `unknown`). Absent values are `null`.
+struct FleetOutput: Encodable {
+  var prometheus: String
+  var selector: String
+  var snapshot: FleetSnapshot
+
+  private enum Keys: String, CodingKey {
+    case prometheus, selector, evaluatedAt, at, rollouts, rows
+  }
+
+  func encode(to encoder: any Encoder) throws {
+    var c = encoder.container(keyedBy: Keys.self)
+    try c.encode(OutsideText.json(prometheus), forKey: .prometheus)
+    try c.encode(OutsideText.json(selector), forKey: .selector)
+    try c.encode(snapshot.at.timeIntervalSince1970, forKey: .evaluatedAt)
+    try c.encode(JSONTime.format(snapshot.at), forKey: .at)
+    try c.encode(snapshot.rollouts.map(Rollout.init), forKey: .rollouts)
+    try c.encode(snapshot.rows.map(Row.init), forKey: .rows)
+  }
+
+  private struct Rollout: Encodable {
+    let value: AssetRollout
+    init(_ value: AssetRollout) { self.value = value }
+
+    private enum Keys: String, CodingKey { case asset, target, converged, instances, stuck }
+
+    func encode(to encoder: any Encoder) throws {
+      var c = encoder.container(keyedBy: Keys.self)
+      try c.encode(OutsideText.json(value.asset), forKey: .asset)
+      try c.encode(OutsideText.json(value.target), forKey: .target)
+      try c.encode(value.converged, forKey: .converged)
+      try c.encode(value.instances, forKey: .instances)
+      try c.encode(value.stuck, forKey: .stuck)
+    }
+  }
+
+  private struct Row: Encodable {
+    let row: FleetRow
+    init(_ row: FleetRow) { self.row = row }
+
+    private enum Keys: String, CodingKey {
+      case instance, job, asset, up, version, targetVersion, fleetTarget, state, errorKind
+      case lastSuccess, consecutiveFailures, rollout
+    }
+
+    func encode(to encoder: any Encoder) throws {
+      var c = encoder.container(keyedBy: Keys.self)
+      try c.encode(OutsideText.json(row.instance), forKey: .instance)
+      try c.encode(OutsideText.json(row.job), forKey: .job)
+      try c.encode(OutsideText.json(row.asset), forKey: .asset)
+      try c.encode(row.up, forKey: .up)
+      try c.encode(OutsideText.json(row.version), forKey: .version)
+      try c.encode(OutsideText.json(row.targetVersion), forKey: .targetVersion)
+      try c.encode(OutsideText.json(row.fleetTarget), forKey: .fleetTarget)
+      try c.encode(OutsideText.json(row.state), forKey: .state)
+      try c.encode(OutsideText.json(row.errorKind), forKey: .errorKind)
+      try c.encode(row.lastSuccessTimestamp, forKey: .lastSuccess)
+      try c.encode(row.consecutiveFailures, forKey: .consecutiveFailures)
+      try c.encode(row.mark.rawValue, forKey: .rollout)
+    }
+  }
+}
+
+/// `fleet --plain`: the rollout per asset, then one line per instance and asset.
+enum FleetPlainTable {
+  /// The lines, every cell cleaned of terminal controls.
+  static func lines(_ snapshot: FleetSnapshot, prometheus: String) -> [String] {
+    var out = ["Prometheus \(prometheus) at \(JSONTime.format(snapshot.at) ?? "-")"]
+    for rollout in snapshot.rollouts {
+      var line =
+        "\(rollout.asset): \(rollout.converged)/\(rollout.instances) converged"
+        + (rollout.target.map { " on \($0)" } ?? "")
+      if rollout.stuck > 0 { line += ", \(rollout.stuck) stuck" }
+      out.append(line)
+    }
+    out.append("")
+    let header = ["INSTANCE", "ASSET", "ROLLOUT", "VERSION", "TARGET", "STATE", "LAST OK", "ERROR"]
+    var rows = [header]
+    for row in snapshot.rows { rows.append(cells(row, at: snapshot.at)) }
+    var widths = [Int](repeating: 0, count: header.count)
+    for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
+    out += rows.map { row in
+      row.enumerated().map { i, cell in
+        i == row.count - 1 ? cell : cell.padding(toLength: widths[i], withPad: " ", startingAt: 0)
+      }
+      .joined(separator: "  ").trimmingCharacters(in: .whitespaces)
+    }
+    return out
+  }
+
+  /// One row's cells.
+  private static func cells(_ row: FleetRow, at now: Date) -> [String] {
+    let loud = row.mark == .stuck || row.mark == .down
+    let mark = loud ? row.mark.rawValue.uppercased() : row.mark.rawValue
+    let age = row.secondsSinceSuccess(at: now).map { DurationText.format($0) + " ago" } ?? "-"
+    let failures = row.consecutiveFailures ?? 0
+    let error = row.errorKind.map { $0 + (failures > 1 ? " x\(failures)" : "") } ?? ""
+    let asset = row.asset.isEmpty ? "-" : row.asset
+    let cells: [String] = [
+      row.instance, asset, mark, row.version ?? "-", row.fleetTarget ?? "-",
+      (row.state ?? "-").uppercased(), age, error,
+    ]
+    return cells.map { OutsideText.cell($0, maxLength: 64) }
+  }
+}
