@@ -48,16 +48,8 @@ struct FleetFooterWidget {
 
   /// `/ stuck▏   1 of 9`.
   private func renderFilter(in area: Rect, into buffer: inout ScreenBuffer) {
-    let filter = context.state.filter
-    let count = "\(context.rows.count) of \(context.state.snapshot?.rows.count ?? 0)"
-    var x = area.x + 1
-    x += buffer.write("/ ", x: x, y: area.y, style: context.theme.key)
-    let room = area.width - (x - area.x) - DisplayWidth.of(count) - 4
-    x += buffer.write(
-      context.cut(filter.text, room), x: x, y: area.y, maxWidth: room, style: context.theme.strong)
-    if filter.isEditing {
-      x += buffer.write(String(context.glyphs.cursor), x: x, y: area.y, style: context.theme.key)
-    }
-    buffer.write(count, x: x + 3, y: area.y, style: context.theme.muted)
+    FilterLineWidget.draw(
+      context.state.filter, shown: context.rows.count, of: context.state.snapshot?.rows.count ?? 0,
+      glyphs: context.glyphs, theme: context.theme, in: area, into: &buffer)
   }
 }

@@ -8,10 +8,9 @@ struct FleetHeaderWidget: Widget {
   let context: FleetRenderContext
 
   func render(in area: Rect, into buffer: inout ScreenBuffer) {
-    let clock = Formatting.clock(context.now, timeZone: context.state.options.timeZone)
-    let clockX = area.x + area.width - DisplayWidth.of(clock) - 1
-    buffer.write(clock, x: clockX, y: area.y, style: context.theme.strong)
-    left.draw(into: &buffer, x: area.x + 1, y: area.y, width: max(0, clockX - area.x - 3))
+    HeaderWidget.draw(
+      left, clock: Formatting.clock(context.now, timeZone: context.state.options.timeZone),
+      theme: context.theme, in: area, into: &buffer)
   }
 
   private var left: SegmentLine {

@@ -7,9 +7,18 @@ struct HeaderWidget: Widget {
   let context: RenderContext
 
   func render(in area: Rect, into buffer: inout ScreenBuffer) {
-    let clock = Formatting.clock(context.now, timeZone: context.state.options.timeZone)
+    Self.draw(
+      left, clock: Formatting.clock(context.now, timeZone: context.state.options.timeZone),
+      theme: context.theme, in: area, into: &buffer)
+  }
+
+  /// Draws a top line for any view: `left` up to the clock, the clock at the right edge.
+  static func draw(
+    _ left: SegmentLine, clock: String, theme: Theme, in area: Rect,
+    into buffer: inout ScreenBuffer
+  ) {
     let clockX = area.x + area.width - DisplayWidth.of(clock) - 1
-    buffer.write(clock, x: clockX, y: area.y, style: context.theme.strong)
+    buffer.write(clock, x: clockX, y: area.y, style: theme.strong)
     left.draw(into: &buffer, x: area.x + 1, y: area.y, width: max(0, clockX - area.x - 3))
   }
 
