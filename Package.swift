@@ -30,6 +30,7 @@ let package = Package(
       name: "RemoteAssets",
       dependencies: [
         "AssetModel",
+        "CFileWriteback",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
@@ -56,6 +57,8 @@ let package = Package(
     ),
     // Restores the terminal from fatal-signal handlers (C, async-signal-safe).
     .target(name: "CTerminalGuard"),
+    // sync_file_range for the download path (Swift's Glibc module leaves it out).
+    .target(name: "CFileWriteback"),
     // The ncurses backend: owns the terminal on one thread.
     .target(name: "CursesTerminal", dependencies: ["TerminalCore", "CNCurses", "CTerminalGuard"]),
     // A loopback HTTP origin that simulates a rollout; used by `demo` and the tests.
@@ -74,7 +77,8 @@ let package = Package(
         "RemoteAssets", "Dashboard", "TerminalCore", "CursesTerminal", "DemoOrigin",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
-        "RemoteAssetsService", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        "RemoteAssetsService",
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         "RemoteAssetsPrometheus", .product(name: "Metrics", package: "swift-metrics"),
         "FleetModel", .product(name: "AsyncHTTPClient", package: "async-http-client"),
       ]

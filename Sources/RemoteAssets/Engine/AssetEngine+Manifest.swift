@@ -62,7 +62,9 @@ extension AssetEngine {
       case .notModified:
         manifest?.checkedAt = now
       case .downloaded(let metadata):
-        let data = try sink.withPartial { try FileDigest.readAll($0.fd, path: $0.path) }
+        let data = try sink.withPartial {
+          try FileDigest.readAll(try $0.descriptor(), path: $0.path)
+        }
         let parsed = try Manifest.parse(data)
         let stored = StoredManifest(
           etag: metadata.etag, lastModified: metadata.lastModified, checkedAt: now, manifest: parsed

@@ -185,7 +185,7 @@ extension AssetEngine {
       throw FetchError(.cancelled, "overtaken by a command")
     }
     setActivity(id, .validating)
-    let (sha, size) = sink.digest()
+    let (sha, size) = try sink.digest()
     if let expected = definition.expectedSize, size != expected {
       throw FetchError(.sizeMismatch, "received \(size) bytes, expected \(expected)")
     }

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Logging
 import Metrics
+import NIOCore
 
 /// The caching engine: serves every asset at once from its last good copy (or the bundled one),
 /// refreshes it with conditional requests, commits new bytes only after they validate, and
@@ -184,18 +185,24 @@ public actor AssetEngine {
     if store.adopted {
       log(nil, .info, "adopted the cache folder \(store.root.path) (marker written)")
     }
-    let notes = FreshnessJournal.read(store)
+    let store = self.store
+    let notes = await Self.offActor { FreshnessJournal.read(store) }
     let configured = order
-    var batch: [String] = []
-    for id in configured {
-      loadFromDisk(id)
-      applyFreshness(notes[id], to: id)
-      unloaded.remove(id)
-      guard let batchSize else { continue }
-      batch.append(id)
-      if batch.count == batchSize || unloaded.isEmpty {
-        publishLoaded(batch)
-        batch.removeAll(keepingCapacity: true)
+    // Files are read and decoded off the actor, a batch at a time split across the I/O
+    // threads; only the bookkeeping runs here.
+    let chunk = batchSize ?? Self.loadBatchSize
+    var next = 0
+    while next < configured.count {
+      let ids = Array(configured[next..<min(next + chunk, configured.count)])
+      next += ids.count
+      let loads = await readFromDisk(ids)
+      for (id, load) in zip(ids, loads) {
+        apply(load, to: id)
+        applyFreshness(notes[id], to: id)
+        unloaded.remove(id)
+      }
+      if batchSize != nil {
+        publishLoaded(ids)
         await Task.yield()
       }
     }
@@ -234,22 +241,48 @@ public actor AssetEngine {
   /// Loads one asset's entry from disk: an intact entry of the same app version is used;
   /// anything else falls back to the bundled copy with the reason kept as `lastError`.
   func loadFromDisk(_ id: String) {
+    guard let bundled = records[id].map({ $0.definition.bundled }) else { return }
+    apply(DiskLoad.read(id, bundled: bundled, store: store), to: id)
+  }
+
+  /// How many assets a plain start reads per trip off the actor.
+  static let loadBatchSize = 512
+
+  /// Reads the assets' files off the actor, split across the I/O pool's threads.
+  func readFromDisk(_ ids: [String]) async -> [DiskLoad] {
+    let inputs = ids.map { (id: $0, bundled: records[$0]?.definition.bundled) }
+    let store = self.store
+    let parts = max(1, min(System.coreCount, inputs.count / 64))
+    let size = (inputs.count + parts - 1) / parts
+    return await withTaskGroup(of: (Int, [DiskLoad]).self) { group in
+      for part in 0..<parts {
+        let slice = Array(
+          inputs[min(part * size, inputs.count)..<min((part + 1) * size, inputs.count)])
+        group.addTask {
+          let loads = await Self.offActor {
+            slice.map { DiskLoad.read($0.id, bundled: $0.bundled, store: store) }
+          }
+          return (part, loads)
+        }
+      }
+      var results = [[DiskLoad]](repeating: [], count: parts)
+      for await (part, loads) in group { results[part] = loads }
+      return results.flatMap { $0 }
+    }
+  }
+
+  /// Takes what reading an asset's files found: the entry, unless it belongs to another app
+  /// version (then the bundled copy) or its blob failed the check (then the bundled copy, and
+  /// the reason recorded).
+  func apply(_ load: DiskLoad, to id: String) {
     guard var record = records[id] else { return }
     let now = clock.now()
-    if case .file(let url) = record.definition.bundled {
-      if let sha = try? CacheStore.sha256(ofFile: url.path),
-        let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size]
-          as? NSNumber
-      {
-        record.bundledDigest = (sha, size.int64Value)
-      }
-    } else if case .bytes(let data) = record.definition.bundled {
-      record.bundledDigest = (SHA256.hash(data: data).hexString, Int64(data.count))
-    }
+    record.bundledDigest = load.bundledDigest
     let fresh = CacheEntry(id: id, appVersion: configuration.appVersion)
     var reason: String?
-    do {
-      let disk = try store.readEntry(id)
+    var rewrote = false
+    switch load.entry {
+    case .success(let disk):
       record.synced = disk
       if let entry = disk {
         if entry.appVersion != configuration.appVersion {
@@ -258,21 +291,20 @@ public actor AssetEngine {
             "app version changed from \(entry.appVersion) to \(configuration.appVersion); using the bundled copy"
           )
           record.entry = fresh
+          rewrote = true
           if (try? store.commitEntry(fresh)) != nil {
             record.synced = (try? store.readEntry(id)) ?? fresh
           }
         } else {
           record.entry = entry
-          if let current = entry.current,
-            let problem = store.verifyBlob(current, trustingStamp: true)
-          {
+          if let problem = load.blobProblem {
             reason = problem
             record.entry.current = nil
             record.entry.checkedAt = nil
           }
         }
       }
-    } catch {
+    case .failure(let error):
       reason = "\(error)"
       record.entry = fresh
     }
@@ -282,11 +314,12 @@ public actor AssetEngine {
         kind: .corrupt, message: "\(reason); \(fallback)", at: now)
       logger.warning("discarded cached copy", metadata: ["asset": "\(id)", "reason": "\(reason)"])
       log(id, .warning, "\(reason); \(fallback)")
+      rewrote = true
       if (try? store.commitEntry(record.entry)) != nil {
         record.synced = (try? store.readEntry(id)) ?? record.entry
       }
     }
-    record.syncedStamp = store.entryStamp(id)
+    record.syncedStamp = rewrote ? store.entryStamp(id) : load.stamp
     records[id] = record
   }
 

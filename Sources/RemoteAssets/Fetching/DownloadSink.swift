@@ -32,6 +32,8 @@ public final class DownloadSink: Sendable {
   private let onProgress: @Sendable (TransferProgress) -> Void
   /// Keeps the download resumable across a crash (nil: not resumable, e.g. the manifest).
   let journal: ResumeJournal?
+  /// The writer thread behind ``writeBehind(_:)``.
+  private let writer = WriteBehind()
 
   /// The partial file's path (for messages and format checks).
   var path: String { state.withLock { $0.partial.path } }
@@ -93,6 +95,7 @@ public final class DownloadSink: Sendable {
   /// - Throws: ``FetchError`` `.tooLarge` / `.sizeMismatch` as soon as the limit is passed; `.storage` on
   ///   a disk error.
   public func write(_ bytes: UnsafeRawBufferPointer) throws {
+    writer.drainBlocking()
     try append(count: bytes.count) { try $0.write(bytes) }
   }
 
@@ -101,7 +104,28 @@ public final class DownloadSink: Sendable {
   ///
   /// - Throws: as ``write(_:)-(UnsafeRawBufferPointer)``.
   public func write(_ buffer: ByteBuffer) throws {
+    writer.drainBlocking()
     try append(count: buffer.readableBytes) { try $0.write(buffer) }
+  }
+
+  /// Queues a received buffer for the sink's writer thread and returns as soon as the receiver
+  /// may read on (see ``WriteBehind``); ``finishWriting()`` waits for the queue. The limits
+  /// hold as for ``write(_:)-(ByteBuffer)``: no byte past them is written, and the error
+  /// reaches the receiver by the next call.
+  ///
+  /// - Throws: ``FetchError`` `.tooLarge` / `.sizeMismatch` / `.storage` from an earlier write.
+  public func writeBehind(_ buffer: ByteBuffer) async throws {
+    let count = buffer.readableBytes
+    try await writer.submit(count) { [self] in
+      try append(count: count) { try $0.write(buffer) }
+    }
+  }
+
+  /// Waits until every buffer given to ``writeBehind(_:)`` is written.
+  ///
+  /// - Throws: the first error a queued write met.
+  public func finishWriting() async throws {
+    try await writer.drain()
   }
 
   private func append(count: Int, _ writeTo: (PartialFile) throws -> Void) throws {
@@ -142,6 +166,8 @@ public final class DownloadSink: Sendable {
 
   /// Discards what was written so far (a redirect, or a server that restarted the body).
   public func reset() throws {
+    writer.drainBlocking()
+    writer.clearFailure()
     try state.withLock { s in
       // The record vouches for bytes about to be overwritten: forget it first.
       if s.journaled { journal?.invalidate() }
@@ -179,19 +205,32 @@ public final class DownloadSink: Sendable {
     onProgress(p)
   }
 
-  /// The finished body's SHA-256 and size.
-  func digest() -> (sha256: String, size: Int64) {
-    state.withLock { ($0.partial.finalizeHash(), $0.partial.bytesWritten) }
+  /// The finished body's SHA-256 and size; the file exists afterwards, even for an empty body
+  /// (it is created by the first byte).
+  ///
+  /// - Throws: ``FetchError`` `.storage` when the empty file cannot be created.
+  func digest() throws -> (sha256: String, size: Int64) {
+    writer.drainBlocking()
+    return try state.withLock { s in
+      do { _ = try s.partial.descriptor() } catch {
+        throw FetchError(.storage, "creating the download's file failed: \(error)")
+      }
+      return (s.partial.finalizeHash(), s.partial.bytesWritten)
+    }
   }
 
   /// Flushes the partial to disk (before it is renamed into `objects/`).
-  func sync() throws { try state.withLock { try $0.partial.sync() } }
+  func sync() throws {
+    writer.drainBlocking()
+    try state.withLock { try $0.partial.sync() }
+  }
 
   /// Keeps what was written for a later resume: a final checkpoint of everything written.
   /// Returns whether a record now vouches for it (false: nothing worth keeping, a weak or
   /// missing validator, or no journal).
   func keepForResume() -> Bool {
     guard let journal else { return false }
+    writer.drainBlocking()
     return state.withLock { s in
       let kept = journal.checkpoint(s.partial, etag: s.responseETag, total: s.expectedTotal)
       if kept { s.partial.close() }
@@ -201,6 +240,7 @@ public final class DownloadSink: Sendable {
 
   /// Forgets any resume record (after a commit or a failure that discards the bytes).
   func forgetResume() {
+    writer.drainBlocking()
     state.withLock { s in
       if s.journaled { journal?.invalidate() }
       s.journaled = false
@@ -208,11 +248,15 @@ public final class DownloadSink: Sendable {
   }
 
   /// Closes the partial and deletes it if it is still in `tmp/`.
-  func discard() { state.withLock { $0.partial.discard() } }
+  func discard() {
+    writer.drainBlocking()
+    state.withLock { $0.partial.discard() }
+  }
 
   /// Runs `body` with the partial file (commit, resume bookkeeping), under the sink's lock.
   func withPartial<T>(_ body: (PartialFile) throws -> T) rethrows -> T {
-    try state.withLock { try body($0.partial) }
+    writer.drainBlocking()
+    return try state.withLock { try body($0.partial) }
   }
 
   private static func progress(_ s: inout State, now: ContinuousClock.Instant) -> TransferProgress {

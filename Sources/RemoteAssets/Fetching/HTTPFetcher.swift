@@ -308,8 +308,9 @@ public final class HTTPFetcher: AssetFetcher {
     }
     do {
       for try await buffer in response.body {
-        try sink.write(buffer)
+        try await sink.writeBehind(buffer)
       }
+      try await sink.finishWriting()
     } catch let error as FetchError {
       throw error
     } catch {

@@ -1,3 +1,4 @@
+import CFileWriteback
 import Crypto
 import Foundation
 import NIOCore
@@ -28,12 +29,22 @@ final class PartialFile: @unchecked Sendable {
   /// The file's path, for messages.
   var path: String { folder.child(name) }
 
-  /// Wraps a file the store just created exclusively, and locks it.
-  init(folder: DirectoryHandle, name: String, fd: Int32) throws {
+  /// Whether the file exists yet (a deferred partial is created by its first byte).
+  private var created: Bool
+  /// Where the range not yet handed to the kernel's writeback starts.
+  private var writebackStart: Int64 = 0
+  /// How many writebacks were started (for tests).
+  private(set) var writebacksStarted = 0
+
+  /// Reserves `name` in `folder` without touching the disk: the file is created (exclusively,
+  /// and locked) by the first byte written, or by ``descriptor()``. A refresh answered by a 304
+  /// or an error thus costs no file: creating and unlinking one per request made ext4 search
+  /// its inode bitmap past recently deleted inodes, a quarter of a revalidation's time.
+  init(folder: DirectoryHandle, deferredName name: String) {
     self.folder = folder
     self.name = name
-    self.fd = fd
-    _ = POSIX.tryLock(fd)
+    self.fd = -1
+    self.created = false
   }
 
   /// Reopens a kept partial to continue it: cuts it to `prefix` bytes (the part known durable)
@@ -44,6 +55,7 @@ final class PartialFile: @unchecked Sendable {
   init(resuming name: String, in folder: DirectoryHandle, prefix: Int64) throws {
     self.folder = folder
     self.name = name
+    created = true
     fd = try folder.openFile(name, O_RDWR)
     guard POSIX.tryLock(fd) else {
       Glibc.close(fd)
@@ -77,31 +89,65 @@ final class PartialFile: @unchecked Sendable {
     }
     lseek(fd, off_t(prefix), SEEK_SET)
     bytesWritten = prefix
+    writebackStart = prefix
   }
 
   /// Appends bytes and feeds them to the hash (a copy, for a large body: see
   /// ``OverlappedSHA256``).
   func write(_ bytes: UnsafeRawBufferPointer) throws {
-    try POSIX.writeAll(fd, bytes, path: path)
+    try POSIX.writeAll(try descriptor(), bytes, path: path)
     hasher.update(copying: bytes)
-    bytesWritten += Int64(bytes.count)
+    wrote(bytes.count)
   }
 
   /// Appends a received buffer and hands the same bytes to the hash, which runs beside the
   /// write on a large body.
   func write(_ buffer: ByteBuffer) throws {
+    let fd = try descriptor()
     try buffer.withUnsafeReadableBytes { try POSIX.writeAll(fd, $0, path: path) }
     hasher.update(buffer)
-    bytesWritten += Int64(buffer.readableBytes)
+    wrote(buffer.readableBytes)
+  }
+
+  /// Counts written bytes and, every ``writebackInterval``, asks the kernel to start writing
+  /// the new range to disk (`sync_file_range`, which neither waits nor flushes the drive's
+  /// cache). The disk then writes beside the socket instead of after it: without this the page
+  /// cache held the whole body and the final `fsync` waited for all of it, longer than the
+  /// transfer itself for a large asset. Forcing durability every few megabytes with
+  /// `fdatasync` instead measured slower: each one also flushes the drive's cache.
+  private func wrote(_ count: Int) {
+    bytesWritten += Int64(count)
+    guard bytesWritten - writebackStart >= Self.writebackInterval, fd >= 0 else { return }
+    _ = cfw_start_writeback(fd, writebackStart, bytesWritten - writebackStart)
+    writebackStart = bytesWritten
+    writebacksStarted += 1
+  }
+
+  /// Bytes written between two writeback requests.
+  static let writebackInterval: Int64 = 8 << 20
+
+  /// The open descriptor, creating the file first when it was deferred.
+  ///
+  /// - Throws: ``StorageError`` when the file cannot be created.
+  func descriptor() throws -> Int32 {
+    if !created {
+      let fd = try folder.createExclusive(name)
+      _ = POSIX.tryLock(fd)
+      self.fd = fd
+      created = true
+    }
+    return fd
   }
 
   /// Empties the file and restarts the hash (a server answered 200 to a resume, or a redirect).
   func reset() throws {
+    hasher.reset()
+    bytesWritten = 0
+    writebackStart = 0
+    guard created else { return }
     if ftruncate(fd, 0) != 0 || lseek(fd, 0, SEEK_SET) < 0 {
       throw StorageError(operation: "truncate", path: path, code: errno)
     }
-    hasher.reset()
-    bytesWritten = 0
   }
 
   /// The hash of everything written.
@@ -112,17 +158,23 @@ final class PartialFile: @unchecked Sendable {
     hasher.snapshot().finalize().hexString
   }
 
-  /// Flushes the bytes to disk.
-  func sync() throws { try POSIX.fsync(fd, path: path) }
+  /// Flushes the bytes to disk (creating an empty file for an empty body). Most of a large
+  /// body is on its way already: writeback was started every ``writebackInterval``.
+  func sync() throws {
+    try POSIX.fsync(try descriptor(), path: path)
+  }
 
   /// Flushes the data (not necessarily the metadata) to disk: the periodic resume checkpoint.
   func syncData() throws {
-    if fdatasync(fd) != 0 { throw StorageError(operation: "fdatasync", path: path, code: errno) }
+    if fdatasync(try descriptor()) != 0 {
+      throw StorageError(operation: "fdatasync", path: path, code: errno)
+    }
   }
 
   /// Renames the file within its folder (the descriptor and its lock stay valid).
   func rename(to newName: String) throws {
     guard newName != name else { return }
+    _ = try descriptor()
     try folder.rename(name, to: folder, as: newName)
     name = newName
   }
