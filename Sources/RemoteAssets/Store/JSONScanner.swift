@@ -116,13 +116,14 @@ struct JSONScanner {
     guard at < bytes.count, bytes[at] == 0x22 else { return nil }
     let start = at + 1
     var end = start
+    var bits: UInt8 = 0
     // The common case: no escapes, taken straight from the buffer.
     while end < bytes.count {
       let byte = bytes[end]
+      bits |= byte
       if byte == 0x22 {
         at = end + 1
-        return String(
-          validating: UnsafeRawBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+        return Self.text(UnsafeRawBufferPointer(rebasing: bytes[start..<end]), ascii: bits < 0x80)
       }
       if byte == 0x5C { break }
       guard byte >= 0x20 else { return nil }
@@ -136,7 +137,7 @@ struct JSONScanner {
       switch byte {
       case 0x22:
         at += 1
-        return String(validating: text, as: UTF8.self)
+        return text.withUnsafeBytes { Self.text($0, ascii: bits < 0x80) }
       case 0x5C:
         guard at + 1 < bytes.count else { return nil }
         let escape = bytes[at + 1]
@@ -150,11 +151,17 @@ struct JSONScanner {
         case 0x74: text.append(0x09)
         case 0x75:
           guard let scalar = unicodeEscape() else { return nil }
-          text.append(contentsOf: String(Character(scalar)).utf8)
+          if scalar.isASCII {
+            text.append(UInt8(scalar.value))
+          } else {
+            bits |= 0x80
+            text.append(contentsOf: String(Character(scalar)).utf8)
+          }
         default: return nil
         }
       default:
         guard byte >= 0x20 else { return nil }
+        bits |= byte
         text.append(byte)
         at += 1
       }
@@ -195,6 +202,20 @@ struct JSONScanner {
   }
 
   // MARK: - Pieces
+
+  /// `utf8` as a string; nil when it is not valid UTF-8. `ascii`: known to be all ASCII.
+  ///
+  /// (`String(validating:as:)` would do, but it is generic and looks up type metadata at run
+  /// time on every call: a quarter of the decoding time.)
+  private static func text(_ utf8: UnsafeRawBufferPointer, ascii: Bool) -> String? {
+    // Bytes: binding them as UInt8 (a trivial type) is what the buffer holds anyway.
+    let units = utf8.assumingMemoryBound(to: UInt8.self)
+    let decoded = String(decoding: units, as: UTF8.self)
+    if ascii { return decoded }
+    // Decoding repairs invalid sequences with U+FFFD, which changes the bytes; valid text comes
+    // back byte for byte.
+    return decoded.utf8.elementsEqual(units) ? decoded : nil
+  }
 
   private mutating func literal(_ word: StaticString) -> Bool {
     skipSpace()

@@ -56,6 +56,12 @@ struct JSONWriter {
   /// Writes a string, escaped.
   mutating func string(_ text: String) {
     bytes.append(0x22)
+    let plain = !text.utf8.contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x2F }
+    if plain {
+      bytes.append(contentsOf: text.utf8)
+      bytes.append(0x22)
+      return
+    }
     for byte in text.utf8 {
       switch byte {
       case 0x22, 0x5C, 0x2F: bytes.append(contentsOf: [0x5C, byte])
@@ -65,8 +71,8 @@ struct JSONWriter {
       case 0x08: bytes.append(contentsOf: [0x5C, 0x62])
       case 0x0C: bytes.append(contentsOf: [0x5C, 0x66])
       case 0..<0x20:
-        let hex: [UInt8] = Array("0123456789abcdef".utf8)
-        bytes.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 15)]])
+        func hex(_ digit: UInt8) -> UInt8 { digit < 10 ? 0x30 + digit : 0x61 + digit - 10 }
+        bytes.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hex(byte >> 4), hex(byte & 15)])
       default: bytes.append(byte)
       }
     }
