@@ -312,6 +312,28 @@ import Testing
     }
   }
 
+  @Test func bytesThatAreNotUTF8GoToJSONDecoder() {
+    for bad: [UInt8] in [
+      [0xFF], [0xC0, 0x80], [0xED, 0xA0, 0x80], [0xE2, 0x82], [0xF4, 0x90, 0x80, 0x80],
+    ] {
+      var data = Data(#"{"appVersion":"a"#.utf8)
+      data.append(contentsOf: bad)
+      data.append(contentsOf: Self.entryText().dropFirst(#"{"appVersion":"1.0"#.utf8.count))
+      #expect(CacheEntryJSON.decode(data) == nil, "\(bad)")
+      Self.expectSameAsReference(data)
+    }
+    // Valid multi-byte text, raw and escaped, takes the fast path.
+    let valid = Self.entryText {
+      $0.replacingOccurrences(of: #""1.0""#, with: #""é\u00e9😀\ud83d\ude00""#)
+    }
+    #expect(CacheEntryJSON.decode(valid)?.appVersion == "éé😀😀")
+    let lowSurrogate = Self.entryText {
+      $0.replacingOccurrences(of: #""1.0""#, with: #""\udc00""#)
+    }
+    #expect(CacheEntryJSON.decode(lowSurrogate) == nil)
+    Self.expectSameAsReference(lowSurrogate)
+  }
+
   // MARK: - Malformed text
 
   @Test func everyTruncationIsCorrupt() {
