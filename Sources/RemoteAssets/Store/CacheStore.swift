@@ -275,10 +275,17 @@ public struct CacheStore: Sendable {
   }
 
   static func decodeEntry(_ data: Data, id: String) throws -> CacheEntry {
-    let decoder = JSONDecoder()
-    decoder.dateDecodingStrategy = ISO8601Time.decodingStrategy
     do {
-      let entry = try decoder.decode(CacheEntry.self, from: data)
+      // The hand-written codec reads what it is sure about; anything else goes to
+      // JSONDecoder, whose value or error stands.
+      let entry: CacheEntry
+      if let fast = CacheEntryJSON.decode(data) {
+        entry = fast
+      } else {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = ISO8601Time.decodingStrategy
+        entry = try decoder.decode(CacheEntry.self, from: data)
+      }
       let hashes = [entry.current?.sha256, entry.previous?.sha256].compactMap { $0 }
       guard hashes.allSatisfy(SHA256Text.isValid) else {
         throw CorruptEntry(reason: "entry metadata names an invalid blob hash")
@@ -324,12 +331,21 @@ public struct CacheStore: Sendable {
     guard CacheLayout.isID(entry.id) else {
       throw StorageError(operation: "entry", path: entry.id, code: EINVAL)
     }
+    try folder(entriesFolder, CacheLayout.entries).write(
+      try Self.encodeEntry(entry), as: entry.id + ".json", durably: true,
+      syncingFolder: syncingFolder)
+  }
+
+  /// An entry file's bytes: pretty-printed JSON, keys sorted, as `JSONEncoder` wrote them.
+  ///
+  /// - Throws: `EncodingError` when a number cannot be written (infinity, NaN).
+  static func encodeEntry(_ entry: CacheEntry) throws -> Data {
+    if let data = CacheEntryJSON.encode(entry, pretty: true) { return data }
+    // Only a number JSON cannot carry gets here: JSONEncoder throws its usual error for it.
     let encoder = JSONEncoder()
     encoder.dateEncodingStrategy = ISO8601Time.encodingStrategy
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-    try folder(entriesFolder, CacheLayout.entries).write(
-      try encoder.encode(entry), as: entry.id + ".json", durably: true,
-      syncingFolder: syncingFolder)
+    return try encoder.encode(entry)
   }
 
   /// Flushes `entries/` (the renames of a group of entry writes).

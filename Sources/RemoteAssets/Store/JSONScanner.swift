@@ -1,0 +1,315 @@
+import Foundation
+
+/// A strict pull scanner over JSON text in UTF-8, for the cache's own metadata files.
+///
+/// Every read returns nil (or false) when the text is not exactly what the caller expects: a
+/// value of another type, a number in a form other than the plainest one for its type, a string
+/// with a lone surrogate or bytes that are not UTF-8, nesting deeper than ``maximumDepth``. The
+/// callers then give up and let Foundation's `JSONDecoder` decide, so this scanner only ever
+/// has to be right about the documents it accepts; it never has to reproduce the decoder's
+/// errors or its leniencies.
+///
+/// It reads from a buffer it does not own: use it only inside the `withUnsafeBytes` closure
+/// that provided the buffer.
+struct JSONScanner {
+  /// Containers nested deeper than this are left to the fallback decoder.
+  static let maximumDepth = 64
+
+  private let bytes: UnsafeRawBufferPointer
+  private var at = 0
+
+  /// A scanner at the start of `bytes`.
+  init(_ bytes: UnsafeRawBufferPointer) {
+    self.bytes = bytes
+  }
+
+  // MARK: - Structure
+
+  /// Skips JSON whitespace.
+  mutating func skipSpace() {
+    while at < bytes.count {
+      switch bytes[at] {
+      case 0x20, 0x09, 0x0A, 0x0D: at += 1
+      default: return
+      }
+    }
+  }
+
+  /// Whether only whitespace is left.
+  mutating func isAtEnd() -> Bool {
+    skipSpace()
+    return at == bytes.count
+  }
+
+  /// Consumes `byte` after any whitespace; false (nothing consumed) when something else is next.
+  mutating func consume(_ byte: UInt8) -> Bool {
+    skipSpace()
+    guard at < bytes.count, bytes[at] == byte else { return false }
+    at += 1
+    return true
+  }
+
+  /// Consumes a `null` literal when one is next.
+  mutating func consumeNull() -> Bool { literal("null") }
+
+  /// Reads an object, calling `member` with the scanner positioned at each member's value.
+  /// `member` must consume the value and return true, or return false to give up.
+  ///
+  /// - Returns: false when the text is not an object of that shape.
+  mutating func object(_ member: (inout JSONScanner, String) -> Bool) -> Bool {
+    guard consume(0x7B) else { return false }
+    if consume(0x7D) { return true }
+    while true {
+      skipSpace()
+      guard let key = string(), consume(0x3A), member(&self, key) else { return false }
+      if consume(0x2C) { continue }
+      return consume(0x7D)
+    }
+  }
+
+  /// Reads an array, calling `element` with the scanner positioned at each element.
+  ///
+  /// - Returns: false when the text is not an array or `element` gave up.
+  mutating func array(_ element: (inout JSONScanner) -> Bool) -> Bool {
+    guard consume(0x5B) else { return false }
+    if consume(0x5D) { return true }
+    while true {
+      guard element(&self) else { return false }
+      if consume(0x2C) { continue }
+      return consume(0x5D)
+    }
+  }
+
+  /// Skips one value of any type, checking that it is well-formed JSON.
+  ///
+  /// - Returns: false when it is not (or is nested too deep).
+  mutating func skipValue(depth: Int = 0) -> Bool {
+    guard depth < Self.maximumDepth else { return false }
+    skipSpace()
+    guard at < bytes.count else { return false }
+    switch bytes[at] {
+    case 0x7B: return object { scanner, _ in scanner.skipValue(depth: depth + 1) }
+    case 0x5B: return array { $0.skipValue(depth: depth + 1) }
+    case 0x22: return string() != nil
+    case 0x74: return literal("true")
+    case 0x66: return literal("false")
+    case 0x6E: return literal("null")
+    default: return numberText() != nil
+    }
+  }
+
+  // MARK: - Scalars
+
+  /// Reads `true` or `false`.
+  mutating func bool() -> Bool? {
+    if literal("true") { return true }
+    if literal("false") { return false }
+    return nil
+  }
+
+  /// Reads a string, resolving every escape (`\uXXXX` pairs included).
+  ///
+  /// - Returns: nil for anything that is not a well-formed string of valid UTF-8: a raw control
+  ///   character, an unknown escape, a lone surrogate, a missing closing quote.
+  mutating func string() -> String? {
+    skipSpace()
+    guard at < bytes.count, bytes[at] == 0x22 else { return nil }
+    let start = at + 1
+    var end = start
+    var bits: UInt8 = 0
+    // The common case: no escapes, taken straight from the buffer.
+    while end < bytes.count {
+      let byte = bytes[end]
+      bits |= byte
+      if byte == 0x22 {
+        at = end + 1
+        return Self.text(UnsafeRawBufferPointer(rebasing: bytes[start..<end]), ascii: bits < 0x80)
+      }
+      if byte == 0x5C { break }
+      guard byte >= 0x20 else { return nil }
+      end += 1
+    }
+    guard end < bytes.count else { return nil }
+    var text = [UInt8](UnsafeRawBufferPointer(rebasing: bytes[start..<end]))
+    at = end
+    while at < bytes.count {
+      let byte = bytes[at]
+      switch byte {
+      case 0x22:
+        at += 1
+        return text.withUnsafeBytes { Self.text($0, ascii: bits < 0x80) }
+      case 0x5C:
+        guard at + 1 < bytes.count else { return nil }
+        let escape = bytes[at + 1]
+        at += 2
+        switch escape {
+        case 0x22, 0x5C, 0x2F: text.append(escape)
+        case 0x62: text.append(0x08)
+        case 0x66: text.append(0x0C)
+        case 0x6E: text.append(0x0A)
+        case 0x72: text.append(0x0D)
+        case 0x74: text.append(0x09)
+        case 0x75:
+          guard let scalar = unicodeEscape() else { return nil }
+          if scalar.isASCII {
+            text.append(UInt8(scalar.value))
+          } else {
+            bits |= 0x80
+            text.append(contentsOf: String(Character(scalar)).utf8)
+          }
+        default: return nil
+        }
+      default:
+        guard byte >= 0x20 else { return nil }
+        bits |= byte
+        text.append(byte)
+        at += 1
+      }
+    }
+    return nil
+  }
+
+  /// Reads an integer written as plain digits (`-12`, `0`), as JSONEncoder writes one.
+  ///
+  /// - Returns: nil for other forms (`1e3`, `1.0`, `-0`, `01`) and for values out of range.
+  mutating func int64() -> Int64? {
+    guard let (negative, magnitude) = plainInteger() else { return nil }
+    if negative {
+      guard magnitude != 0, magnitude <= UInt64(Int64.max) + 1 else { return nil }
+      return magnitude == UInt64(Int64.max) + 1 ? Int64.min : -Int64(magnitude)
+    }
+    return Int64(exactly: magnitude)
+  }
+
+  /// Reads a non-negative integer written as plain digits.
+  mutating func uint64() -> UInt64? {
+    guard let (negative, magnitude) = plainInteger(), !negative else { return nil }
+    return magnitude
+  }
+
+  /// Reads a number as a `Double`, rounded as Foundation's decoder rounds it (correctly).
+  ///
+  /// - Returns: nil when it is not a JSON number or is out of `Double`'s range.
+  mutating func double() -> Double? {
+    let start = at
+    if let (negative, magnitude) = plainInteger(), magnitude < 1 << 53 {
+      // Exact: no rounding to reproduce.
+      return negative ? -Double(magnitude) : Double(magnitude)
+    }
+    at = start
+    guard let text = numberText(), let value = Double(text), value.isFinite else { return nil }
+    return value
+  }
+
+  // MARK: - Pieces
+
+  /// `utf8` as a string; nil when it is not valid UTF-8. `ascii`: known to be all ASCII.
+  ///
+  /// (`String(validating:as:)` would do, but it is generic and looks up type metadata at run
+  /// time on every call: a quarter of the decoding time.)
+  private static func text(_ utf8: UnsafeRawBufferPointer, ascii: Bool) -> String? {
+    // Bytes: binding them as UInt8 (a trivial type) is what the buffer holds anyway.
+    let units = utf8.assumingMemoryBound(to: UInt8.self)
+    let decoded = String(decoding: units, as: UTF8.self)
+    if ascii { return decoded }
+    // Decoding repairs invalid sequences with U+FFFD, which changes the bytes; valid text comes
+    // back byte for byte.
+    return decoded.utf8.elementsEqual(units) ? decoded : nil
+  }
+
+  private mutating func literal(_ word: StaticString) -> Bool {
+    skipSpace()
+    let count = word.utf8CodeUnitCount
+    guard at + count <= bytes.count else { return false }
+    let pointer = word.utf8Start
+    for i in 0..<count where bytes[at + i] != pointer[i] { return false }
+    at += count
+    return true
+  }
+
+  /// `-?(0|[1-9][0-9]*)` not followed by a fraction, exponent or digit; magnitude without
+  /// overflow. Leaves the position after it on success.
+  private mutating func plainInteger() -> (Bool, UInt64)? {
+    skipSpace()
+    var i = at
+    let negative = i < bytes.count && bytes[i] == 0x2D
+    if negative { i += 1 }
+    let first = i
+    var magnitude: UInt64 = 0
+    while i < bytes.count, case let digit = bytes[i] &- 0x30, digit < 10 {
+      let (times10, o1) = magnitude.multipliedReportingOverflow(by: 10)
+      let (sum, o2) = times10.addingReportingOverflow(UInt64(digit))
+      guard !o1, !o2 else { return nil }
+      magnitude = sum
+      i += 1
+    }
+    guard i > first, !(bytes[first] == 0x30 && i - first > 1) else { return nil }
+    if i < bytes.count {
+      switch bytes[i] {
+      case 0x2E, 0x65, 0x45: return nil
+      default: break
+      }
+    }
+    at = i
+    return (negative, magnitude)
+  }
+
+  /// The text of a number in strict JSON grammar; nil (position unchanged) otherwise.
+  private mutating func numberText() -> String? {
+    skipSpace()
+    var i = at
+    func digits() -> Int {
+      let from = i
+      while i < bytes.count, bytes[i] &- 0x30 < 10 { i += 1 }
+      return i - from
+    }
+    if i < bytes.count, bytes[i] == 0x2D { i += 1 }
+    let intStart = i
+    let intDigits = digits()
+    guard intDigits > 0, !(bytes[intStart] == 0x30 && intDigits > 1) else { return nil }
+    if i < bytes.count, bytes[i] == 0x2E {
+      i += 1
+      guard digits() > 0 else { return nil }
+    }
+    if i < bytes.count, bytes[i] == 0x65 || bytes[i] == 0x45 {
+      i += 1
+      if i < bytes.count, bytes[i] == 0x2B || bytes[i] == 0x2D { i += 1 }
+      guard digits() > 0 else { return nil }
+    }
+    let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[at..<i]), as: UTF8.self)
+    at = i
+    return text
+  }
+
+  /// The four hex digits after `\u` (and a low surrogate's escape after a high one).
+  private mutating func unicodeEscape() -> Unicode.Scalar? {
+    guard let high = hex4() else { return nil }
+    switch high {
+    case 0xD800..<0xDC00:
+      guard at + 1 < bytes.count, bytes[at] == 0x5C, bytes[at + 1] == 0x75 else { return nil }
+      at += 2
+      guard let low = hex4(), (0xDC00..<0xE000).contains(low) else { return nil }
+      return Unicode.Scalar(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
+    case 0xDC00..<0xE000: return nil
+    default: return Unicode.Scalar(high)
+    }
+  }
+
+  private mutating func hex4() -> UInt32? {
+    guard at + 4 <= bytes.count else { return nil }
+    var value: UInt32 = 0
+    for _ in 0..<4 {
+      let byte = bytes[at]
+      let digit: UInt8
+      switch byte {
+      case 0x30...0x39: digit = byte - 0x30
+      case 0x41...0x46: digit = byte - 0x41 + 10
+      case 0x61...0x66: digit = byte - 0x61 + 10
+      default: return nil
+      }
+      value = value << 4 | UInt32(digit)
+      at += 1
+    }
+    return value
+  }
+}
