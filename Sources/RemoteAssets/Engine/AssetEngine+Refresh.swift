@@ -354,8 +354,11 @@ extension AssetEngine {
       metrics.duration(id, started.duration(to: .now))
       records[id]?.attemptStartedAt = nil
     }
-    if let status = status(id) {
-      metrics.state(id, failures: status.consecutiveFailures, servedBytes: status.size)
+    if let record = records[id] {
+      metrics.state(
+        id, failures: record.entry.consecutiveFailures,
+        servedBytes: record.entry.current?.size
+          ?? (record.definition.bundled != nil ? record.bundledDigest?.size : nil))
     }
     publishChange(id)
     return outcome

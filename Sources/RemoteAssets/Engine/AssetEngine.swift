@@ -495,7 +495,8 @@ public actor AssetEngine {
   // MARK: - Events
 
   func publishChange(_ id: String) {
-    guard let status = status(id) else { return }
+    // Building a status costs more than the rest of a 304: only for someone listening.
+    guard hub.hasSubscribers, let status = status(id) else { return }
     publish(.assetChanged(status))
   }
 

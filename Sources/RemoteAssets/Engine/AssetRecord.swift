@@ -70,6 +70,10 @@ struct AssetRecord: Sendable {
   /// A URL as shown to people: no user info, and a query (which may carry a token) elided.
   static func displayURL(_ url: URL) -> String {
     if url.isFileURL { return "file://" + url.path }
+    // Most URLs have nothing to hide: shown as they are, without taking them apart.
+    if url.user == nil, url.password == nil, url.query == nil {
+      return TerminalText.sanitize(url.absoluteString)
+    }
     guard var parts = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return "" }
     parts.user = nil
     parts.password = nil
@@ -91,7 +95,7 @@ struct AssetRecord: Sendable {
       s.lastModified = current.lastModified
       s.sha256 = current.sha256
       s.size = current.size
-      s.path = store.objectURL(current.sha256).path
+      s.path = store.objectPath(current.sha256)
       s.fetchedAt = current.fetchedAt
     } else if let bundled = definition.bundled {
       if let bundledDigest {

@@ -220,20 +220,27 @@ public struct CacheStore: Sendable {
 
   // MARK: - Paths
 
-  /// The entry file's path for an id (shown in the detail pane; never opened by path).
+  /// The entry file's path for an id (shown in the detail pane; never opened by path). Built
+  /// as text: every status has one, and `URL.appendingPathComponent` per status was a tenth
+  /// of a revalidation of thousands.
   func entryPath(_ id: String) -> String? {
     guard CacheLayout.isID(id) else { return nil }
-    // `isDirectory:` given, so building the path asks the file system nothing (the plain
-    // `appendingPathComponent` stats each component, four stats per status built).
-    return root.appendingPathComponent(CacheLayout.entries, isDirectory: true)
-      .appendingPathComponent(id + ".json", isDirectory: false).path
+    return Self.join(root.path, CacheLayout.entries, id + ".json")
   }
 
-  /// The blob's path for a hash (what `status` shows and ``AssetEngine/fileURL(_:)`` returns).
-  func objectURL(_ sha256: String) -> URL {
+  /// The blob's path for a hash (what `status` shows).
+  func objectPath(_ sha256: String) -> String {
     precondition(SHA256Text.isValid(sha256), "not a sha256")
-    return root.appendingPathComponent(CacheLayout.objects, isDirectory: true)
-      .appendingPathComponent(sha256, isDirectory: false)
+    return Self.join(root.path, CacheLayout.objects, sha256)
+  }
+
+  /// The blob's URL for a hash (what ``AssetEngine/fileURL(_:)`` returns).
+  func objectURL(_ sha256: String) -> URL {
+    URL(fileURLWithPath: objectPath(sha256), isDirectory: false)
+  }
+
+  private static func join(_ root: String, _ folder: String, _ name: String) -> String {
+    (root.hasSuffix("/") ? root : root + "/") + folder + "/" + name
   }
 
   private func folder(_ handle: DirectoryHandle?, _ name: String) throws(StorageError)
