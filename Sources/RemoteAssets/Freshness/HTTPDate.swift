@@ -47,7 +47,7 @@ public enum HTTPDate {
   ///   - now: the reference for an RFC 850 two-digit year, which is read as the most recent
   ///     year with those digits that is not more than 50 years after `now` (RFC 9110 §5.6.7).
   public static func parse(_ text: String, now: Date = Date()) -> Date? {
-    let value = text.trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
+    let value = trimmed(text)
     return imfFixdate(value) ?? rfc850(value, now: now) ?? asctime(value)
   }
 
@@ -101,8 +101,26 @@ public enum HTTPDate {
 
   // MARK: - Pieces
 
+  /// The position of `name` in `names`, ignoring ASCII case (the names are ASCII; a byte
+  /// comparison, since Foundation's case-insensitive compare was most of parsing a date).
   private static func index(of name: Substring, in names: [String]) -> Int? {
-    names.firstIndex { $0.caseInsensitiveCompare(name) == .orderedSame }
+    names.firstIndex { candidate in
+      candidate.utf8.count == name.utf8.count
+        && zip(candidate.utf8, name.utf8).allSatisfy { Self.lowered($0) == Self.lowered($1) }
+    }
+  }
+
+  private static func lowered(_ byte: UInt8) -> UInt8 {
+    byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+  }
+
+  /// `text` without leading and trailing spaces and tabs.
+  private static func trimmed(_ text: String) -> String {
+    let blank: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 }
+    let bytes = text.utf8
+    guard let first = bytes.firstIndex(where: { !blank($0) }) else { return "" }
+    let last = bytes.lastIndex(where: { !blank($0) })!
+    return String(text[first...last])
   }
 
   /// Exactly `count` ASCII digits.
