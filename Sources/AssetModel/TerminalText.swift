@@ -10,6 +10,10 @@ public enum TerminalText {
   /// and the blank Hangul fillers. Line and paragraph separators (U+2028, U+2029),
   /// tabs and newlines become spaces. At most `maxLength` characters are kept, then `…`.
   public static func sanitize(_ text: String, maxLength: Int = 512) -> String {
+    // Printable ASCII within the length (nearly all text) is kept as it is, without rebuilding
+    // it scalar by scalar.
+    let bytes = text.utf8
+    if bytes.count <= maxLength, bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text }
     var out = String.UnicodeScalarView()
     var count = 0
     for scalar in text.unicodeScalars {

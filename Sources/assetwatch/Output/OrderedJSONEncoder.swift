@@ -146,6 +146,10 @@ final class JSONNode {
 
   /// `text` as a JSON string literal.
   static func quoted(_ text: String) -> String {
+    // Most text needs no escape: copied whole rather than scalar by scalar.
+    if !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
+      return "\"" + text + "\""
+    }
     var out = String.UnicodeScalarView()
     out.append("\"")
     for scalar in text.unicodeScalars {
