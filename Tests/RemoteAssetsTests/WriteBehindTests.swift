@@ -1,4 +1,6 @@
+import Dispatch
 import Foundation
+import NIOCore
 import Synchronization
 import Testing
 
@@ -7,26 +9,39 @@ import Testing
 /// The writer thread between the socket and the disk: order kept, memory bounded, the first
 /// error kept and reported, nothing written after it.
 @Suite struct WriteBehindTests {
+  static func buffer(_ value: UInt8, count: Int = 1) -> ByteBuffer {
+    ByteBuffer(repeating: value, count: count)
+  }
+
   @Test func writesRunInOrderAndDrainWaitsForAll() async throws {
     let writer = WriteBehind()
-    let log = Mutex<[Int]>([])
+    let log = Mutex<[UInt8]>([])
+    let batches = Mutex(0)
     for i in 0..<500 {
-      try await writer.submit(10) { log.withLock { $0.append(i) } }
+      try await writer.submit(Self.buffer(UInt8(i % 256))) { batch in
+        batches.withLock { $0 += 1 }
+        log.withLock { log in for b in batch { log.append(contentsOf: b.readableBytesView) } }
+      }
     }
     try await writer.drain()
-    #expect(log.withLock { $0 } == Array(0..<500))
+    #expect(log.withLock { $0 } == (0..<500).map { UInt8($0 % 256) })
+    #expect(batches.withLock { $0 } <= 500)
   }
 
   @Test func aReceiverFasterThanTheDiskWaitsWithinTheBound() async throws {
     let writer = WriteBehind()
     let chunk = WriteBehind.maxBytesInFlight / 4
-    // The first write blocks the writer thread until the test signals.
+    // The first batch blocks the writer thread until the test signals.
     let blocker = DispatchSemaphore(value: 0)
-    try await writer.submit(chunk) { blocker.wait() }
+    let blocked = Mutex(true)
+    let write: @Sendable ([ByteBuffer]) throws -> Void = { _ in
+      if blocked.withLock({ $0 }) { blocker.wait() }
+    }
+    try await writer.submit(Self.buffer(1, count: chunk), to: write)
     let submitted = Mutex(1)
     let receiver = Task {
       for _ in 0..<8 {
-        try await writer.submit(chunk) {}
+        try await writer.submit(Self.buffer(2, count: chunk), to: write)
         submitted.withLock { $0 += 1 }
       }
     }
@@ -38,6 +53,7 @@ import Testing
     }
     for _ in 0..<50 { await Task.yield() }
     #expect(submitted.withLock { $0 } <= 4, "no more than the bound is queued")
+    blocked.withLock { $0 = false }
     blocker.signal()
     try await receiver.value
     try await writer.drain()
@@ -48,20 +64,25 @@ import Testing
 
   @Test func theFirstErrorIsThrownAndNothingIsWrittenAfterIt() async throws {
     let writer = WriteBehind()
-    let ran = Mutex<[Int]>([])
-    try await writer.submit(1) { ran.withLock { $0.append(0) } }
-    try await writer.submit(1) {
-      ran.withLock { $0.append(1) }
-      throw Boom()
+    let written = Mutex<[UInt8]>([])
+    let write: @Sendable ([ByteBuffer]) throws -> Void = { batch in
+      for b in batch {
+        let value = b.readableBytesView.first ?? 0
+        if value == 9 { throw Boom() }
+        written.withLock { $0.append(value) }
+      }
     }
-    // Queued before the error surfaced: skipped, not written after the gap.
-    try? await writer.submit(1) { ran.withLock { $0.append(2) } }
-    await #expect(throws: Boom.self) { try await writer.drain() }
-    await #expect(throws: Boom.self) { try await writer.submit(1) {} }
-    #expect(ran.withLock { $0 } == [0, 1])
-    writer.clearFailure()
-    try await writer.submit(1) { ran.withLock { $0.append(3) } }
+    try await writer.submit(Self.buffer(0), to: write)
     try await writer.drain()
-    #expect(ran.withLock { $0 } == [0, 1, 3])
+    try await writer.submit(Self.buffer(9), to: write)  // fails on the writer thread
+    // Queued before the failure surfaced, or refused after it: never written after the gap.
+    try? await writer.submit(Self.buffer(1), to: write)
+    await #expect(throws: Boom.self) { try await writer.drain() }
+    await #expect(throws: Boom.self) { try await writer.submit(Self.buffer(2), to: write) }
+    #expect(written.withLock { $0 } == [0])
+    writer.clearFailure()
+    try await writer.submit(Self.buffer(3), to: write)
+    try await writer.drain()
+    #expect(written.withLock { $0 } == [0, 3])
   }
 }

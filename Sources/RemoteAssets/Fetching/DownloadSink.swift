@@ -115,9 +115,9 @@ public final class DownloadSink: Sendable {
   ///
   /// - Throws: ``FetchError`` `.tooLarge` / `.sizeMismatch` / `.storage` from an earlier write.
   public func writeBehind(_ buffer: ByteBuffer) async throws {
-    let count = buffer.readableBytes
-    try await writer.submit(count) { [self] in
-      try append(count: count) { try $0.write(buffer) }
+    try await writer.submit(buffer) { [self] batch in
+      let count = batch.reduce(0) { $0 + $1.readableBytes }
+      try append(count: count) { try $0.write(batch) }
     }
   }
 
@@ -142,7 +142,10 @@ public final class DownloadSink: Sendable {
         throw FetchError(.storage, "writing the download failed: \(error)")
       }
       let now = ContinuousClock.now
-      if let journal,
+      // A complete body is not checkpointed: the commit's own flush follows at once, and a
+      // checkpoint there waited for the disk a second time.
+      let complete = s.expectedTotal == s.partial.bytesWritten
+      if let journal, !complete,
         s.partial.bytesWritten - s.checkpointBytes >= journal.byteInterval
           || now - s.checkpointAt >= journal.interval
       {

@@ -45,7 +45,13 @@ final class OverlappedSHA256: Sendable {
   /// Feeds `buffer` to the hash: at once for the first megabyte, on the hash queue after that.
   /// Blocks only while more than ``maxBytesInFlight`` are waiting to be hashed.
   func update(_ buffer: ByteBuffer) {
-    let count = buffer.readableBytes
+    update(CollectionOfOne(buffer))
+  }
+
+  /// Feeds `buffers` in order, with one hand-over to the hash queue for the whole batch.
+  func update(_ buffers: some Collection<ByteBuffer> & Sendable) {
+    let count = buffers.reduce(0) { $0 + $1.readableBytes }
+    if count == 0 { return }
     let inline: Bool = feed.withLock { s in
       s.fed += count
       if !s.overlapping, s.fed <= Self.inlineBytes { return true }
@@ -53,7 +59,10 @@ final class OverlappedSHA256: Sendable {
       return false
     }
     if inline {
-      buffer.withUnsafeReadableBytes { bytes in digest.withLock { $0.update(bufferPointer: bytes) }
+      digest.withLock { hash in
+        for buffer in buffers {
+          buffer.withUnsafeReadableBytes { hash.update(bufferPointer: $0) }
+        }
       }
       return
     }
@@ -67,7 +76,10 @@ final class OverlappedSHA256: Sendable {
       drained.wait()
     }
     queue.async { [self] in
-      buffer.withUnsafeReadableBytes { bytes in digest.withLock { $0.update(bufferPointer: bytes) }
+      digest.withLock { hash in
+        for buffer in buffers {
+          buffer.withUnsafeReadableBytes { hash.update(bufferPointer: $0) }
+        }
       }
       feed.withLock { $0.queued -= count }
       drained.signal()

@@ -109,6 +109,19 @@ final class PartialFile: @unchecked Sendable {
     wrote(buffer.readableBytes)
   }
 
+  /// Appends received buffers in order (a batch the writer thread took at once), handing them
+  /// to the hash in one go.
+  func write(_ buffers: [ByteBuffer]) throws {
+    let fd = try descriptor()
+    var count = 0
+    for buffer in buffers {
+      try buffer.withUnsafeReadableBytes { try POSIX.writeAll(fd, $0, path: path) }
+      count += buffer.readableBytes
+    }
+    hasher.update(buffers)
+    wrote(count)
+  }
+
   /// Counts written bytes and, every ``writebackInterval``, asks the kernel to start writing
   /// the new range to disk (`sync_file_range`, which neither waits nor flushes the drive's
   /// cache). The disk then writes beside the socket instead of after it: without this the page
