@@ -8,6 +8,8 @@ struct FramePacer {
   var minimumInterval: Duration = .seconds(1) / 30
   /// How long to wait for a key when nothing is waiting to be drawn, in milliseconds.
   var idleWaitMilliseconds: Int32 = 50
+  /// The longest wait while the application is quiet (see `TerminalApplication.isQuiet`).
+  var quietWaitMilliseconds: Int32 = 250
   private var lastDraw: ContinuousClock.Instant?
 
   /// Creates a pacer with the 30 fps cap and 50 ms key wait.
@@ -25,9 +27,18 @@ struct FramePacer {
   }
 
   /// How long to wait for a key: until the next draw is allowed when a changed frame is
-  /// waiting, otherwise the idle wait. Never below 1 ms, so the loop cannot spin.
-  func waitMilliseconds(framePending: Bool, at now: ContinuousClock.Instant) -> Int32 {
-    guard framePending, let lastDraw else { return idleWaitMilliseconds }
+  /// waiting; otherwise the idle wait, or while the application is quiet the quiet wait cut at
+  /// the next second of the wall clock (`millisecondsIntoSecond`), so a clock on screen turns
+  /// on time. Never below 1 ms, so the loop cannot spin.
+  func waitMilliseconds(
+    framePending: Bool, at now: ContinuousClock.Instant, quiet: Bool = false,
+    millisecondsIntoSecond: Int = 0
+  ) -> Int32 {
+    guard framePending, let lastDraw else {
+      guard quiet else { return idleWaitMilliseconds }
+      let toNextSecond = Int32(clamping: 1000 - min(max(millisecondsIntoSecond, 0), 999) + 1)
+      return max(1, min(quietWaitMilliseconds, toNextSecond))
+    }
     let remaining = minimumInterval - (now - lastDraw)
     let milliseconds =
       remaining.components.seconds * 1000

@@ -23,9 +23,17 @@ public protocol TerminalApplication: AnyObject {
   /// Tells the app that the frame it produced last was sent to the terminal at `now` (for
   /// frame statistics; the default does nothing).
   func didDraw(at now: Date)
+  /// Whether nothing has happened for a while (no data in, no key): the loop then wakes at
+  /// most four times a second and at each new second of the clock (a key still wakes it at
+  /// once) instead of 20 times a second, so an idle screen costs next to nothing. The first
+  /// change after a quiet spell reaches the screen within a quarter second.
+  var isQuiet: Bool { get }
 }
 
 extension TerminalApplication {
   /// Does nothing.
   public func didDraw(at now: Date) {}
+
+  /// Never quiet: the loop wakes every idle interval.
+  public var isQuiet: Bool { false }
 }

@@ -36,7 +36,10 @@ final class TerminalLoop {
       // events it renders at most 30 times a second, and folds the events in between together).
       let allowed = pacer.mayDraw(at: clock.now)
       if allowed { drawFrameIfChanged() }
-      let wait = pacer.waitMilliseconds(framePending: !allowed, at: clock.now)
+      let now = Date().timeIntervalSince1970
+      let wait = pacer.waitMilliseconds(
+        framePending: !allowed, at: clock.now, quiet: app.isQuiet,
+        millisecondsIntoSecond: Int((now - now.rounded(.down)) * 1000))
       if !handleKeys(waitingMilliseconds: wait) { return .quit }
     }
   }
@@ -61,6 +64,8 @@ final class TerminalLoop {
   private func drawFrameIfChanged() {
     let size = screen.size
     let frame = app.frame(width: size.width, height: size.height, now: Date())
+    // The app hands back the same buffer while nothing changed: no cell-by-cell comparison.
+    if let lastDrawn, frame.isSameStorage(as: lastDrawn) { return }
     guard frame != lastDrawn else { return }
     painter.paint(frame, over: lastDrawn)
     lastDrawn = frame

@@ -37,6 +37,8 @@ final class DashboardApp: TerminalApplication {
   private var quit = false
   private var engineFinished = false
   private var lastTick = Date.distantPast
+  /// When the last key or event arrived (how the loop knows it may wake less often).
+  private var lastActivity = Date()
   /// The last frame rendered and its size; reused while nothing that it shows has changed.
   private var lastFrame: (buffer: ScreenBuffer, width: Int, height: Int)?
   /// Whether a key, an event or a tick changed the state since `lastFrame` was rendered.
@@ -66,6 +68,7 @@ final class DashboardApp: TerminalApplication {
 
   func handle(_ key: Key, now: Date) -> Bool {
     dirty = true
+    lastActivity = now
     stats?.keyHandled(at: now)
     apply(.key(key), now: now)
     return !quit
@@ -74,6 +77,7 @@ final class DashboardApp: TerminalApplication {
   func frame(width: Int, height: Int, now: Date) -> ScreenBuffer {
     let (events, finished) = inbox.drain()
     stats?.eventsTaken(events.count)
+    if !events.isEmpty { lastActivity = now }
     // One reduce for the whole batch: the table is re-sorted at most once per frame.
     if !events.isEmpty { perform(DashboardReducer.reduce(&state, events, now: now)) }
     engineFinished = finished
@@ -98,6 +102,9 @@ final class DashboardApp: TerminalApplication {
   }
 
   var wantsToQuit: Bool { quit || engineFinished }
+
+  /// Quiet after two seconds without a key or an event.
+  var isQuiet: Bool { Date().timeIntervalSince(lastActivity) > 2 }
 
   func didDraw(at now: Date) {
     stats?.didDraw(at: now)

@@ -48,4 +48,24 @@ import Testing
     #expect(pacer.waitMilliseconds(framePending: true, at: start + .milliseconds(40)) == 1)
     #expect(pacer.waitMilliseconds(framePending: false, at: start + .milliseconds(10)) == 50)
   }
+
+  /// A quiet application is woken four times a second at most, and at each new second of the
+  /// clock; a waiting frame still gets its turn at once.
+  @Test func aQuietApplicationWakesRarelyButOnTheSecond() {
+    var pacer = FramePacer()
+    pacer.didDraw(at: start)
+    let later = start + .milliseconds(500)
+    #expect(pacer.waitMilliseconds(framePending: false, at: later, quiet: true) == 250)
+    #expect(
+      pacer.waitMilliseconds(
+        framePending: false, at: later, quiet: true, millisecondsIntoSecond: 900) == 101)
+    #expect(
+      pacer.waitMilliseconds(
+        framePending: false, at: later, quiet: true, millisecondsIntoSecond: 999) == 2)
+    #expect(
+      pacer.waitMilliseconds(
+        framePending: false, at: later, quiet: false, millisecondsIntoSecond: 900) == 50)
+    #expect(
+      pacer.waitMilliseconds(framePending: true, at: start + .milliseconds(10), quiet: true) == 24)
+  }
 }
