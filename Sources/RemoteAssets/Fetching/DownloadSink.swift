@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import NIOCore
 import Synchronization
@@ -23,6 +24,8 @@ public final class DownloadSink: Sendable {
     var checkpointAt: ContinuousClock.Instant
     /// Whether a resume record vouches for a prefix of the partial now.
     var journaled = false
+    /// Whether a checkpoint is being completed on the checkpoint queue.
+    var checkpointRunning = false
   }
 
   // `PartialFile` is not Sendable; the Mutex is the only way to reach it, so access is serialized.
@@ -34,6 +37,14 @@ public final class DownloadSink: Sendable {
   let journal: ResumeJournal?
   /// The writer thread behind ``writeBehind(_:)``.
   private let writer = WriteBehind()
+  /// Where a checkpoint waits for the disk, so the writer goes on meanwhile.
+  private let checkpoints = DispatchQueue(label: "RemoteAssets.checkpoint", qos: .utility)
+
+  /// Waits for queued writes and a running checkpoint: what follows touches the file itself.
+  private func settle() {
+    writer.drainBlocking()
+    checkpoints.sync {}
+  }
 
   /// The partial file's path (for messages and format checks).
   var path: String { state.withLock { $0.partial.path } }
@@ -145,14 +156,27 @@ public final class DownloadSink: Sendable {
       // A complete body is not checkpointed: the commit's own flush follows at once, and a
       // checkpoint there waited for the disk a second time.
       let complete = s.expectedTotal == s.partial.bytesWritten
-      if let journal, !complete,
+      // The disk is waited for on the checkpoint queue: a checkpoint used to stop the writer
+      // (and with it the socket) for a quarter second per quarter GiB.
+      if let journal, !complete, !s.checkpointRunning,
         s.partial.bytesWritten - s.checkpointBytes >= journal.byteInterval
           || now - s.checkpointAt >= journal.interval
       {
         s.checkpointAt = now
-        if journal.checkpoint(s.partial, etag: s.responseETag, total: s.expectedTotal) {
-          s.checkpointBytes = s.partial.bytesWritten
-          s.journaled = true
+        if let pending = journal.prepare(
+          s.partial, etag: s.responseETag, total: s.expectedTotal)
+        {
+          s.checkpointRunning = true
+          checkpoints.async { [self] in
+            let vouched = journal.complete(pending)
+            state.withLock { s in
+              s.checkpointRunning = false
+              if vouched {
+                s.checkpointBytes = pending.record.bytes
+                s.journaled = true
+              }
+            }
+          }
         }
       }
       guard now - s.lastProgressAt >= .milliseconds(100) else { return nil }
@@ -169,7 +193,7 @@ public final class DownloadSink: Sendable {
 
   /// Discards what was written so far (a redirect, or a server that restarted the body).
   public func reset() throws {
-    writer.drainBlocking()
+    settle()
     writer.clearFailure()
     try state.withLock { s in
       // The record vouches for bytes about to be overwritten: forget it first.
@@ -213,7 +237,7 @@ public final class DownloadSink: Sendable {
   ///
   /// - Throws: ``FetchError`` `.storage` when the empty file cannot be created.
   func digest() throws -> (sha256: String, size: Int64) {
-    writer.drainBlocking()
+    settle()
     return try state.withLock { s in
       do { _ = try s.partial.descriptor() } catch {
         throw FetchError(.storage, "creating the download's file failed: \(error)")
@@ -224,7 +248,7 @@ public final class DownloadSink: Sendable {
 
   /// Flushes the partial to disk (before it is renamed into `objects/`).
   func sync() throws {
-    writer.drainBlocking()
+    settle()
     try state.withLock { try $0.partial.sync() }
   }
 
@@ -233,7 +257,7 @@ public final class DownloadSink: Sendable {
   /// missing validator, or no journal).
   func keepForResume() -> Bool {
     guard let journal else { return false }
-    writer.drainBlocking()
+    settle()
     return state.withLock { s in
       let kept = journal.checkpoint(s.partial, etag: s.responseETag, total: s.expectedTotal)
       if kept { s.partial.close() }
@@ -243,7 +267,7 @@ public final class DownloadSink: Sendable {
 
   /// Forgets any resume record (after a commit or a failure that discards the bytes).
   func forgetResume() {
-    writer.drainBlocking()
+    settle()
     state.withLock { s in
       if s.journaled { journal?.invalidate() }
       s.journaled = false
@@ -252,13 +276,13 @@ public final class DownloadSink: Sendable {
 
   /// Closes the partial and deletes it if it is still in `tmp/`.
   func discard() {
-    writer.drainBlocking()
+    settle()
     state.withLock { $0.partial.discard() }
   }
 
   /// Runs `body` with the partial file (commit, resume bookkeeping), under the sink's lock.
   func withPartial<T>(_ body: (PartialFile) throws -> T) rethrows -> T {
-    writer.drainBlocking()
+    settle()
     return try state.withLock { try body($0.partial) }
   }
 

@@ -41,8 +41,51 @@ struct ResumeJournal: Sendable {
   var partName: String { id + ".resume.part" }
   var recordName: String { id + ".resume.json" }
 
-  /// Makes the first `bytes` of `partial` durable and records them. Returns whether a record
-  /// now vouches for them.
+  /// A checkpoint whose slow half (waiting for the disk, then writing the record) may run on
+  /// another thread while the body keeps arriving: the record vouches for the `bytes` written
+  /// when it was prepared, which the flush of the whole file then covers.
+  struct Pending: Sendable {
+    let fd: Int32
+    let record: ResumeRecord
+  }
+
+  /// The quick half of a checkpoint, on the writer's thread: keeps the partial under its resume
+  /// name (at the first checkpoint) and notes what the record will vouch for. Nil when this
+  /// transfer cannot be made resumable.
+  func prepare(_ partial: PartialFile, etag: String?, total: Int64?) -> Pending? {
+    guard let etag, !etag.hasPrefix("W/"), partial.bytesWritten >= minimumBytes else {
+      return nil
+    }
+    do {
+      let fd = try partial.descriptor()
+      if partial.name != partName {
+        guard (try? folder.status(partName)) == nil else { return nil }
+        try partial.rename(to: partName)
+        try folder.sync()
+      }
+      let record = ResumeRecord(
+        url: url, etag: etag, bytes: partial.bytesWritten, total: total,
+        prefixSHA256: partial.prefixHash())
+      return Pending(fd: fd, record: record)
+    } catch {
+      return nil
+    }
+  }
+
+  /// The slow half: flushes the file's data, then writes the record. The caller keeps the
+  /// descriptor open until this returns. Returns whether the record now vouches for the bytes.
+  func complete(_ pending: Pending) -> Bool {
+    guard fdatasync(pending.fd) == 0 else { return false }
+    do {
+      try folder.writeDurably(try JSONEncoder().encode(pending.record), as: recordName)
+      return true
+    } catch {
+      return false
+    }
+  }
+
+  /// Makes the first `bytes` of `partial` durable and records them, at once. Returns whether a
+  /// record now vouches for them.
   func checkpoint(_ partial: PartialFile, etag: String?, total: Int64?) -> Bool {
     guard let etag, !etag.hasPrefix("W/"), partial.bytesWritten >= minimumBytes else {
       return false
