@@ -177,13 +177,6 @@ final class PartialFile: @unchecked Sendable {
     try POSIX.fsync(try descriptor(), path: path)
   }
 
-  /// Flushes the data (not necessarily the metadata) to disk: the periodic resume checkpoint.
-  func syncData() throws {
-    if fdatasync(try descriptor()) != 0 {
-      throw StorageError(operation: "fdatasync", path: path, code: errno)
-    }
-  }
-
   /// Renames the file within its folder (the descriptor and its lock stay valid).
   func rename(to newName: String) throws {
     guard newName != name else { return }

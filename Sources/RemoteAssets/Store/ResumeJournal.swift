@@ -87,24 +87,8 @@ struct ResumeJournal: Sendable {
   /// Makes the first `bytes` of `partial` durable and records them, at once. Returns whether a
   /// record now vouches for them.
   func checkpoint(_ partial: PartialFile, etag: String?, total: Int64?) -> Bool {
-    guard let etag, !etag.hasPrefix("W/"), partial.bytesWritten >= minimumBytes else {
-      return false
-    }
-    do {
-      try partial.syncData()
-      if partial.name != partName {
-        guard (try? folder.status(partName)) == nil else { return false }
-        try partial.rename(to: partName)
-        try folder.sync()
-      }
-      let record = ResumeRecord(
-        url: url, etag: etag, bytes: partial.bytesWritten, total: total,
-        prefixSHA256: partial.prefixHash())
-      try folder.writeDurably(try JSONEncoder().encode(record), as: recordName)
-      return true
-    } catch {
-      return false
-    }
+    guard let pending = prepare(partial, etag: etag, total: total) else { return false }
+    return complete(pending)
   }
 
   /// Forgets the record durably (the partial no longer holds what it vouched for: a restart
