@@ -159,7 +159,6 @@ let package = Package(
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
-        .product(name: "Crypto", package: "swift-crypto"),
       ]),
     .testTarget(name: "DemoOriginTests", dependencies: ["DemoOrigin", "AssetWatchTestKit"]),
   ],

@@ -62,7 +62,17 @@ public enum Freshness: String, Sendable, Codable {
   ) -> Freshness {
     let age = now.timeIntervalSince(checkedAt)
     if age < ttl { return .fresh }
-    if !mustRevalidate, age < ttl + maxStale { return .stale }
+    if age < usableSeconds(ttl: ttl, maxStale: maxStale, mustRevalidate: mustRevalidate) {
+      return .stale
+    }
     return .expired
+  }
+
+  /// How long after a check the copy stays usable (fresh, then stale): `ttl`, plus `maxStale`
+  /// unless the server said `must-revalidate`. Past it the copy is expired.
+  public static func usableSeconds(
+    ttl: TimeInterval, maxStale: TimeInterval, mustRevalidate: Bool
+  ) -> TimeInterval {
+    ttl + (mustRevalidate ? 0 : maxStale)
   }
 }

@@ -64,8 +64,6 @@ final class TerminalLoop {
   private func drawFrameIfChanged() {
     let size = screen.size
     let frame = app.frame(width: size.width, height: size.height, now: Date())
-    // The app hands back the same buffer while nothing changed: no cell-by-cell comparison.
-    if let lastDrawn, frame.isSameStorage(as: lastDrawn) { return }
     guard frame != lastDrawn else { return }
     painter.paint(frame, over: lastDrawn)
     lastDrawn = frame

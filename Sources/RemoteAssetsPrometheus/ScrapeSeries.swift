@@ -48,7 +48,8 @@ public enum ScrapeSeries {
           GaugeSample(
             name: AssetMetricNames.secondsSinceLastSuccess, labels: asset,
             value: max(0, snapshot.at.timeIntervalSince(checkedAt))))
-        let window = status.ttl + (status.mustRevalidate ? 0 : status.maxStale)
+        let window = Freshness.usableSeconds(
+          ttl: status.ttl, maxStale: status.maxStale, mustRevalidate: status.mustRevalidate)
         out.append(
           GaugeSample(
             name: AssetMetricNames.expiryTimestamp, labels: asset,

@@ -4,13 +4,10 @@ public struct SeriesKey: Sendable, Hashable, CustomStringConvertible {
   public var name: String
   /// `name=value` for each label, in order.
   public var labelPairs: [String]
-  /// The labels as pairs, in order.
-  public var labels: [(String, String)]
 
   /// Creates a key.
   public init(name: String, labels: [(String, String)]) {
     self.name = name
-    self.labels = labels
     self.labelPairs = labels.map { "\($0.0)=\($0.1)" }
   }
 

@@ -14,15 +14,6 @@ public struct ScreenBuffer: Sendable, Equatable {
     self.cells = Array(repeating: Cell(), count: self.width * self.height)
   }
 
-  /// Whether both buffers share one cell storage (one is an unmodified copy of the other), a
-  /// constant-time check that implies equality.
-  public func isSameStorage(as other: ScreenBuffer) -> Bool {
-    width == other.width && height == other.height
-      && cells.withUnsafeBufferPointer { mine in
-        other.cells.withUnsafeBufferPointer { $0.baseAddress == mine.baseAddress }
-      }
-  }
-
   /// The cell at column `x`, row `y`.
   public subscript(x: Int, y: Int) -> Cell {
     get { cells[y * width + x] }

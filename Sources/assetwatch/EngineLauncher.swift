@@ -12,15 +12,13 @@ enum EngineLauncher {
   ///     of thousands reads one entry.
   ///   - sweeping: whether the start sweeps stale partials and unreferenced blobs (not for a
   ///     one-shot look such as `status`).
-  ///   - metricsFactory: where the engine's metrics go (`--metrics`); the bootstrapped factory
-  ///     when nil.
   /// - Throws: `ExitCode(1)` after printing the reason when the cache cannot be opened.
   static func start(
     _ configuration: EngineConfiguration, logging: LoggingOptions, only: Set<String>? = nil,
-    sweeping: Bool = true, metricsFactory: (any MetricsFactory)? = nil
+    sweeping: Bool = true
   ) async throws -> AssetEngine {
-    let engine = try await open(configuration, logging: logging, metricsFactory: metricsFactory)
-    await engine.start(only: only, sweeping: sweeping && only == nil)
+    let engine = try await open(configuration, logging: logging)
+    await engine.start(only: only, sweeping: sweeping)
     return engine
   }
 
@@ -53,11 +51,10 @@ enum EngineLauncher {
   /// - Throws: `ExitCode(2)` for a config problem, `ExitCode(1)` for a cache that cannot be opened.
   static func start(
     _ config: ConfigOptions, logging: LoggingOptions, only: Set<String>? = nil,
-    sweeping: Bool = true, metricsFactory: (any MetricsFactory)? = nil
+    sweeping: Bool = true
   ) async throws -> AssetEngine {
     try await start(
-      try config.loadConfiguration(), logging: logging, only: only, sweeping: sweeping,
-      metricsFactory: metricsFactory)
+      try config.loadConfiguration(), logging: logging, only: only, sweeping: sweeping)
   }
 
   /// Shuts `engine` down and fails with a readable message when an id is not in the config.

@@ -74,12 +74,15 @@ struct WatchSession {
     let statsPath = environment["ASSETWATCH_FRAME_STATS"].flatMap { $0.isEmpty ? nil : $0 }
     let stats = statsPath.map { _ in FrameStats() }
     let stormRate = environment["ASSETWATCH_EVENT_STORM"].flatMap { Int($0) } ?? 0
-    let storm = Task.detached {
-      await loaded.value
-      await EventStorm.run(rate: stormRate, assets: await engine.statuses(), inbox: inbox)
-    }
+    // Only when asked: it reads every asset's status once the load is done.
+    let storm: Task<Void, Never>? =
+      stormRate > 0
+      ? Task.detached {
+        await loaded.value
+        await EventStorm.run(rate: stormRate, assets: await engine.statuses(), inbox: inbox)
+      } : nil
     defer {
-      storm.cancel()
+      storm?.cancel()
       if let statsPath, let stats { stats.write(to: statsPath) }
     }
     let wantColor = !display.noColor && (environment["NO_COLOR"] ?? "").isEmpty

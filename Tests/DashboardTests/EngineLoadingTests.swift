@@ -14,10 +14,6 @@ import Testing
     return info
   }
 
-  private func send(_ event: EngineEvent, _ state: inout DashboardState) {
-    _ = DashboardReducer.reduce(&state, .engine(event), now: Fixtures.now)
-  }
-
   private func screen(_ state: DashboardState) -> String {
     ScreenText.characters(
       DashboardRenderer.render(state, width: 100, height: 20, now: Fixtures.now)
@@ -27,7 +23,8 @@ import Testing
 
   @Test func theFirstFrameSaysHowManyAssetsAreLoading() {
     var state = DashboardState(options: Fixtures.options())
-    send(.snapshot(EngineSnapshot(info: loadingInfo(1000), assets: [], at: Fixtures.now)), &state)
+    Fixtures.send(
+      .snapshot(EngineSnapshot(info: loadingInfo(1000), assets: [], at: Fixtures.now)), &state)
     let text = screen(state)
     #expect(text.contains("loading 1000 assets…"))
     #expect(!text.contains("no assets configured"))
@@ -35,22 +32,24 @@ import Testing
 
   @Test func rowsFillInWithoutHighlightsAndTheLoadEndsQuietly() {
     var state = DashboardState(options: Fixtures.options())
-    send(.snapshot(EngineSnapshot(info: loadingInfo(3), assets: [], at: Fixtures.now)), &state)
-    send(.assetChanged(Fixtures.flags), &state)
-    send(.assetChanged(Fixtures.model), &state)
-    send(.engineChanged(loadingInfo(1)), &state)
+    Fixtures.send(
+      .snapshot(EngineSnapshot(info: loadingInfo(3), assets: [], at: Fixtures.now)), &state)
+    Fixtures.send(.assetChanged(Fixtures.flags), &state)
+    Fixtures.send(.assetChanged(Fixtures.model), &state)
+    Fixtures.send(.engineChanged(loadingInfo(1)), &state)
     #expect(state.rows(at: Fixtures.now).map(\.id) == ["feature-flags", "model"])
     #expect(screen(state).contains("loading 1 asset…"))
-    send(.assetChanged(Fixtures.banner), &state)
+    Fixtures.send(.assetChanged(Fixtures.banner), &state)
     // The whole, once loaded (the stored manifest may have changed a row meanwhile).
     let retargeted = Fixtures.model.with { $0.targetVersion = "new" }
     let whole = [Fixtures.flags, retargeted, Fixtures.banner]
-    send(.snapshot(EngineSnapshot(info: loadingInfo(nil), assets: whole, at: Fixtures.now)), &state)
+    Fixtures.send(
+      .snapshot(EngineSnapshot(info: loadingInfo(nil), assets: whole, at: Fixtures.now)), &state)
     #expect(state.changedAt.isEmpty)
     #expect(state.rows(at: Fixtures.now).map(\.id) == ["feature-flags", "model", "banner"])
     #expect(!screen(state).contains("loading"))
     // After the load, a change is a change again.
-    send(.assetChanged(Fixtures.flags.with { $0.version = "v2" }), &state)
+    Fixtures.send(.assetChanged(Fixtures.flags.with { $0.version = "v2" }), &state)
     #expect(state.isRecentlyChanged("feature-flags", at: Fixtures.now))
   }
 }

@@ -6,15 +6,9 @@ import Testing
 
 /// How each engine event changes the state.
 @Suite struct ReducerEngineEventTests {
-  private func send(
-    _ event: EngineEvent, _ state: inout DashboardState, at time: Date = Fixtures.now
-  ) {
-    _ = DashboardReducer.reduce(&state, .engine(event), now: time)
-  }
-
   @Test func snapshotReplacesEverythingWithoutHighlightingTheFirstTime() {
     var state = DashboardState(options: Fixtures.options())
-    send(.snapshot(Fixtures.snapshot()), &state)
+    Fixtures.send(.snapshot(Fixtures.snapshot()), &state)
     #expect(state.assets == Fixtures.everyState)
     #expect(state.info == Fixtures.info)
     #expect(state.changedAt.isEmpty)
@@ -23,7 +17,7 @@ import Testing
   @Test func laterSnapshotHighlightsOnlyChangedRowsAndDropsGoneOnes() {
     var state = Fixtures.loadedState([Fixtures.flags, Fixtures.model])
     let newer = Fixtures.flags.with { $0.etag = "\"v43\"" }
-    send(.snapshot(Fixtures.snapshot([newer, Fixtures.banner])), &state)
+    Fixtures.send(.snapshot(Fixtures.snapshot([newer, Fixtures.banner])), &state)
     #expect(state.assets.map(\.id) == ["feature-flags", "banner"])
     #expect(state.isRecentlyChanged("feature-flags", at: Fixtures.now))
     #expect(state.isRecentlyChanged("banner", at: Fixtures.now))  // new
@@ -32,52 +26,52 @@ import Testing
 
   @Test func assetChangedUpdatesInPlaceOrAppends() {
     var state = Fixtures.loadedState([Fixtures.flags, Fixtures.model])
-    send(.assetChanged(Fixtures.flags.with { $0.version = "new" }), &state)
+    Fixtures.send(.assetChanged(Fixtures.flags.with { $0.version = "new" }), &state)
     #expect(state.assets.map(\.id) == ["feature-flags", "model"])
     #expect(state.asset("feature-flags")?.version == "new")
-    send(.assetChanged(Fixtures.banner), &state)
+    Fixtures.send(.assetChanged(Fixtures.banner), &state)
     #expect(state.assets.map(\.id) == ["feature-flags", "model", "banner"])
   }
 
   @Test func highlightLastsAboutThreeSeconds() {
     var state = Fixtures.loadedState()
-    send(.assetChanged(Fixtures.flags.with { $0.version = "new" }), &state)
+    Fixtures.send(.assetChanged(Fixtures.flags.with { $0.version = "new" }), &state)
     #expect(state.isRecentlyChanged("feature-flags", at: Fixtures.later(2.9)))
     #expect(!state.isRecentlyChanged("feature-flags", at: Fixtures.later(3)))
   }
 
   @Test func identicalAssetChangedIsNotHighlighted() {
     var state = Fixtures.loadedState()
-    send(.assetChanged(Fixtures.flags), &state)
+    Fixtures.send(.assetChanged(Fixtures.flags), &state)
     #expect(!state.isRecentlyChanged("feature-flags", at: Fixtures.now))
   }
 
   @Test func progressUpdatesOnlyTransfersInFlight() {
     var state = Fixtures.loadedState()
     let progress = TransferProgress(receivedBytes: 1, expectedBytes: 2, bytesPerSecond: 1)
-    send(.progress(id: "model", progress), &state)
+    Fixtures.send(.progress(id: "model", progress), &state)
     #expect(state.asset("model")?.activity == .downloading(progress))
-    send(.progress(id: "catalog", progress), &state)  // checking -> downloading
+    Fixtures.send(.progress(id: "catalog", progress), &state)  // checking -> downloading
     #expect(state.asset("catalog")?.activity == .downloading(progress))
-    send(.progress(id: "feature-flags", progress), &state)  // idle: a late event is dropped
+    Fixtures.send(.progress(id: "feature-flags", progress), &state)  // idle: a late event is dropped
     #expect(state.asset("feature-flags")?.activity == .idle)
-    send(.progress(id: "theme", progress), &state)  // validating
+    Fixtures.send(.progress(id: "theme", progress), &state)  // validating
     #expect(state.asset("theme")?.activity == .validating)
-    send(.progress(id: "nope", progress), &state)
+    Fixtures.send(.progress(id: "nope", progress), &state)
     #expect(state.asset("nope") == nil)
   }
 
   @Test func engineChangedReplacesInfo() {
     var state = Fixtures.loadedState()
     let info = EngineInfo(appVersion: "2.4.0", manifestVersion: "m-3", autoRefreshPaused: true)
-    send(.engineChanged(info), &state)
+    Fixtures.send(.engineChanged(info), &state)
     #expect(state.info == info)
   }
 
   @Test func logKeepsTheLast200Entries() {
     var state = Fixtures.loadedState(withLog: false)
     for i in 0..<250 {
-      send(
+      Fixtures.send(
         .log(EngineLogEntry(at: Fixtures.now, assetID: nil, level: .info, message: "line \(i)")),
         &state)
     }
@@ -89,7 +83,7 @@ import Testing
   @Test func streamHealthCountsRecentEvents() {
     var state = DashboardState(options: Fixtures.options())
     for i in 0..<10 {
-      send(
+      Fixtures.send(
         .log(EngineLogEntry(at: Fixtures.now, assetID: nil, level: .info, message: "")), &state,
         at: Fixtures.ago(Double(9 - i)))
     }

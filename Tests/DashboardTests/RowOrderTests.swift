@@ -19,10 +19,6 @@ import Testing
     }
   }
 
-  private func send(_ event: EngineEvent, _ state: inout DashboardState, at time: Date) {
-    _ = DashboardReducer.reduce(&state, .engine(event), now: time)
-  }
-
   /// The order a fresh filter-and-sort gives, to compare the kept one with.
   private func expectedIDs(_ state: DashboardState, at now: Date) -> [String] {
     RowOrder.order(state.assets, sort: state.sort, filter: state.filter, at: now)
@@ -46,7 +42,7 @@ import Testing
           $0.etag = "\"e\(i)\""
           $0.history = [RefreshRecord(at: Fixtures.now, outcome: .notModified, detail: nil)]
         }
-        send(.assetChanged(changed), &state, at: Fixtures.now)
+        Fixtures.send(.assetChanged(changed), &state, at: Fixtures.now)
         _ = DashboardReducer.reduce(&state, .tick, now: Fixtures.now)
       }
       #expect(state.rowOrder.computations == before, "sorted by \(column)")
@@ -58,13 +54,13 @@ import Testing
   @Test func eventsThatMoveRowsReorderTheTable() {
     var state = sorted(by: .size, many(50))
     for i in stride(from: 0, to: 50, by: 3) {
-      send(
+      Fixtures.send(
         .assetChanged(state.assets[i].with { $0.size = Int64(5000 + i) }), &state, at: Fixtures.now)
       #expect(state.rows(at: Fixtures.now).map(\.id) == expectedIDs(state, at: Fixtures.now))
     }
     #expect(state.rows(at: Fixtures.now).first?.id == "a0048")  // the largest now
     // A new asset joins in its place.
-    send(
+    Fixtures.send(
       .assetChanged(AssetStatus(id: "big", source: .cached, size: 99_999)), &state, at: Fixtures.now
     )
     #expect(state.rows(at: Fixtures.now).first?.id == "big")
@@ -105,9 +101,10 @@ import Testing
       $0.consecutiveFailures = 1
       $0.lastError = AssetErrorRecord(kind: .httpStatus, message: "HTTP 500", at: Fixtures.now)
     }
-    send(.assetChanged(failing), &state, at: Fixtures.now)
+    Fixtures.send(.assetChanged(failing), &state, at: Fixtures.now)
     #expect(state.rows(at: Fixtures.now).map(\.id) == ["a0003"])
-    send(.assetChanged(failing.with { $0.consecutiveFailures = 0 }), &state, at: Fixtures.now)
+    Fixtures.send(
+      .assetChanged(failing.with { $0.consecutiveFailures = 0 }), &state, at: Fixtures.now)
     #expect(state.rows(at: Fixtures.now).isEmpty)
   }
 
@@ -129,9 +126,9 @@ import Testing
         $0.consecutiveFailures = 1
         $0.targetVersion = "next"
       }
-      send(.assetChanged(failing), &state, at: Fixtures.now)
+      Fixtures.send(.assetChanged(failing), &state, at: Fixtures.now)
     }
-    send(.assetChanged(AssetStatus(id: "new", source: .none)), &state, at: Fixtures.now)
+    Fixtures.send(.assetChanged(AssetStatus(id: "new", source: .none)), &state, at: Fixtures.now)
     #expect(state.tally.computations == before)
     let (counts, behind) = state.stateCounts(at: Fixtures.now)
     #expect(counts == [.fresh: 270, .failed: 30, .missing: 1])

@@ -18,26 +18,24 @@ import Testing
   @Test func aRefreshAnsweredWithoutABodyCreatesNoFile() async throws {
     try await withOrigin { origin in
       await origin.setResource("/a.json", body: Data("[1]".utf8), contentType: "application/json")
-      try await withTemporaryDirectory { dir in
-        let cache = dir.url.appendingPathComponent("c")
-        let asset = AssetDefinition(
-          id: "a", remote: URL(string: "\(origin.baseURL)/a.json"), format: .json, timeout: 30)
-        try await withEngine([asset], cache: cache) { engine in
-          #expect(await engine.refresh("a").isUpdated)
-          // The next answer waits until the test has looked at tmp/.
-          let (gate, open) = AsyncStream<Void>.makeStream()
-          await origin.setHandler("/a.json") { _ in
-            for await _ in gate { break }
-            return OriginResponse(status: 304)
-          }
-          async let second = engine.refresh("a")
-          await origin.waitForRequests(path: "/a.json", count: 2)
-          #expect(tmpNames(cache).isEmpty, "no partial while the request is out")
-          open.yield()
-          open.finish()
-          #expect("\(await second)" == "\(RefreshOutcome.notModified)")
-          #expect(tmpNames(cache).isEmpty)
+      let asset = AssetDefinition(
+        id: "a", remote: URL(string: "\(origin.baseURL)/a.json"), format: .json, timeout: 30)
+      try await withEngine([asset]) { engine, dir in
+        let cache = dir.cache
+        #expect(await engine.refresh("a").isUpdated)
+        // The next answer waits until the test has looked at tmp/.
+        let (gate, open) = AsyncStream<Void>.makeStream()
+        await origin.setHandler("/a.json") { _ in
+          for await _ in gate { break }
+          return OriginResponse(status: 304)
         }
+        async let second = engine.refresh("a")
+        await origin.waitForRequests(path: "/a.json", count: 2)
+        #expect(tmpNames(cache).isEmpty, "no partial while the request is out")
+        open.yield()
+        open.finish()
+        #expect("\(await second)" == "\(RefreshOutcome.notModified)")
+        #expect(tmpNames(cache).isEmpty)
       }
     }
   }

@@ -4,20 +4,6 @@ import Testing
 
 /// The cell grid, and writing text into it by display width.
 @Suite struct ScreenBufferTests {
-  /// A copy shares its cells until written to; equal buffers built apart do not share.
-  @Test func sameStorageMeansAnUnmodifiedCopy() {
-    var first = ScreenBuffer(width: 4, height: 2)
-    first.write("ab", x: 0, y: 0)
-    var copy = first
-    #expect(copy.isSameStorage(as: first))
-    copy.write("c", x: 0, y: 1)
-    #expect(!copy.isSameStorage(as: first))
-    var twin = ScreenBuffer(width: 4, height: 2)
-    twin.write("ab", x: 0, y: 0)
-    #expect(twin == first)
-    #expect(!twin.isSameStorage(as: first))
-  }
-
   @Test func blankBufferHasSpaces() {
     let buffer = ScreenBuffer(width: 3, height: 2)
     #expect(buffer.cells.count == 6)

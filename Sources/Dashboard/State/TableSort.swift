@@ -39,11 +39,6 @@ public struct TableSort: Sendable, Equatable {
     self.reversed = reversed
   }
 
-  /// `assets` in this order at `now`; ties keep the engine's order so the result is stable.
-  func apply(_ assets: [AssetStatus], now: Date) -> [AssetStatus] {
-    apply(Array(assets.indices), of: assets, now: now).map { assets[$0] }
-  }
-
   /// The positions `indices` (ascending, into `assets`) in this order at `now`; ties keep the
   /// engine's order so the result is stable.
   func apply(_ indices: [Int], of assets: [AssetStatus], now: Date) -> [Int] {

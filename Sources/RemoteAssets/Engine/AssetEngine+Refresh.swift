@@ -355,10 +355,7 @@ extension AssetEngine {
       records[id]?.attemptStartedAt = nil
     }
     if let record = records[id] {
-      metrics.state(
-        id, failures: record.entry.consecutiveFailures,
-        servedBytes: record.entry.current?.size
-          ?? (record.definition.bundled != nil ? record.bundledDigest?.size : nil))
+      metrics.state(id, failures: record.entry.consecutiveFailures, servedBytes: record.servedSize)
     }
     publishChange(id)
     return outcome

@@ -292,9 +292,7 @@ public actor AssetEngine {
           )
           record.entry = fresh
           rewrote = true
-          if (try? store.commitEntry(fresh)) != nil {
-            record.synced = (try? store.readEntry(id)) ?? fresh
-          }
+          if let written = try? store.commitEntry(fresh) { record.synced = written }
         } else {
           record.entry = entry
           if let problem = load.blobProblem {
@@ -315,9 +313,7 @@ public actor AssetEngine {
       logger.warning("discarded cached copy", metadata: ["asset": "\(id)", "reason": "\(reason)"])
       log(id, .warning, "\(reason); \(fallback)")
       rewrote = true
-      if (try? store.commitEntry(record.entry)) != nil {
-        record.synced = (try? store.readEntry(id)) ?? record.entry
-      }
+      if let written = try? store.commitEntry(record.entry) { record.synced = written }
     }
     record.syncedStamp = rewrote ? store.entryStamp(id) : load.stamp
     records[id] = record
@@ -383,8 +379,7 @@ public actor AssetEngine {
 
   /// Every asset's status, in config order (manifest-added assets last).
   public func statuses() -> [AssetStatus] {
-    if !unloaded.isEmpty { return order.compactMap(status) }
-    return order.compactMap { records[$0]?.status(store: store, paused: paused) }
+    order.compactMap(status)
   }
 
   /// One asset's status, or nil when the id is unknown (or not read yet at start).

@@ -82,6 +82,11 @@ struct AssetRecord: Sendable {
     return TerminalText.sanitize((parts.string ?? "") + (elided ? "?…" : ""))
   }
 
+  /// The size of the copy served now: the cached blob's, else the bundled copy's.
+  var servedSize: Int64? {
+    entry.current?.size ?? (definition.bundled != nil ? bundledDigest?.size : nil)
+  }
+
   func status(store: CacheStore, paused: Bool) -> AssetStatus {
     var s = AssetStatus(id: definition.id)
     s.remote = definition.remote.map(Self.displayURL)
@@ -94,7 +99,7 @@ struct AssetRecord: Sendable {
       s.etag = current.etag
       s.lastModified = current.lastModified
       s.sha256 = current.sha256
-      s.size = current.size
+      s.size = servedSize
       s.path = store.objectPath(current.sha256)
       s.fetchedAt = current.fetchedAt
     } else if let bundled = definition.bundled {
@@ -103,7 +108,7 @@ struct AssetRecord: Sendable {
         let isTarget = targetVersion != nil && definition.sha256 == bundledDigest.sha256
         s.version = isTarget ? targetVersion : String(bundledDigest.sha256.prefix(8))
         s.sha256 = bundledDigest.sha256
-        s.size = bundledDigest.size
+        s.size = servedSize
       }
       if case .file(let url) = bundled { s.path = url.path }
     }

@@ -128,9 +128,10 @@ actor EntryCommitter {
           }
         }
         var written: [Int] = []
+        var readBack: [Int: CacheEntry] = [:]
         for (index, entry) in merged.sorted(by: { $0.key < $1.key }) {
           do {
-            try store.writeEntry(entry, syncingFolder: false)
+            readBack[index] = try store.writeEntry(entry, syncingFolder: false)
             written.append(index)
           } catch {
             results[index] = .failure(error)
@@ -147,7 +148,7 @@ actor EntryCommitter {
           let id = writes[index].id
           results[index] = .success(
             Committed(
-              entry: entry, synced: (try? store.readEntry(id)) ?? entry,
+              entry: entry, synced: readBack[index] ?? entry,
               syncedStamp: store.entryStamp(id)))
         }
       }

@@ -45,7 +45,7 @@ extension AssetEngine {
     let before = records[id]?.entry ?? record.entry
     switch outcome {
     case .failure(let error):
-      var failed = EntrySync.base(ours: record.entry, disk: nil, lastSynced: nil)
+      var failed = record.entry
       change(&failed)
       var kept = before
       kept.lastError = failed.lastError

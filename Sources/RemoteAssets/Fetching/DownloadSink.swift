@@ -242,7 +242,7 @@ public final class DownloadSink: Sendable {
       do { _ = try s.partial.descriptor() } catch {
         throw FetchError(.storage, "creating the download's file failed: \(error)")
       }
-      return (s.partial.finalizeHash(), s.partial.bytesWritten)
+      return (s.partial.hashOfWritten(), s.partial.bytesWritten)
     }
   }
 

@@ -30,7 +30,7 @@ public enum HTTPDate {
     let seconds = Int64(date.timeIntervalSince1970.rounded(.down))
     let days = seconds >= 0 ? seconds / 86400 : (seconds - 86399) / 86400
     let secondOfDay = seconds - days * 86400
-    let (year, month, day) = civil(fromDays: days)
+    let (year, month, day) = CivilCalendar.date(fromDays: days)
     // 1970-01-01 was a Thursday (index 3 from Monday).
     let weekday = Int(((days % 7) + 7 + 3) % 7)
     return "\(dayNames[weekday]), \(two(day)) \(monthNames[month - 1]) \(four(year)) "
@@ -73,7 +73,7 @@ public enum HTTPDate {
     guard date.count == 3, let day = digits(date[0], count: 2),
       let month = index(of: date[1], in: monthNames), let yy = digits(date[2], count: 2)
     else { return nil }
-    let nowYear = civil(fromDays: Int64(now.timeIntervalSince1970 / 86400)).year
+    let nowYear = CivilCalendar.date(fromDays: Int64(now.timeIntervalSince1970 / 86400)).year
     var year = nowYear - nowYear % 100 + yy
     if year > nowYear + 50 { year -= 100 }
     return makeDate(year: year, month: month + 1, day: day, time: time)
@@ -144,7 +144,7 @@ public enum HTTPDate {
     guard (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year) else {
       return nil
     }
-    let days = self.days(fromCivil: year, month, day)
+    let days = CivilCalendar.days(year: year, month: month, day: day)
     return Date(timeIntervalSince1970: TimeInterval(days * 86400 + Int64(time)))
   }
 
@@ -154,16 +154,6 @@ public enum HTTPDate {
     case 4, 6, 9, 11: 30
     default: 31
     }
-  }
-
-  /// Days since 1970-01-01 of a proleptic Gregorian date.
-  static func days(fromCivil year: Int, _ month: Int, _ day: Int) -> Int64 {
-    CivilCalendar.days(year: year, month: month, day: day)
-  }
-
-  /// The proleptic Gregorian date of a day count since 1970-01-01.
-  static func civil(fromDays days: Int64) -> (year: Int, month: Int, day: Int) {
-    CivilCalendar.date(fromDays: days)
   }
 
   private static func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }

@@ -334,13 +334,16 @@ public struct CacheStore: Sendable {
   ///
   /// With `syncingFolder` false the entry file is fsynced but `entries/` is not: the caller
   /// runs ``syncEntries()`` once for a group before reporting any of them committed.
-  func writeEntry(_ entry: CacheEntry, syncingFolder: Bool = true) throws {
+  @discardableResult
+  func writeEntry(_ entry: CacheEntry, syncingFolder: Bool = true) throws -> CacheEntry {
     guard CacheLayout.isID(entry.id) else {
       throw StorageError(operation: "entry", path: entry.id, code: EINVAL)
     }
+    let data = try Self.encodeEntry(entry)
     try folder(entriesFolder, CacheLayout.entries).write(
-      try Self.encodeEntry(entry), as: entry.id + ".json", durably: true,
-      syncingFolder: syncingFolder)
+      data, as: entry.id + ".json", durably: true, syncingFolder: syncingFolder)
+    // What a reader of the file gets (dates in whole seconds), from the bytes in hand.
+    return (try? Self.decodeEntry(data, id: entry.id)) ?? entry
   }
 
   /// An entry file's bytes: pretty-printed JSON, keys sorted, as `JSONEncoder` wrote them.
@@ -362,7 +365,8 @@ public struct CacheStore: Sendable {
   func syncObjects() throws { try folder(objectsFolder, CacheLayout.objects).sync() }
 
   /// Writes an entry durably under the commit lock (two writers never share the temp file).
-  func commitEntry(_ entry: CacheEntry) throws {
+  @discardableResult
+  func commitEntry(_ entry: CacheEntry) throws -> CacheEntry {
     try withCommitLock { try writeEntry(entry) }
   }
 
@@ -434,7 +438,7 @@ public struct CacheStore: Sendable {
   func readBlob(_ sha256: String) throws -> Data {
     let fd = try openBlob(sha256)
     defer { close(fd) }
-    return try FileDigest.readAll(fd, path: objectURL(sha256).path)
+    return try FileDigest.readAll(fd, path: objectPath(sha256))
   }
 
   /// Checks a blob against its expected size and hash; returns the problem, or nil when intact.

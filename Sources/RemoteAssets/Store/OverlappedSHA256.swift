@@ -59,11 +59,7 @@ final class OverlappedSHA256: Sendable {
       return false
     }
     if inline {
-      digest.withLock { hash in
-        for buffer in buffers {
-          buffer.withUnsafeReadableBytes { hash.update(bufferPointer: $0) }
-        }
-      }
+      hash(buffers)
       return
     }
     while true {
@@ -76,13 +72,17 @@ final class OverlappedSHA256: Sendable {
       drained.wait()
     }
     queue.async { [self] in
-      digest.withLock { hash in
-        for buffer in buffers {
-          buffer.withUnsafeReadableBytes { hash.update(bufferPointer: $0) }
-        }
-      }
+      hash(buffers)
       feed.withLock { $0.queued -= count }
       drained.signal()
+    }
+  }
+
+  private func hash(_ buffers: some Collection<ByteBuffer>) {
+    digest.withLock { hash in
+      for buffer in buffers {
+        buffer.withUnsafeReadableBytes { hash.update(bufferPointer: $0) }
+      }
     }
   }
 

@@ -103,15 +103,12 @@ final class PartialFile: @unchecked Sendable {
   /// Appends a received buffer and hands the same bytes to the hash, which runs beside the
   /// write on a large body.
   func write(_ buffer: ByteBuffer) throws {
-    let fd = try descriptor()
-    try buffer.withUnsafeReadableBytes { try POSIX.writeAll(fd, $0, path: path) }
-    hasher.update(buffer)
-    wrote(buffer.readableBytes)
+    try write(CollectionOfOne(buffer))
   }
 
   /// Appends received buffers in order (a batch the writer thread took at once), handing them
   /// to the hash in one go.
-  func write(_ buffers: [ByteBuffer]) throws {
+  func write(_ buffers: some Collection<ByteBuffer> & Sendable) throws {
     let fd = try descriptor()
     var count = 0
     for buffer in buffers {
@@ -163,13 +160,9 @@ final class PartialFile: @unchecked Sendable {
     }
   }
 
-  /// The hash of everything written.
-  func finalizeHash() -> String { hasher.snapshot().finalize().hexString }
-
-  /// The hash of everything written so far, leaving the running hash untouched.
-  func prefixHash() -> String {
-    hasher.snapshot().finalize().hexString
-  }
+  /// The hash of everything written so far, leaving the running hash untouched (the finished
+  /// body's hash, or a resume record's prefix).
+  func hashOfWritten() -> String { hasher.snapshot().finalize().hexString }
 
   /// Flushes the bytes to disk (creating an empty file for an empty body). Most of a large
   /// body is on its way already: writeback was started every ``writebackInterval``.

@@ -65,7 +65,7 @@ struct ResumeJournal: Sendable {
       }
       let record = ResumeRecord(
         url: url, etag: etag, bytes: partial.bytesWritten, total: total,
-        prefixSHA256: partial.prefixHash())
+        prefixSHA256: partial.hashOfWritten())
       return Pending(fd: fd, record: record)
     } catch {
       return nil
@@ -118,7 +118,7 @@ struct ResumeJournal: Sendable {
       discardUnlessLocked()
       return nil
     }
-    if let expected = record.prefixSHA256, partial.prefixHash() != expected {
+    if let expected = record.prefixSHA256, partial.hashOfWritten() != expected {
       partial.discard()
       invalidate()
       return nil

@@ -34,7 +34,7 @@ struct OrderedJSONEncoder {
 
 /// One value of the tree an ``OrderedJSONEncoder`` builds: a literal, an object whose members
 /// keep their insertion order, or an array.
-final class JSONNode {
+private final class JSONNode {
   enum Kind { case empty, literal, object, array }
 
   private(set) var kind = Kind.empty

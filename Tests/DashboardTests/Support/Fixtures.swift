@@ -125,6 +125,11 @@ enum Fixtures {
     return state
   }
 
+  /// Hands the reducer one engine event at `time`.
+  static func send(_ event: EngineEvent, _ state: inout DashboardState, at time: Date = now) {
+    _ = DashboardReducer.reduce(&state, .engine(event), now: time)
+  }
+
   /// Sends `keys` one after another at `now`, returning all effects.
   @discardableResult
   static func press(_ keys: [Key], _ state: inout DashboardState, at time: Date = now)

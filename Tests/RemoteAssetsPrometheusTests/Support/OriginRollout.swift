@@ -1,5 +1,4 @@
 import AssetWatchTestKit
-import Crypto
 import DemoOrigin
 import Foundation
 import RemoteAssets
@@ -28,7 +27,7 @@ struct OriginRollout {
   /// (both JSON string literals' contents, so tests can send escapes); `broken` answers 502.
   func publish(body: String, version: String, manifestVersion: String) async {
     let data = Data(body.utf8)
-    let sha = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+    let sha = sha256Hex(data)
     await origin.setResource("/flags.json", body: data, contentType: "application/json")
     let manifest = """
       {"version": "\(manifestVersion)", "assets": [
