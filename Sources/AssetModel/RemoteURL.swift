@@ -1,0 +1,327 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// An absolute `http` or `https` URL that is safe to hand to the HTTP client: a scheme the
+/// client speaks, a host that is a DNS name, an IPv4 literal or an IPv6 literal (no zone), a port
+/// from 1 to 65535, only URL characters, and bounded lengths.
+///
+/// Every URL that reaches AsyncHTTPClient (config, manifest, redirect `Location`, proxy,
+/// `fleet --prometheus`) is parsed into this type first. The client traps (the whole process dies
+/// with `Not enough bits to represent the passed value`) on an IP-literal host with a port above
+/// 65535, so a URL from a config file or from a server must never reach it unchecked.
+///
+/// ```swift
+/// let url = try RemoteURL("https://cdn.example.com/flags.json")
+/// url.host        // "cdn.example.com"
+/// url.port        // 443
+/// ```
+public struct RemoteURL: Sendable, Hashable, CustomStringConvertible {
+  /// The two schemes the HTTP client speaks.
+  public enum Scheme: String, Sendable, Hashable {
+    case http
+    case https
+
+    /// The port used when the URL names none.
+    public var defaultPort: Int { self == .https ? 443 : 80 }
+  }
+
+  /// The longest URL accepted, in bytes.
+  public static let maximumLength = 8192
+  /// The longest host accepted, in bytes (a DNS name is at most 253).
+  public static let maximumHostLength = 253
+
+  /// `http` or `https`.
+  public let scheme: Scheme
+  /// The host, lowercased; an IPv6 literal without its brackets.
+  public let host: String
+  /// The port named in the URL, if any (1 to 65535).
+  public let explicitPort: Int?
+  /// The path and query, starting with `/` (`/` when the URL has none); no fragment.
+  public let pathAndQuery: String
+  /// The user info (`user:password`) as written, percent escapes kept; nil when absent. It is
+  /// never part of ``absoluteString``.
+  public let userInfo: String?
+
+  /// The port to connect to: the explicit one, else the scheme's.
+  public var port: Int { explicitPort ?? scheme.defaultPort }
+
+  /// Whether the host is an IPv6 literal.
+  public var isIPv6Literal: Bool { host.contains(":") }
+
+  /// The URL without user info or fragment, in the form handed to the HTTP client.
+  public var absoluteString: String {
+    var text = scheme.rawValue + "://" + (isIPv6Literal ? "[" + host + "]" : host)
+    if let explicitPort { text += ":" + String(explicitPort) }
+    return text + pathAndQuery
+  }
+
+  /// `scheme://host[:port]`, for comparing origins and for messages.
+  public var origin: String {
+    scheme.rawValue + "://" + (isIPv6Literal ? "[" + host + "]" : host) + ":" + String(port)
+  }
+
+  /// Foundation's view of the same URL.
+  public var url: URL {
+    // `init` proved that Foundation parses `absoluteString` to the same host and port.
+    URL(string: absoluteString)!
+  }
+
+  public var description: String { absoluteString }
+
+  /// Whether the host is loopback: `localhost`, `::1`, or an IPv4 literal in 127.0.0.0/8.
+  public var isLoopback: Bool { Self.isLoopback(host: host) }
+
+  /// Parses `text`.
+  ///
+  /// - Throws: ``RemoteURLError`` naming what is wrong (scheme, host, port, characters, length).
+  public init(_ text: String) throws(RemoteURLError) {
+    let utf8 = Array(text.utf8)
+    guard !utf8.isEmpty else { throw RemoteURLError(.empty) }
+    guard utf8.count <= Self.maximumLength else {
+      throw RemoteURLError(.tooLong(utf8.count))
+    }
+    if let bad = utf8.first(where: { $0 <= 0x20 || $0 >= 0x7F }) {
+      throw RemoteURLError(.invalidCharacter(bad))
+    }
+    // scheme ":" "//"
+    guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")) else {
+      throw RemoteURLError(.notAbsolute)
+    }
+    let schemeText = String(decoding: utf8[..<colon], as: UTF8.self).lowercased()
+    guard let scheme = Scheme(rawValue: schemeText) else {
+      throw RemoteURLError(.unsupportedScheme(schemeText))
+    }
+    let slashes = colon + 1
+    guard utf8.count >= slashes + 2, utf8[slashes] == UInt8(ascii: "/"),
+      utf8[slashes + 1] == UInt8(ascii: "/")
+    else { throw RemoteURLError(.notAbsolute) }
+    let authorityStart = slashes + 2
+    var authorityEnd = authorityStart
+    while authorityEnd < utf8.count, !"/?#".utf8.contains(utf8[authorityEnd]) {
+      authorityEnd += 1
+    }
+    var rest = Array(utf8[authorityEnd...])
+    if let hash = rest.firstIndex(of: UInt8(ascii: "#")) { rest.removeSubrange(hash...) }
+    var authority = Array(utf8[authorityStart..<authorityEnd])
+
+    var userInfo: String?
+    if let at = authority.lastIndex(of: UInt8(ascii: "@")) {
+      let info = Array(authority[..<at])
+      try Self.checkComponent(info, allowed: Self.userInfoCharacters)
+      userInfo = String(decoding: info, as: UTF8.self)
+      authority.removeSubrange(...at)
+    }
+
+    // host [":" port]
+    var hostBytes: [UInt8]
+    var portBytes: [UInt8]?
+    if authority.first == UInt8(ascii: "[") {
+      guard let close = authority.firstIndex(of: UInt8(ascii: "]")) else {
+        throw RemoteURLError(.invalidHost)
+      }
+      hostBytes = Array(authority[1..<close])
+      let after = authority[(close + 1)...]
+      if let first = after.first {
+        guard first == UInt8(ascii: ":") else { throw RemoteURLError(.invalidHost) }
+        portBytes = Array(after.dropFirst())
+      }
+      guard Self.isIPv6Literal(hostBytes) else { throw RemoteURLError(.invalidHost) }
+    } else {
+      if let colonIndex = authority.firstIndex(of: UInt8(ascii: ":")) {
+        hostBytes = Array(authority[..<colonIndex])
+        portBytes = Array(authority[(colonIndex + 1)...])
+      } else {
+        hostBytes = authority
+      }
+      guard !hostBytes.isEmpty else { throw RemoteURLError(.missingHost) }
+      guard hostBytes.count <= Self.maximumHostLength else { throw RemoteURLError(.invalidHost) }
+      guard Self.isHostName(hostBytes) else { throw RemoteURLError(.invalidHost) }
+    }
+    var port: Int?
+    if let portBytes {
+      // An empty port (`host:`) means the default, as RFC 3986 allows.
+      if !portBytes.isEmpty {
+        guard portBytes.count <= 5, portBytes.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+          let value = Int(String(decoding: portBytes, as: UTF8.self)), (1...65535).contains(value)
+        else {
+          throw RemoteURLError(
+            .invalidPort(String(decoding: portBytes.prefix(12), as: UTF8.self)))
+        }
+        port = value
+      }
+    }
+    if rest.isEmpty || rest.first == UInt8(ascii: "?") { rest.insert(UInt8(ascii: "/"), at: 0) }
+    try Self.checkComponent(rest, allowed: Self.pathCharacters)
+
+    self.scheme = scheme
+    self.host = String(decoding: hostBytes, as: UTF8.self).lowercased()
+    self.explicitPort = port
+    self.pathAndQuery = String(decoding: rest, as: UTF8.self)
+    self.userInfo = userInfo
+
+    // What the client will parse must be what was checked.
+    guard let parsed = URL(string: absoluteString), let parsedHost = parsed.host,
+      parsedHost.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]")) == host,
+      parsed.port == explicitPort, parsed.scheme?.lowercased() == scheme.rawValue
+    else { throw RemoteURLError(.malformed) }
+  }
+
+  /// Resolves `reference` (a redirect's `Location`, a manifest's relative `url`) against `base`
+  /// and parses the result.
+  ///
+  /// - Throws: ``RemoteURLError`` when the result is not a usable URL.
+  public init(resolving reference: String, against base: RemoteURL) throws(RemoteURLError) {
+    let trimmed = reference.trimmingCharacters(in: .whitespaces)
+    guard !trimmed.isEmpty else { throw RemoteURLError(.empty) }
+    guard trimmed.utf8.count <= Self.maximumLength else {
+      throw RemoteURLError(.tooLong(trimmed.utf8.count))
+    }
+    if let bad = trimmed.utf8.first(where: { $0 <= 0x20 || $0 >= 0x7F }) {
+      throw RemoteURLError(.invalidCharacter(bad))
+    }
+    // An absolute reference is parsed as it is, so Foundation's resolution never sees a port or
+    // host it might read differently.
+    if let colon = trimmed.firstIndex(of: ":"),
+      trimmed[..<colon].allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }),
+      trimmed.first?.isLetter == true
+    {
+      try self.init(trimmed)
+      return
+    }
+    guard let resolved = URL(string: trimmed, relativeTo: base.url)?.absoluteString else {
+      throw RemoteURLError(.malformed)
+    }
+    try self.init(resolved)
+  }
+
+  /// Whether `host` is loopback: `localhost`, `::1`, or an IPv4 literal in 127.0.0.0/8 (exactly
+  /// four decimal octets, so not `127.evil.example`). Brackets around an IPv6 literal are ignored.
+  public static func isLoopback(host: String) -> Bool {
+    let h = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+    if h == "localhost" || h == "::1" || h == "0:0:0:0:0:0:0:1" { return true }
+    let octets = h.split(separator: ".", omittingEmptySubsequences: false)
+    guard octets.count == 4, octets[0] == "127" else { return false }
+    return octets.allSatisfy { o in
+      !o.isEmpty && o.count <= 3 && o.allSatisfy(\.isASCII) && UInt8(o) != nil
+    }
+  }
+
+  // MARK: - Character classes
+
+  private static let unreserved: Set<UInt8> = Set(
+    Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~".utf8))
+  private static let subDelimiters: Set<UInt8> = Set(Array("!$&'()*+,;=".utf8))
+  private static let userInfoCharacters = unreserved.union(subDelimiters).union([
+    UInt8(ascii: ":")
+  ])
+  private static let pathCharacters = unreserved.union(subDelimiters).union(
+    Array(":@/?[]".utf8))
+
+  /// Every byte is allowed or part of a `%HH` escape.
+  private static func checkComponent(_ bytes: [UInt8], allowed: Set<UInt8>) throws(RemoteURLError) {
+    var index = 0
+    while index < bytes.count {
+      let byte = bytes[index]
+      if byte == UInt8(ascii: "%") {
+        guard index + 2 < bytes.count, isHexDigit(bytes[index + 1]), isHexDigit(bytes[index + 2])
+        else { throw RemoteURLError(.invalidEscape) }
+        index += 3
+        continue
+      }
+      guard allowed.contains(byte) else { throw RemoteURLError(.invalidCharacter(byte)) }
+      index += 1
+    }
+  }
+
+  private static func isHexDigit(_ byte: UInt8) -> Bool {
+    (0x30...0x39).contains(byte) || (0x41...0x46).contains(byte) || (0x61...0x66).contains(byte)
+  }
+
+  /// A DNS name or an IPv4 literal: labels of letters, digits, `-` and `_`, 1 to 63 bytes each,
+  /// separated by single dots (one trailing dot allowed).
+  private static func isHostName(_ bytes: [UInt8]) -> Bool {
+    var labels = bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+    if labels.count > 1, labels.last?.isEmpty == true { labels.removeLast() }
+    return labels.allSatisfy { label in
+      !label.isEmpty && label.count <= 63
+        && label.allSatisfy { byte in
+          (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte)
+            || (0x61...0x7A).contains(byte) || byte == UInt8(ascii: "-")
+            || byte == UInt8(ascii: "_")
+        }
+    }
+  }
+
+  /// An IPv6 address as `inet_pton` reads it (no zone identifier).
+  private static func isIPv6Literal(_ bytes: [UInt8]) -> Bool {
+    guard !bytes.isEmpty, bytes.count <= 45,
+      bytes.allSatisfy({ isHexDigit($0) || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") })
+    else { return false }
+    var address = in6_addr()
+    return String(decoding: bytes, as: UTF8.self).withCString {
+      inet_pton(AF_INET6, $0, &address)
+    } == 1
+  }
+}
+
+/// Why a text is not a ``RemoteURL``.
+public struct RemoteURLError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// What is wrong.
+  public enum Reason: Sendable, Equatable {
+    /// The text is empty.
+    case empty
+    /// Longer than ``RemoteURL/maximumLength`` bytes.
+    case tooLong(Int)
+    /// A byte that may not stand in a URL (a space, a control byte, non-ASCII, `<`, ...).
+    case invalidCharacter(UInt8)
+    /// A `%` not followed by two hex digits.
+    case invalidEscape
+    /// Not of the form `scheme://host/...`.
+    case notAbsolute
+    /// A scheme other than `http` or `https`.
+    case unsupportedScheme(String)
+    /// No host.
+    case missingHost
+    /// A host that is not a DNS name, an IPv4 literal or an IPv6 literal without zone.
+    case invalidHost
+    /// A port that is not a number from 1 to 65535.
+    case invalidPort(String)
+    /// Foundation reads the URL differently from this parser.
+    case malformed
+  }
+
+  /// What is wrong.
+  public let reason: Reason
+
+  /// An error for `reason`.
+  public init(_ reason: Reason) { self.reason = reason }
+
+  /// A short sentence, safe for a terminal (no text from the URL beyond sanitized fragments).
+  public var description: String {
+    switch reason {
+    case .empty: "the URL is empty"
+    case .tooLong(let count):
+      "the URL is \(count) bytes long (at most \(RemoteURL.maximumLength))"
+    case .invalidCharacter(let byte):
+      byte < 0x20 || byte >= 0x7F
+        ? "the URL contains the byte 0x\(String(byte, radix: 16, uppercase: true)), which a URL may not hold"
+        : byte == 0x20
+          ? "the URL contains a space"
+          : "the URL contains \"\(Character(Unicode.Scalar(byte)))\", which must be percent-escaped"
+    case .invalidEscape: "the URL has a % that is not followed by two hex digits"
+    case .notAbsolute: "not an absolute URL (use https://host/path)"
+    case .unsupportedScheme(let scheme):
+      "unsupported scheme \"\(TerminalText.sanitize(scheme, maxLength: 20))\" (use https:// or http://)"
+    case .missingHost: "the URL has no host"
+    case .invalidHost: "the URL's host is not a valid name or IP address"
+    case .invalidPort(let port):
+      "the URL's port \"\(TerminalText.sanitize(port, maxLength: 12))\" is not a number from 1 to 65535"
+    case .malformed: "the URL is malformed"
+    }
+  }
+}
