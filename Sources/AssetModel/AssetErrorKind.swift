@@ -35,6 +35,9 @@ public enum AssetErrorKind: String, Sendable, Hashable, CaseIterable, Codable,
   case invalid
   /// A redirect was refused (loop, too many, downgrade, 304 with Location).
   case redirect
+  /// A URL from the config, a manifest or a redirect is not one the HTTP client may be handed
+  /// (a port outside 1-65535, a malformed host, characters a URL may not hold, too long).
+  case invalidURL = "invalid_url"
   /// The local disk failed.
   case storage
   /// The configuration is wrong (a TLS file that cannot be used, say).
@@ -57,6 +60,15 @@ public enum AssetErrorKind: String, Sendable, Hashable, CaseIterable, Codable,
   public var isTransport: Bool {
     switch self {
     case .refused, .reset, .timedOut, .dns, .tls, .network, .truncated: true
+    default: false
+    }
+  }
+
+  /// Whether the answer arrived but failed the asset's checks (size, hash, format, the app's
+  /// validator): the same response will fail again.
+  public var isValidation: Bool {
+    switch self {
+    case .sizeMismatch, .hashMismatch, .invalid, .tooLarge: true
     default: false
     }
   }

@@ -293,6 +293,12 @@ public struct RemoteURLError: Error, Sendable, Equatable, CustomStringConvertibl
     case invalidPort(String)
     /// Foundation reads the URL differently from this parser.
     case malformed
+
+    /// Whether the scheme is the problem (not `http` or `https`).
+    public var isUnsupportedScheme: Bool {
+      if case .unsupportedScheme = self { return true }
+      return false
+    }
   }
 
   /// What is wrong.

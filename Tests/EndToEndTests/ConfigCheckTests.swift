@@ -50,6 +50,25 @@ import Testing
     #expect(!result.stderr.contains("abc") && !result.stdout.contains("abc"))
   }
 
+  /// A port the HTTP client would trap on (it killed the process before `RemoteURL`) is a
+  /// problem with file, line and field, not `OK`.
+  @Test func aRemotePortAbove65535IsAProblemNotOK() async throws {
+    for url in ["http://127.0.0.1:70000/x", "http://[::1]:99999/x"] {
+      let text = """
+        {
+          "appVersion": "1",
+          "assets": [
+            { "id": "a", "remote": "\(url)" }
+          ]
+        }
+        """
+      let result = try await Self.check(text)
+      Self.expectErrorLines(result, url)
+      #expect(result.stderr.contains("assets.json:4: assets[0].remote: "), "\(result.stderr)")
+      #expect(result.stderr.contains("port"), "\(result.stderr)")
+    }
+  }
+
   static let hostile: [(String, String)] = [
     ("size 1e19", #", "size": 1e19"#), ("size 1e300", #", "size": 1e300"#),
     ("maxBytes infB", #", "maxBytes": "infB""#), ("maxBytes 1e30GiB", #", "maxBytes": "1e30GiB""#),

@@ -94,7 +94,12 @@ import Testing
           AssetErrorRecord(
             kind: $0.pick(AssetErrorKind.allCases), message: $0.string(), at: $0.date())
         },
-        consecutiveFailures: pick([0, 3, Int.max, Int.min]), nextAttemptAt: maybe { $0.date() })
+        consecutiveFailures: pick([0, 3, Int.max, Int.min]), nextAttemptAt: maybe { $0.date() },
+        rejected: maybe {
+          RejectedResponse(
+            etag: $0.maybe { $0.string() }, lastModified: $0.maybe { $0.string() },
+            remote: $0.string())
+        })
     }
   }
 

@@ -157,9 +157,9 @@ import Testing
     #expect(ConfigValues.idProblem("feature-flags") == nil)
     #expect(ConfigValues.idProblem(String(repeating: "a", count: 65)) != nil)
     #expect(try ConfigValues.expand("a ${X:-d} ${Y}", environment: ["Y": "y"]).get() == "a d y")
-    #expect(ConfigValues.isLoopback(host: "127.0.0.1"))
-    #expect(ConfigValues.isLoopback(host: "[::1]"))
-    #expect(!ConfigValues.isLoopback(host: "example.com"))
+    #expect(RemoteURL.isLoopback(host: "127.0.0.1"))
+    #expect(RemoteURL.isLoopback(host: "[::1]"))
+    #expect(!RemoteURL.isLoopback(host: "example.com"))
   }
 
   /// A header value with a control byte (after `${ENV}` expansion) is refused without printing

@@ -428,26 +428,34 @@ struct ConfigReader {
       guard checkPathText(text, at: path, value: value) else { return nil }
       return resolvePath(String(text.dropFirst("file://".count)))
     }
-    guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), let host = url.host,
-      !host.isEmpty
-    else {
-      problem(
-        path, value,
-        "\"\(TerminalText.sanitize(text))\" is not a URL (use https://, http:// to loopback, or file://)"
-      )
-      return nil
-    }
-    switch RemoteURLPolicy.check(url, allowInsecure: allowInsecure) {
-    case .allowed: return url
-    case .plainHTTPNotLoopback:
-      problem(
-        path, value,
-        "http:// is allowed only to loopback; use https:// or set \"allowInsecure\": true")
-    case .unsupportedScheme:
-      problem(
-        path, value,
-        "unsupported scheme \"\(TerminalText.sanitize(scheme, maxLength: 20))\" (use https://, http:// to loopback, or file://)"
-      )
+    do {
+      let url = try RemoteURLPolicy.accept(text, allowInsecure: allowInsecure)
+      guard url.userInfo == nil else {
+        problem(
+          path, value,
+          "the URL holds credentials (user:password@), which are never sent; put them in a header whose value comes from an environment variable"
+        )
+        return nil
+      }
+      return url.url
+    } catch {
+      switch error {
+      case .plainHTTPNotLoopback:
+        problem(
+          path, value,
+          "http:// is allowed only to loopback; use https:// or set \"allowInsecure\": true")
+      case .invalid(let error):
+        if case .unsupportedScheme(let scheme) = error.reason {
+          problem(
+            path, value,
+            "unsupported scheme \"\(TerminalText.sanitize(scheme, maxLength: 20))\" (use https://, http:// to loopback, or file://)"
+          )
+        } else {
+          problem(
+            path, value,
+            "\"\(TerminalText.sanitize(text, maxLength: 120))\" is not a usable URL: \(error)")
+        }
+      }
     }
     return nil
   }

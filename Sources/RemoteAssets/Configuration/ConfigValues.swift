@@ -117,16 +117,4 @@ public enum ConfigValues {
     /// The variable's name.
     public var name: String
   }
-
-  /// Whether `host` is a loopback address or `localhost`.
-  public static func isLoopback(host: String) -> Bool {
-    let h = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-    if h == "localhost" || h == "::1" { return true }
-    // An IPv4 literal in 127.0.0.0/8: exactly four decimal octets (not "127.evil.example").
-    let octets = h.split(separator: ".", omittingEmptySubsequences: false)
-    guard octets.count == 4, octets[0] == "127" else { return false }
-    return octets.allSatisfy { o in
-      !o.isEmpty && o.count <= 3 && o.allSatisfy(\.isASCII) && UInt8(o) != nil
-    }
-  }
 }

@@ -38,8 +38,11 @@ extension AssetEngine {
     }
     status.consecutiveFailures = Backoff.failureCount(after: status.consecutiveFailures)
     guard status.isServingStaleIfError(at: now) else { return error.message }
-    return "serving stale (stale-if-error) after: \(error.message)"
+    return Self.staleIfErrorPrefix + error.message
   }
+
+  /// What a failure's message starts with while `stale-if-error` covers the copy served.
+  static let staleIfErrorPrefix = "serving stale (stale-if-error) after: "
 
   /// A live poll found the file unchanged: its freshness was renewed in memory; now and then
   /// (see ``LiveWatch/renewalInterval(ttl:)``) tell subscribers and the disk too, so a watched

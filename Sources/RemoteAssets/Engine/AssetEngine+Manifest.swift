@@ -125,13 +125,19 @@ extension AssetEngine {
       }
       guard var record = records[target.id] else { continue }
       let before = record.targetFacts
-      if let text = target.url,
-        let url = resolveManifestURL(text, allowInsecure: record.definition.allowInsecure)
-      {
-        if let configured = record.definition.remote, !HTTPFetcher.sameOrigin(configured, url) {
-          record.definition.headers = []  // tokens are never sent to another origin
+      record.urlRefusal = nil
+      if let text = target.url {
+        switch resolveManifestURL(text, allowInsecure: record.definition.allowInsecure) {
+        case .success(let url):
+          if let configured = record.definition.remote, !HTTPFetcher.sameOrigin(configured, url) {
+            record.definition.headers = []  // tokens are never sent to another origin
+          }
+          record.definition.remote = url
+        case .failure(let refusal):
+          // Not fetched from anywhere until a manifest names a usable URL: the last good copy
+          // stays, and the refusal is the asset's error at its next check.
+          record.urlRefusal = refusal
         }
-        record.definition.remote = url
       }
       if let size = target.size {
         record.definition.expectedSize = size
@@ -158,14 +164,27 @@ extension AssetEngine {
     }
   }
 
-  private func resolveManifestURL(_ text: String, allowInsecure: Bool) -> URL? {
-    guard let base = configuration.manifest,
-      let url = URL(string: text, relativeTo: base)?.absoluteURL
-    else { return nil }
-    guard RemoteURLPolicy.check(url, allowInsecure: allowInsecure) == .allowed else {
-      log(nil, .warning, "manifest URL \(text) refused (only https, or http to loopback)")
-      return nil
+  /// The manifest's `url` for an asset, resolved against the manifest's own URL and checked by
+  /// the one URL policy; a refusal says why in words safe for a terminal.
+  private func resolveManifestURL(_ text: String, allowInsecure: Bool) -> Result<URL, FetchError> {
+    do {
+      guard let base = configuration.manifest.flatMap({ try? RemoteURL($0.absoluteString) })
+      else {
+        throw RemoteURLPolicy.Refusal.invalid(RemoteURLError(.notAbsolute))
+      }
+      let url = try RemoteURL(resolving: text, against: base)
+      try RemoteURLPolicy.check(url, allowInsecure: allowInsecure)
+      return .success(url.url)
+    } catch let error as RemoteURLError {
+      return .failure(refusal(RemoteURLPolicy.Refusal.invalid(error)))
+    } catch let error as RemoteURLPolicy.Refusal {
+      return .failure(refusal(error))
+    } catch {
+      return .failure(FetchError(.invalidURL, "the manifest's URL was refused"))
     }
-    return url
+  }
+
+  private func refusal(_ refusal: RemoteURLPolicy.Refusal) -> FetchError {
+    FetchError(refusal.kind, "the manifest's URL for this asset was refused: \(refusal)")
   }
 }

@@ -65,6 +65,9 @@ extension AssetEngine {
       return .notModified
     }
     records[id]?.attemptStartedAt = ContinuousClock.now
+    if let refusal = records[id]?.urlRefusal {
+      return await finishFailure(id, refusal, quiet: false)
+    }
     guard let remote = definition.remote else {
       return await finishFailure(
         id, FetchError(.unsupported, "the asset has no remote"), quiet: false)
@@ -96,23 +99,28 @@ extension AssetEngine {
     }
     var keptForResume = false
     // After a commit the file was moved into objects/, so discarding it is then a no-op.
-    defer {
+    func release() {
       if !keptForResume {
         sink.forgetResume()
         sink.discard()
       }
     }
+    defer { release() }
     // Validators only make sense for the URL that produced the copy held now.
     let current = records[id]?.entry.current.flatMap {
       $0.remote == remote.absoluteString ? $0 : nil
     }
-    // A live file whose last version was rejected is polled against that version, so an
-    // unchanged bad file is not fetched, rejected and logged again ten times a second.
-    let rejected = quiet ? records[id]?.rejectedETag : nil
+    // A response rejected by validation is asked about again with its own validators, so an
+    // unchanged bad file costs a 304 (and a live file is not fetched, rejected and logged again
+    // ten times a second), not another download.
+    let rejected = records[id]?.entry.rejected.flatMap {
+      $0.remote == remote.absoluteString && $0.hasValidators ? $0 : nil
+    }
     var request = FetchRequest(
       url: remote, headers: definition.headers,
       // Without a usable cached copy, a 304 would leave nothing to serve: ask unconditionally.
-      etag: rejected ?? current?.etag, lastModified: rejected == nil ? current?.lastModified : nil,
+      etag: rejected.map(\.etag) ?? current?.etag,
+      lastModified: rejected.map(\.lastModified) ?? current?.lastModified,
       maxBytes: definition.maxBytes,
       expectedSize: definition.expectedSize, expectedSHA256: definition.sha256,
       timeout: definition.timeout,
@@ -124,7 +132,7 @@ extension AssetEngine {
     do {
       switch try await fetcher.fetch(request, into: sink) {
       case .notModified(let metadata):
-        if rejected != nil { return .notModified }  // still the rejected version: nothing new
+        if rejected != nil { throw stillRejected(id) }
         guard current != nil else {
           throw FetchError(
             .httpStatus, "the server answered 304 Not Modified to an unconditional request",
@@ -133,12 +141,14 @@ extension AssetEngine {
         return await finishNotModified(id, metadata: metadata, quiet: quiet)
       case .downloaded(let metadata):
         do {
-          let outcome = try await commitDownload(id, sink: sink, metadata: metadata, epoch: epoch)
-          records[id]?.rejectedETag = nil
-          return outcome
-        } catch {
-          records[id]?.rejectedETag = metadata.etag
-          throw error
+          return try await commitDownload(id, sink: sink, metadata: metadata, epoch: epoch)
+        } catch let error as FetchError where error.kind.isValidation {
+          release()  // the space goes back before the failure is written (a full disk)
+          return await finishFailure(
+            id, error, quiet: quiet,
+            rejecting: RejectedResponse(
+              etag: metadata.etag, lastModified: metadata.lastModified,
+              remote: remote.absoluteString))
         }
       }
     } catch {
@@ -156,8 +166,24 @@ extension AssetEngine {
         publishChange(id)
         return .failed(FetchError(.cancelled, "cancelled"))
       }
+      // A partial that is not kept goes now, not after the failure is written: on a full disk
+      // its space is what the entry needs to remember the failure.
+      release()
       return await finishFailure(id, fetchError, quiet: quiet)
     }
+  }
+
+  /// The check found the server still holding the response that failed validation: the same
+  /// failure again, without a download.
+  private func stillRejected(_ id: String) -> FetchError {
+    guard let last = records[id]?.entry.lastError else {
+      return FetchError(.invalid, "the server still has the version that failed validation")
+    }
+    var message = last.message
+    if message.hasPrefix(Self.staleIfErrorPrefix) {
+      message.removeFirst(Self.staleIfErrorPrefix.count)
+    }
+    return FetchError(last.kind, message)
   }
 
   func progressed(_ id: String, _ progress: TransferProgress) {
@@ -227,6 +253,7 @@ extension AssetEngine {
       entry.lastError = nil
       entry.consecutiveFailures = 0
       entry.nextAttemptAt = next
+      entry.rejected = nil
     }
     if let current = record.entry.current, current.sha256 == sha {
       // Same bytes (a server without validators): only freshness and validators move.
@@ -271,6 +298,7 @@ extension AssetEngine {
       entry.lastError = nil
       entry.consecutiveFailures = 0
       entry.nextAttemptAt = next
+      entry.rejected = nil
     }
     if record.entry.consecutiveFailures == 0, record.entry.lastError == nil {
       // Only bookkeeping moves: memory now, the freshness journal later, no durable rewrite
@@ -292,7 +320,12 @@ extension AssetEngine {
     return finishAttempt(id, outcome: .notModified, detail: nil)
   }
 
-  func finishFailure(_ id: String, _ error: FetchError, quiet: Bool) async -> RefreshOutcome {
+  /// Records a failed attempt: the error, the failure count and the next attempt, backed off
+  /// (see ``Backoff``), durably when the disk allows and in memory always; `rejecting` remembers
+  /// the validators of a response that failed validation.
+  func finishFailure(
+    _ id: String, _ error: FetchError, quiet: Bool, rejecting: RejectedResponse? = nil
+  ) async -> RefreshOutcome {
     guard let record = records[id] else { return .failed(error) }
     let definition = record.definition
     let now = clock.now()
@@ -310,12 +343,20 @@ extension AssetEngine {
       next = nil
     } else if definition.refresh == .manual {
       next = nil  // manual means manual: no automatic retry either
-    } else if error.isRetryable, definition.refresh == .live {
-      // A local file mid-save: look again at the next poll, not after a network backoff.
-      next = nextScheduledCheck(definition, after: now)
-    } else if error.isRetryable {
-      next = now.addingTimeInterval(backoff.delay(failures: failures, retryAfter: error.retryAfter))
+    } else if case .every(let interval) = definition.refresh {
+      // Every kind backs off. Trouble on the way (a refused connection, a 503) is worth trying
+      // again soon, from 2 s; an answer that retrying will not mend soon (a 404, a file that
+      // fails validation, a full disk) is tried again no sooner than the interval. Both double
+      // with each failure, with jitter, up to 15 min or the interval if that is longer.
+      var policy = backoff
+      policy.cap = max(policy.cap, interval)
+      let delay =
+        error.isRetryable
+        ? policy.delay(failures: failures, retryAfter: error.retryAfter)
+        : policy.delay(every: interval, failures: failures)
+      next = now.addingTimeInterval(delay)
     } else {
+      // A live file: look again at the next poll (a stat), not after a network backoff.
       next = nextScheduledCheck(definition, after: now)
     }
     let recorded = failureMessage(id, error, at: now)
@@ -324,6 +365,7 @@ extension AssetEngine {
       entry.lastError = AssetErrorRecord(kind: kind, message: recorded, at: now)
       entry.consecutiveFailures = failures
       entry.nextAttemptAt = next
+      if let rejecting { entry.rejected = rejecting }
     }
     let keeping: String
     switch records[id]?.source {

@@ -21,8 +21,9 @@ struct AssetRecord: Sendable {
   /// Bumped by every command that changes what is served (reset, drop, rollback); a refresh that
   /// started under another epoch discards its result instead of committing over the command.
   var epoch: UInt64 = 0
-  /// The validator of the last downloaded version that failed validation (live polling skips it).
-  var rejectedETag: String?
+  /// Why the manifest's URL for this asset was refused (`invalid_url`, say): while set, a check
+  /// fails with it and nothing is fetched.
+  var urlRefusal: FetchError?
   /// When the check in flight sent its request (`request_time` of RFC 9111 §4.2.3).
   var requestedAt: Date?
   /// When the attempt in flight got its transfer slot (monotonic; for the duration histogram).

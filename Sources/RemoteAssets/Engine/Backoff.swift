@@ -32,6 +32,26 @@ public struct Backoff: Sendable, Equatable {
     return max(jittered, min(max(retryAfter, 0), cap))
   }
 
+  /// Seconds to wait after `failures` failures in a row that retrying soon will not mend (a 404,
+  /// a response that fails validation, a full disk) for an asset checked every `interval`.
+  ///
+  /// The window doubles from the interval with each failure, `interval * 2^failures`, up to
+  /// `max(cap, interval)`; the delay is drawn uniformly between the interval and the window, so
+  /// a failing asset is never checked more often than a healthy one, and a fleet that fails
+  /// together spreads out. Total like ``delay(failures:retryAfter:random:)``.
+  public func delay(
+    every interval: TimeInterval, failures: Int, random: Double = .random(in: 0...1)
+  )
+    -> TimeInterval
+  {
+    let interval = min(Self.finite(interval), 86400 * 365)
+    let cap = max(self.cap.isFinite ? max(self.cap, 0) : 86400, interval)
+    let exponent = Double(min(max(failures, 1), 30))
+    let window = max(interval, min(cap, interval * pow(2, exponent)))
+    let unit = random.isNaN ? 1 : min(max(random, 0), 1)
+    return interval + (window - interval) * unit
+  }
+
   /// The failure count after one more failure: saturates at `Int.max` instead of trapping (an
   /// entry file can hold any count).
   public static func failureCount(after failures: Int) -> Int {

@@ -19,8 +19,10 @@ enum CertificateProbe {
   /// The leaf certificate `url`'s server presents, or nil when it cannot be read within
   /// `timeout` (a probe only improves a message; it never fails a fetch).
   static func leaf(of url: URL, timeout: TimeAmount = .seconds(5)) async -> Leaf? {
-    guard let host = url.host, !host.isEmpty else { return nil }
-    let port = url.port ?? 443
+    // Only a checked URL reaches a socket: NIO traps on a port outside 1-65535.
+    guard let remote = try? RemoteURL(url.absoluteString) else { return nil }
+    let host = remote.host
+    let port = remote.port
     var configuration = TLSConfiguration.makeClientConfiguration()
     configuration.certificateVerification = .none
     guard let context = try? NIOSSLContext(configuration: configuration) else { return nil }

@@ -120,7 +120,16 @@ public final class HTTPFetcher: AssetFetcher {
     _ original: FetchRequest, sink: DownloadSink, deadline: TransferDeadline,
     redactor: SecretRedactor
   ) async throws -> FetchResponse {
-    var url = original.url
+    // The one place a URL becomes something the client is handed: parsed into a `RemoteURL`,
+    // which cannot hold a port the client traps on (see ARCHITECTURE.md, "URLs").
+    var url: RemoteURL
+    do {
+      url = try RemoteURLPolicy.accept(
+        original.url.absoluteString, allowInsecure: original.allowInsecure)
+    } catch {
+      throw FetchError(error.kind, "refused the URL: \(error)")
+    }
+    let first = url
     var visited: Set<String> = [url.absoluteString]
     var request = original
     for _ in 0...Self.maxRedirects {
@@ -132,14 +141,11 @@ public final class HTTPFetcher: AssetFetcher {
       case .restartWithoutRange:
         request.resume = nil
       case .redirect(let location):
-        guard let next = URL(string: location, relativeTo: url)?.absoluteURL else {
-          throw FetchError(.redirect, "redirect to an invalid location")
-        }
-        try checkRedirect(from: url, to: next, allowInsecure: original.allowInsecure)
+        let next = try nextHop(from: url, location: location, allowInsecure: original.allowInsecure)
         guard visited.insert(next.absoluteString).inserted else {
           throw FetchError(.redirect, "redirect loop at \(next.absoluteString)")
         }
-        if !Self.sameOrigin(original.url, next) {
+        if first.origin != next.origin {
           // Configured headers (tokens) are for the configured origin only.
           request.headers = []
         }
@@ -149,24 +155,47 @@ public final class HTTPFetcher: AssetFetcher {
     throw FetchError(.redirect, "more than \(Self.maxRedirects) redirects")
   }
 
-  /// Whether two URLs share scheme, host and port.
+  /// Whether two URLs share scheme, host and port (the default port counts as named).
   static func sameOrigin(_ a: URL, _ b: URL) -> Bool {
-    a.scheme?.lowercased() == b.scheme?.lowercased() && a.host?.lowercased() == b.host?.lowercased()
-      && a.port == b.port
+    guard let a = try? RemoteURL(a.absoluteString), let b = try? RemoteURL(b.absoluteString)
+    else { return false }
+    return a.origin == b.origin
   }
 
-  func checkRedirect(from: URL, to: URL, allowInsecure: Bool) throws {
-    let scheme = to.scheme?.lowercased() ?? ""
-    let verdict = RemoteURLPolicy.check(to, allowInsecure: allowInsecure)
-    if verdict == .unsupportedScheme {
-      throw FetchError(.redirect, "refused a redirect to a \(scheme): URL")
+  /// Where a redirect from `url` to `location` leads: parsed into a ``RemoteURL`` and checked.
+  ///
+  /// - Throws: ``FetchError``: `.invalidURL` for a location the client may not be handed (a port
+  ///   outside 1-65535, say), `.redirect` for another scheme, a downgrade or plain http to a
+  ///   remote host.
+  func nextHop(from url: RemoteURL, location: String, allowInsecure: Bool) throws(FetchError)
+    -> RemoteURL
+  {
+    let next: RemoteURL
+    do {
+      next = try RemoteURL(resolving: location, against: url)
+    } catch {
+      throw FetchError(
+        error.reason.isUnsupportedScheme ? .redirect : .invalidURL,
+        "refused a redirect to an invalid location: \(error)")
     }
+    try checkRedirect(from: url, to: next, allowInsecure: allowInsecure)
+    return next
+  }
+
+  /// Refuses a redirect the policy forbids, or a downgrade from https to http.
+  ///
+  /// - Throws: ``FetchError`` of kind `.redirect`.
+  private func checkRedirect(from: RemoteURL, to: RemoteURL, allowInsecure: Bool)
+    throws(FetchError)
+  {
     // Stricter than the policy: a downgrade is refused even to loopback.
-    if from.scheme?.lowercased() == "https", scheme == "http", !allowInsecure {
-      throw FetchError(.redirect, "refused a redirect from https to http (\(to.host ?? ""))")
+    if from.scheme == .https, to.scheme == .http, !allowInsecure {
+      throw FetchError(.redirect, "refused a redirect from https to http (\(to.host))")
     }
-    if verdict == .plainHTTPNotLoopback {
-      throw FetchError(.redirect, "refused a redirect to plain http on \(to.host ?? "")")
+    do {
+      try RemoteURLPolicy.check(to, allowInsecure: allowInsecure)
+    } catch {
+      throw FetchError(.redirect, "refused a redirect to plain http on \(to.host)")
     }
   }
 
@@ -178,10 +207,11 @@ public final class HTTPFetcher: AssetFetcher {
   }
 
   private func fetchOnce(
-    _ request: FetchRequest, url: URL, sink: DownloadSink, deadline: TransferDeadline,
-    redactor: SecretRedactor
+    _ request: FetchRequest, url remote: RemoteURL, sink: DownloadSink,
+    deadline: TransferDeadline, redactor: SecretRedactor
   ) async throws -> Step {
-    var http = HTTPClientRequest(url: url.absoluteString)
+    let url = remote.url
+    var http = HTTPClientRequest(url: remote.absoluteString)
     http.method = .GET
     for header in request.headers {
       http.headers.replaceOrAdd(name: header.name, value: header.value)

@@ -77,6 +77,11 @@ public struct ProxyServer: Sendable, Hashable, CustomStringConvertible {
       return .failure(ProxyProblem("has credentials, which a socks5:// proxy cannot use here"))
     }
     let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+    // The host goes to the HTTP client's socket code: the same checks as any URL it is handed.
+    let shown = bare.contains(":") ? "[\(bare)]" : bare
+    guard (try? RemoteURL("http://\(shown):\(port)/")) != nil else {
+      return .failure(ProxyProblem("has a host that is not a valid name or IP address"))
+    }
     return .success(
       ProxyServer(
         kind: kind, host: bare, port: port, username: username.flatMap { $0.isEmpty ? nil : $0 },

@@ -25,6 +25,19 @@ struct BlobStamp: Codable, Sendable, Equatable {
   var changed: Int64
 }
 
+/// The validators of a response that failed validation (wrong hash or size, bad format), so the
+/// next check asks the server whether that same response is still all it has: an unchanged bad
+/// file then costs a 304, not another download.
+struct RejectedResponse: Codable, Sendable, Equatable {
+  var etag: String?
+  var lastModified: String?
+  /// The URL that answered it; the validators mean nothing for another URL.
+  var remote: String
+
+  /// Whether there is anything to ask with.
+  var hasValidators: Bool { etag != nil || lastModified != nil }
+}
+
 /// The metadata file `entries/<id>.json`: the commit point for an asset.
 ///
 /// Writing it (temp + fsync + rename + fsync of the folder) is what makes a new blob current.
@@ -50,4 +63,6 @@ struct CacheEntry: Codable, Sendable, Equatable {
   var lastError: AssetErrorRecord?
   var consecutiveFailures = 0
   var nextAttemptAt: Date?
+  /// The last response rejected by validation, while no newer response was accepted.
+  var rejected: RejectedResponse?
 }

@@ -41,6 +41,7 @@ enum CacheEntryJSON {
     var lastError: AssetErrorRecord?
     var consecutiveFailures: Int?
     var nextAttemptAt: Date?
+    var rejected: RejectedResponse?
     let ok = s.object { s, key in
       switch key {
       case "formatVersion": seen.insert(0) && read(&s, int, into: &formatVersion)
@@ -55,6 +56,7 @@ enum CacheEntryJSON {
       case "lastError": seen.insert(8) && readOptional(&s, errorRecord, into: &lastError)
       case "consecutiveFailures": seen.insert(9) && read(&s, int, into: &consecutiveFailures)
       case "nextAttemptAt": seen.insert(10) && readOptional(&s, date, into: &nextAttemptAt)
+      case "rejected": seen.insert(11) && readOptional(&s, rejectedResponse, into: &rejected)
       default: s.skipValue()
       }
     }
@@ -65,7 +67,7 @@ enum CacheEntryJSON {
       formatVersion: formatVersion, id: id, appVersion: appVersion, current: current,
       previous: previous, checkedAt: checkedAt, serverTTL: serverTTL,
       serverFreshness: serverFreshness, lastError: lastError,
-      consecutiveFailures: consecutiveFailures, nextAttemptAt: nextAttemptAt)
+      consecutiveFailures: consecutiveFailures, nextAttemptAt: nextAttemptAt, rejected: rejected)
   }
 
   /// Reads a ``Generation`` object.
@@ -199,6 +201,24 @@ enum CacheEntryJSON {
     return AssetErrorRecord(kind: kind, message: message, at: at)
   }
 
+  /// Reads a ``RejectedResponse`` object.
+  static func rejectedResponse(_ s: inout JSONScanner) -> RejectedResponse? {
+    var seen = KeySet()
+    var etag: String?
+    var lastModified: String?
+    var remote: String?
+    let ok = s.object { s, key in
+      switch key {
+      case "etag": seen.insert(0) && readOptional(&s, string, into: &etag)
+      case "lastModified": seen.insert(1) && readOptional(&s, string, into: &lastModified)
+      case "remote": seen.insert(2) && read(&s, string, into: &remote)
+      default: s.skipValue()
+      }
+    }
+    guard ok, let remote else { return nil }
+    return RejectedResponse(etag: etag, lastModified: lastModified, remote: remote)
+  }
+
   // MARK: - Decoding helpers
 
   /// Keys already read in one object (a repeated key is left to the fallback decoder).
@@ -278,6 +298,21 @@ enum CacheEntryJSON {
     if let previous = e.previous {
       w.key("previous")
       write(previous, to: &w)
+    }
+    if let rejected = e.rejected {
+      w.key("rejected")
+      w.beginObject()
+      if let etag = rejected.etag {
+        w.key("etag")
+        w.string(etag)
+      }
+      if let lastModified = rejected.lastModified {
+        w.key("lastModified")
+        w.string(lastModified)
+      }
+      w.key("remote")
+      w.string(rejected.remote)
+      w.endObject()
     }
     if let serverFreshness = e.serverFreshness {
       w.key("serverFreshness")
