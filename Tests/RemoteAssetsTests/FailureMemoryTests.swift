@@ -86,6 +86,37 @@ import Testing
     }
   }
 
+  /// An asset never fetched: a refused connection or a body that fails validation is what the
+  /// next process shows, not a bare MISSING.
+  @Test func aNeverFetchedAssetsFailureIsKeptForTheNextProcess() async throws {
+    try await withTemporaryDirectory { dir in
+      let cache = dir.url("cache")
+      // Port 9 (discard): nothing listens there on these machines.
+      let refused = AssetDefinition(
+        id: "a", remote: URL(string: "http://127.0.0.1:9/a.json"), format: .json,
+        refresh: .every(60),
+        timeout: 30)
+      try await withEngine([refused], cache: cache) { engine in
+        #expect(await engine.refresh("a").failure?.kind == .refused)
+      }
+      try await withEngine([refused], cache: cache) { engine in
+        let status = await engine.status("a")
+        #expect(status?.source == AssetSource.none)
+        #expect(status?.lastError?.kind == .refused)
+      }
+      try await withOrigin { origin in
+        await origin.setResource("/a.json", body: Self.broken, contentType: "application/json")
+        let invalid = asset(origin)
+        try await withEngine([invalid], cache: cache) { engine in
+          #expect(await engine.refresh("a").failure?.kind == .invalid)
+        }
+        try await withEngine([invalid], cache: cache) { engine in
+          #expect(await engine.status("a")?.lastError?.kind == .invalid)
+        }
+      }
+    }
+  }
+
   /// A full disk: the download of a never-fetched asset fails, and the next process still sees
   /// why (its partial file is removed before the failure is written, so the entry fits).
   @Test(.enabled(if: getuid() == 0, "mounting a small tmpfs needs root (CI runs as root)"))
