@@ -52,6 +52,7 @@ enum FreshnessJournal {
     merged.appVersion = disk.appVersion
     merged.lastError = disk.lastError
     merged.consecutiveFailures = disk.consecutiveFailures
+    merged.rejected = disk.rejected
     return merged
   }
 
