@@ -130,7 +130,7 @@ import Testing
     async let all = engine.refreshManifest()
     await origin.waitForRequests(path: "/manifest.json", count: 1)
     // Both later callers are waiting on the fetch under way before it may finish.
-    #expect(await poll { await engine.manifestJoins == 2 })
+    #expect(await poll { await engine.manifestSchedule.waiting == 2 })
     await gate.open()
     let outcomes = await (first, other, all)
     #expect(outcomes.0 == .updated(version: "v2"))

@@ -23,9 +23,8 @@ extension AssetEngine {
   /// fetch: a call made while one runs waits for that one instead of starting another.
   public func refreshManifest() async {
     guard configuration.manifest != nil, !isShutDown else { return }
-    if let running = manifestTask {
-      manifestJoins &+= 1
-      await running.value
+    if manifestSchedule.begin() == .join {
+      await manifestTask?.value
       return
     }
     // The task inherits the actor's isolation, so it cannot run before it is registered below.
@@ -40,10 +39,14 @@ extension AssetEngine {
 
   /// One conditional fetch of the manifest; see ``refreshManifest()``.
   private func fetchManifest() async {
-    guard let url = configuration.manifest else { return }
-    guard let fetcher = fetchers.first(where: { $0.canFetch(url) }) else { return }
     let now = clock.now()
-    let errorBefore = manifestError
+    guard let url = configuration.manifest,
+      let fetcher = fetchers.first(where: { $0.canFetch(url) })
+    else {
+      manifestSchedule.succeeded(at: now, interval: defaultInterval)
+      return
+    }
+    var errorChanged = false
     var targetsChanged = false
     do {
       let sink = DownloadSink(
@@ -82,15 +85,12 @@ extension AssetEngine {
             "manifest \(parsed.version ?? "(no version)") with \(parsed.assets.count) assets")
         }
       }
-      manifestFailures = 0
-      manifestNextAttempt = now.addingTimeInterval(defaultInterval)
-      manifestError = nil
+      errorChanged = manifestSchedule.succeeded(at: now, interval: defaultInterval)
     } catch {
-      manifestFailures += 1
       let fetchError = error as? FetchError ?? FetchError(.invalid, "\(error)")
-      let delay = backoff.delay(failures: manifestFailures, retryAfter: fetchError.retryAfter)
-      manifestNextAttempt = now.addingTimeInterval(delay)
-      manifestError = TerminalText.sanitize(fetchError.message, maxLength: 200)
+      let delay: TimeInterval
+      (delay, errorChanged) = manifestSchedule.failed(
+        at: now, message: fetchError.message, retryAfter: fetchError.retryAfter, backoff: backoff)
       log(
         nil, .error,
         "manifest: \(fetchError.message); keeping the previous targets; retry in \(DurationText.format(delay))"
@@ -98,7 +98,7 @@ extension AssetEngine {
     }
     // A new manifest, or a failure starting or ending: what the header shows has changed. A
     // plain 304 changes nothing shown (pollers read `info().manifestCheckedAt`).
-    if targetsChanged || manifestError != errorBefore { publish(.engineChanged(info())) }
+    if targetsChanged || errorChanged { publish(.engineChanged(info())) }
   }
 
   private var defaultInterval: TimeInterval {

@@ -337,28 +337,10 @@ extension AssetEngine {
       return .failed(error)
     }
     let failures = Backoff.failureCount(after: record.entry.consecutiveFailures)
-    let next: Date?
-    if error.stopsAutoRefresh {
-      records[id]?.autoRefreshBlocked = true
-      next = nil
-    } else if definition.refresh == .manual {
-      next = nil  // manual means manual: no automatic retry either
-    } else if case .every(let interval) = definition.refresh {
-      // Every kind backs off. Trouble on the way (a refused connection, a 503) is worth trying
-      // again soon, from 2 s; an answer that retrying will not mend soon (a 404, a file that
-      // fails validation, a full disk) is tried again no sooner than the interval. Both double
-      // with each failure, with jitter, up to 15 min or the interval if that is longer.
-      var policy = backoff
-      policy.cap = max(policy.cap, interval)
-      let delay =
-        error.isRetryable
-        ? policy.delay(failures: failures, retryAfter: error.retryAfter)
-        : policy.delay(every: interval, failures: failures)
-      next = now.addingTimeInterval(delay)
-    } else {
-      // A live file: look again at the next poll (a stat), not after a network backoff.
-      next = nextScheduledCheck(definition, after: now)
-    }
+    let plan = RetryPlan.after(
+      error, refresh: definition.refresh, failures: failures, at: now, backoff: backoff)
+    if plan == .blocked { records[id]?.autoRefreshBlocked = true }
+    let next = plan.date
     let recorded = failureMessage(id, error, at: now)
     let kind = error.kind
     _ = try? await updateEntry(id) { entry in

@@ -24,11 +24,6 @@ extension AssetEngine {
     schedulerSleeper?.cancel()
   }
 
-  /// How often another process's changes to the cache are looked for (a `stat` of `entries/`).
-  static let externalCheckInterval: TimeInterval = 1
-  /// How often freshness learned from 304s is written to the journal.
-  static let freshnessFlushInterval: TimeInterval = 30
-
   /// Ticks, then sleeps until the next thing is due: the soonest asset, the manifest, the look
   /// for other processes' changes. A finished refresh or a command wakes it early.
   private func schedulerLoop() async {
@@ -43,61 +38,43 @@ extension AssetEngine {
 
   /// Ends the scheduler's current sleep so it looks at every asset's schedule again now.
   func wakeScheduler() {
-    assetsDueAt = .distantPast
+    scheduler.wake()
     schedulerSleeper?.cancel()
   }
 
-  /// How often the scheduler looks at every asset even when nothing said a schedule changed (a
-  /// safety net: every change that brings a check forward wakes it).
-  static let fullScheduleScanInterval: TimeInterval = 10
-
-  /// Starts every refresh that is due (each in its own task; the limiter bounds transfers) and
-  /// does the periodic housekeeping that is due. Returns how long the scheduler may sleep.
+  /// Performs what ``SchedulerState`` says is due: refreshes (each in its own task; the limiter
+  /// bounds transfers), the manifest, and the periodic housekeeping. Returns how long the
+  /// scheduler may sleep.
   @discardableResult
   func tick() -> TimeInterval {
-    ticks &+= 1
     let now = clock.now()
-    if now >= nextExternalCheck {
-      reloadExternalChanges()
-      nextExternalCheck = now.addingTimeInterval(Self.externalCheckInterval)
-    }
-    if now >= nextFreshnessFlush {
-      flushFreshness()
-      nextFreshnessFlush = now.addingTimeInterval(Self.freshnessFlushInterval)
-    }
-    var wake = min(nextExternalCheck, nextFreshnessFlush)
-    guard !paused else { return max(0.001, wake.timeIntervalSince(now)) }
-    var manifestPending = manifestTask != nil
-    if configuration.manifest != nil {
-      if manifestNextAttempt.map({ $0 <= now }) ?? true {
-        manifestNextAttempt = now.addingTimeInterval(3600)  // replaced when the fetch ends
+    let manifestDue =
+      !paused && configuration.manifest != nil && manifestSchedule.startIfDue(at: now)
+    for action in scheduler.due(at: now, paused: paused, manifestDue: manifestDue) {
+      switch action {
+      case .reloadExternalChanges:
+        reloadExternalChanges()
+      case .flushFreshness:
+        flushFreshness()
+      case .checkManifest:
         Task {
           await self.refreshManifest()
           self.wakeScheduler()
         }
-        manifestPending = true
+      case .scanAssets:
+        let (soonest, waiting) = scanSchedule(
+          now: now, manifestPending: manifestDue || manifestSchedule.isChecking)
+        scheduler.scanned(at: now, soonest: soonest, waiting: waiting)
       }
-      if let next = manifestNextAttempt { wake = min(wake, next) }
     }
-    // Looking at every asset each second (for the look at other processes) cost an idle engine
-    // of thousands of assets more than anything else: between the changes that wake the
-    // scheduler, nothing is due before the soonest check the last look found.
-    if now >= assetsDueAt || now >= nextFullScheduleScan {
-      let (soonest, waiting) = scanSchedule(now: now, manifestPending: manifestPending)
-      // A due asset waiting for the manifest is looked at again on the next tick.
-      assetsDueAt = waiting ? now : soonest
-      nextFullScheduleScan = now.addingTimeInterval(Self.fullScheduleScanInterval)
-      wake = min(wake, soonest)
-    } else {
-      wake = min(wake, assetsDueAt)
-    }
-    return max(0.001, wake.timeIntervalSince(now))
+    return scheduler.sleep(
+      at: now, paused: paused,
+      manifestNext: configuration.manifest == nil ? nil : manifestSchedule.nextAttempt)
   }
 
   /// Starts the refreshes due at `now`; returns when the next one is due, and whether a due one
   /// waits for the manifest.
   private func scanSchedule(now: Date, manifestPending: Bool) -> (soonest: Date, waiting: Bool) {
-    scheduleScans &+= 1
     var soonest = Date.distantFuture
     var waiting = false
     for id in order {

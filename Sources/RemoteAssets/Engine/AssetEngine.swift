@@ -42,28 +42,16 @@ public actor AssetEngine {
   var paused = false
   var started = false
   var manifest: StoredManifest?
-  var manifestNextAttempt: Date?
-  var manifestFailures = 0
-  /// The manifest fetch under way, shared by concurrent callers (single flight).
+  /// The manifest's single flight and backoff (decides; ``refreshManifest()`` performs).
+  var manifestSchedule = ManifestSchedule()
+  /// The manifest fetch under way, which callers that join wait for.
   var manifestTask: Task<Void, Never>?
-  /// Why the last manifest fetch failed (nil after a success).
-  var manifestError: String?
-  /// How many callers joined a manifest fetch under way (tests check the single flight).
-  var manifestJoins = 0
   var schedulerTask: Task<Void, Never>?
   /// The scheduler's current sleep; cancelling it wakes the scheduler.
   var schedulerSleeper: Task<Void, Never>?
-  var nextExternalCheck = Date.distantPast
-  /// When the soonest asset check is due, as the last look at every asset found (reset by
-  /// ``wakeScheduler()`` whenever a schedule may have come forward).
-  var assetsDueAt = Date.distantPast
-  /// When the scheduler looks at every asset again even if nothing woke it.
-  var nextFullScheduleScan = Date.distantPast
-  /// How many times the scheduler looked at every asset (tests check it sleeps in between).
-  var scheduleScans = 0
-  var nextFreshnessFlush = Date.distantPast
+  /// What the scheduler does when (decides; ``tick()`` performs).
+  var scheduler = SchedulerState()
   var isShutDown = false
-  var ticks = 0
   /// How many sweeps ran (tests check that commits do not sweep).
   var sweepCount = 0
   /// Freshness from 304s not yet written durably, by asset (see ``FreshnessJournal``).
@@ -398,7 +386,7 @@ public actor AssetEngine {
       refreshEvery: refreshEvery)
     info.cacheReadOnly = store.readOnlyReason.map { "read-only cache: \($0)" }
     info.manifestCheckedAt = manifest?.checkedAt
-    info.manifestError = manifestError
+    info.manifestError = manifestSchedule.error
     info.assetsLoading = unloaded.isEmpty ? nil : unloaded.count
     return info
   }

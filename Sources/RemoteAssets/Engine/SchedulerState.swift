@@ -1,0 +1,80 @@
+import Foundation
+
+/// The scheduler's decisions, as a value that does no I/O: at each tick it says what is due (the
+/// look for other processes' changes, the freshness journal, the manifest, a look at every
+/// asset's schedule) and how long the scheduler may then sleep. The engine performs the actions.
+///
+/// Looking at every asset is the expensive part for an idle engine of thousands of assets, so it
+/// is skipped until the soonest check the last look found is due, something woke the scheduler
+/// (``wake()``: a finished refresh, a command, a new manifest), or ``fullScanInterval`` passed.
+struct SchedulerState: Sendable, Equatable {
+  /// How often another process's changes to the cache are looked for (a `stat` of `entries/`).
+  static let externalCheckInterval: TimeInterval = 1
+  /// How often freshness learned from 304s is written to the journal.
+  static let freshnessFlushInterval: TimeInterval = 30
+  /// How often every asset is looked at even when nothing said a schedule changed (a safety net:
+  /// every change that brings a check forward wakes the scheduler).
+  static let fullScanInterval: TimeInterval = 10
+
+  /// What a tick should do, in this order.
+  enum Action: Sendable, Equatable {
+    /// Fold in entries other processes wrote.
+    case reloadExternalChanges
+    /// Write the freshness journal.
+    case flushFreshness
+    /// Start a manifest check.
+    case checkManifest
+    /// Start every due asset's refresh; report with ``scanned(at:soonest:waiting:)``.
+    case scanAssets
+  }
+
+  private(set) var nextExternalCheck = Date.distantPast
+  private(set) var nextFreshnessFlush = Date.distantPast
+  /// When the soonest asset check is due, as the last look found.
+  private(set) var assetsDueAt = Date.distantPast
+  private(set) var nextFullScan = Date.distantPast
+  /// The soonest check the look in this tick found (nil: no look this tick).
+  private var scannedSoonest: Date?
+
+  /// What is due at `now`. `manifestDue` is the manifest schedule's answer for this tick.
+  mutating func due(at now: Date, paused: Bool, manifestDue: Bool) -> [Action] {
+    var actions: [Action] = []
+    scannedSoonest = nil
+    if now >= nextExternalCheck {
+      actions.append(.reloadExternalChanges)
+      nextExternalCheck = now.addingTimeInterval(Self.externalCheckInterval)
+    }
+    if now >= nextFreshnessFlush {
+      actions.append(.flushFreshness)
+      nextFreshnessFlush = now.addingTimeInterval(Self.freshnessFlushInterval)
+    }
+    guard !paused else { return actions }
+    if manifestDue { actions.append(.checkManifest) }
+    if now >= assetsDueAt || now >= nextFullScan { actions.append(.scanAssets) }
+    return actions
+  }
+
+  /// The look at every asset found the soonest check not yet due, and whether a due asset waits
+  /// for the manifest (it is looked at again on the next tick).
+  mutating func scanned(at now: Date, soonest: Date, waiting: Bool) {
+    assetsDueAt = waiting ? now : soonest
+    nextFullScan = now.addingTimeInterval(Self.fullScanInterval)
+    scannedSoonest = soonest
+  }
+
+  /// Something may have brought a check forward: look at every asset on the next tick.
+  mutating func wake() {
+    assetsDueAt = .distantPast
+  }
+
+  /// How long the scheduler may sleep after this tick's actions (at least a millisecond).
+  /// `manifestNext` is when the manifest is next due, when the engine has one.
+  func sleep(at now: Date, paused: Bool, manifestNext: Date?) -> TimeInterval {
+    var wake = min(nextExternalCheck, nextFreshnessFlush)
+    if !paused {
+      if let manifestNext { wake = min(wake, manifestNext) }
+      wake = min(wake, scannedSoonest ?? assetsDueAt)
+    }
+    return max(0.001, wake.timeIntervalSince(now))
+  }
+}
