@@ -1,3 +1,4 @@
+import AssetModel
 import CoreMetrics
 import Prometheus
 

@@ -1,3 +1,4 @@
+import AssetModel
 import AssetWatchTestKit
 import Foundation
 import RemoteAssetsPrometheus

@@ -1,3 +1,4 @@
+import AssetModel
 import CoreMetrics
 
 /// The engine's metrics, made through one swift-metrics factory (the bootstrapped one by default,
@@ -14,21 +15,21 @@ struct EngineMetrics: Sendable {
 
   func attempt(_ id: String, outcome: String) {
     Counter(
-      label: "remote_assets_refresh_total", dimensions: [("asset", id), ("outcome", outcome)],
+      label: AssetMetricNames.refreshTotal, dimensions: [("asset", id), ("outcome", outcome)],
       factory: factory
     ).increment()
   }
 
   func downloaded(_ id: String, bytes: Int64) {
     Counter(
-      label: "remote_assets_bytes_downloaded_total", dimensions: [("asset", id)], factory: factory
+      label: AssetMetricNames.bytesDownloadedTotal, dimensions: [("asset", id)], factory: factory
     )
     .increment(by: bytes)
   }
 
   func duration(_ id: String, _ elapsed: Duration) {
     Timer(
-      label: "remote_assets_refresh_duration_seconds", dimensions: [("asset", id)],
+      label: AssetMetricNames.refreshDuration, dimensions: [("asset", id)],
       factory: factory
     ).recordNanoseconds(Self.nanoseconds(elapsed))
   }
@@ -42,11 +43,11 @@ struct EngineMetrics: Sendable {
 
   func state(_ id: String, failures: Int, servedBytes: Int64?) {
     Gauge(
-      label: "remote_assets_consecutive_failures", dimensions: [("asset", id)], factory: factory
+      label: AssetMetricNames.consecutiveFailures, dimensions: [("asset", id)], factory: factory
     )
     .record(failures)
     if let servedBytes {
-      Gauge(label: "remote_assets_served_bytes", dimensions: [("asset", id)], factory: factory)
+      Gauge(label: AssetMetricNames.servedBytes, dimensions: [("asset", id)], factory: factory)
         .record(servedBytes)
     }
   }
