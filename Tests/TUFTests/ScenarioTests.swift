@@ -16,6 +16,7 @@ import Testing
     "timestamp-snapshot-version-rollback", "snapshot-targets-lower", "snapshot-targets-removed",
     "mix-and-match", "delegations", "succinct-bins", "delegator-reverification",
     "consistent-snapshot", "bad-target", "fast-forward-recovery", "fast-forward-no-rotation",
+    "same-key-two-keyids", "unknown-key-type",
   ]
 
   @Test(arguments: all)
@@ -259,5 +260,16 @@ import Testing
     #expect(e == [nil, nil, .droppedAfterKeyRotation(role: "timestamp"), nil])
     let noRotation = try errors("fast-forward-no-rotation")
     #expect(noRotation == [nil, .versionRollback(role: "timestamp", offered: 1, trusted: 1000)])
+  }
+
+  /// Deliberately stricter than python-tuf: one key listed under two key ids counts once.
+  @Test func oneKeyUnderTwoKeyIDsCountsOnce() throws {
+    #expect(
+      try errors("same-key-two-keyids").last == .unsigned(role: "targets", valid: 1, threshold: 2))
+  }
+
+  /// Deliberately laxer than python-tuf, as TUF asks: a key of an unknown type is ignored.
+  @Test func unknownKeyTypeIsIgnored() throws {
+    #expect(try errors("unknown-key-type") == [nil])
   }
 }

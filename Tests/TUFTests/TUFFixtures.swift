@@ -87,6 +87,8 @@ struct Scenario: Decodable {
     var reference: String
     var cached: Bool?
     var found: Found?
+    /// Set where the Swift verifier deliberately decides otherwise than python-tuf.
+    var deviation: String?
   }
   struct Found: Decodable, Equatable {
     var length: Int64

@@ -717,6 +717,48 @@ def fast_forward() -> None:
     repo.save()
 
 
+def key_identity() -> None:
+    """Two deliberate differences from python-tuf, recorded as such (`deviation`)."""
+    from securesystemslib.signer import Signature, SSlibKey
+
+    # The same ed25519 key under two key ids, targets threshold 2, "signed" twice by it:
+    # python-tuf counts key ids (2 of 2); the Swift verifier counts each key once (1 of 2).
+    repo = basic("same-key-two-keyids")
+    alias = SSlibKey("alias-of-" + ED[3].public_key.keyid[:16], ED[3].public_key.keytype,
+                     ED[3].public_key.scheme, dict(ED[3].public_key.keyval))
+    repo.root.signed.add_key(alias, "targets")
+    repo.root.signed.roles["targets"].threshold = 2
+    repo.publish_root()
+    names = repo.publish_rest()
+    path = os.path.join(repo.dir, names["targets"])
+    md = Metadata.from_file(path)
+    md.signatures[alias.keyid] = Signature(alias.keyid, md.signatures[ED[3].public_key.keyid].signature)
+    md.to_file(path, SERIALIZER)
+    full_update(repo, names)
+    repo.steps[-1]["deviation"] = "python-tuf counts key ids, the Swift verifier counts keys"
+    repo.save()
+
+    # root lists a key of a type neither knows, next to a good key: python-tuf refuses the whole
+    # root; the Swift verifier ignores the unknown key (it is never counted).
+    repo = basic("unknown-key-type")
+    repo.publish_root()
+    path = os.path.join(repo.dir, "1.root.json")
+    doc = json.load(open(path))
+    doc["signed"]["keys"]["unknown-key"] = {"keytype": "future-type", "scheme": "future-scheme",
+                                           "keyval": {"public": "00"}}
+    doc["signed"]["roles"]["timestamp"]["keyids"].append("unknown-key")
+    # sign the edited root (with the unknown key) by hand: canonical bytes of the dict
+    doc["signed"]["version"] = 2
+    payload = encode_canonical(doc["signed"]).encode()
+    doc["signatures"] = [{"keyid": ED[0].public_key.keyid, "sig": ED[0].sign(payload).signature}]
+    open(os.path.join(repo.dir, "2.root.json"), "w").write(json.dumps(doc, indent=1))
+    names = repo.publish_rest()
+    ts = repo.trusted_set("1.root.json")
+    repo.step(ts, "root", "2.root.json")
+    repo.steps[-1]["deviation"] = "python-tuf refuses unknown key types, the Swift verifier ignores them"
+    repo.save()
+
+
 def reference_answers() -> None:
     """python-tuf's and securesystemslib's own answers for the unit tests."""
     ref = {}
@@ -797,6 +839,7 @@ def main() -> None:
     consistent_snapshot()
     bad_target()
     fast_forward()
+    key_identity()
     reference_answers()
     with open(os.path.join(OUT, "done"), "w") as f:
         f.write(str(int(NOW.timestamp())))
