@@ -5,9 +5,9 @@ import Testing
 @testable import TUF
 
 @Suite struct PerformanceTests {
-  /// A targets role with 10,000 targets is parsed, canonicalized and its signature verified
-  /// quickly (well under a second in release; the bound here allows a debug build on a busy
-  /// 2-core machine).
+  /// A targets role with 10,000 targets (1.6 MB) is parsed, canonicalized, its signature
+  /// verified and its targets read. The time is printed, not asserted (the house rule: no
+  /// timings asserted); about 0.5 s in a debug build on the 2-core machine.
   @Test func tenThousandTargets() throws {
     let key = Curve25519.Signing.PrivateKey()
     let keyID = "k1"
@@ -45,6 +45,5 @@ import Testing
       #expect(targets.targets["assets/dir5/file-5.bin"]?.length == 155)
     }
     print("10,000 targets: parsed and verified in \(elapsed)")
-    #expect(elapsed < .seconds(5), "10,000 targets took \(elapsed)")
   }
 }
