@@ -46,7 +46,7 @@ public struct MetaFileInfo: Sendable, Equatable {
       guard let digest = FileHashes.hexDigest(algorithm: algorithm, of: bytes) else {
         throw .unsupportedHashAlgorithm(role: role, pinnedBy: pinnedBy, algorithm: algorithm)
       }
-      guard digest == hashes[algorithm]!.lowercased() else {
+      guard digest == hashes[algorithm]! else {
         throw .hashMismatch(role: role, pinnedBy: pinnedBy, algorithm: algorithm)
       }
     }

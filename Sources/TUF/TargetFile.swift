@@ -91,7 +91,7 @@ public struct TargetHasher: Sendable {
       case "sha512": digest = HexBytes.encode(sha512!.finalize())
       default: throw .targetUnsupportedHash(path: target.path, algorithm: algorithm)
       }
-      guard digest == target.hashes[algorithm]!.lowercased() else {
+      guard digest == target.hashes[algorithm]! else {
         throw .targetHashMismatch(path: target.path, algorithm: algorithm)
       }
     }

@@ -16,7 +16,7 @@ import Testing
     "timestamp-snapshot-version-rollback", "snapshot-targets-lower", "snapshot-targets-removed",
     "mix-and-match", "delegations", "succinct-bins", "delegator-reverification",
     "consistent-snapshot", "bad-target", "fast-forward-recovery", "fast-forward-no-rotation",
-    "same-key-two-keyids", "unknown-key-type",
+    "same-key-two-keyids", "unknown-key-type", "delegation-chain",
   ]
 
   @Test(arguments: all)
@@ -180,6 +180,15 @@ import Testing
     #expect(found["g/sub/name.txt"] == false)  // * does not cross /
     #expect(found["h/file.bin"] == true)
     #expect(found["h/other.bin"] == false)  // listed, but outside the role's hash prefix
+  }
+
+  /// The visited-roles bound cuts the walk where python-tuf's does (and a cycle is skipped).
+  @Test func delegationChainStopsAtTheBound() throws {
+    let lookups = try ScenarioRunner("delegation-chain").run().filter { $0.step.op == "lookup" }
+    let found = lookups.filter { $0.found != nil }.map { $0.step.path! }
+    let reference = lookups.filter { $0.step.found != nil }.map { $0.step.path! }
+    #expect(found == reference)
+    #expect(found.contains("chain/at-0") && !found.contains("chain/at-39"))
   }
 
   @Test func succinctBinsMatchPythonTUF() throws {

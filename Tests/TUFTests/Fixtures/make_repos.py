@@ -625,6 +625,28 @@ def delegations() -> None:
                         for p in paths}})
 
 
+def delegation_chain() -> None:
+    # targets -> r0 -> r1 -> ... -> r39, each trusted for "chain/*"; r5 also delegates back to
+    # r2 (a cycle, skipped as visited). Targets at depths around the bound: python-tuf's walk
+    # stops once more than max_delegations (32) roles, top-level targets included, were visited.
+    repo = basic("delegation-chain")
+    parent = repo.targets
+    for i in range(40):
+        md = add_delegation(repo, f"r{i}", ["chain/*"], [ED[4 + i % 4]], parent=parent)
+        parent = md
+    cycle = repo.delegated["r5"]
+    cycle.signed.delegations.roles["r2"] = DelegatedRole("r2", [ED[6].public_key.keyid], 1, False,
+                                                         paths=["chain/*"])
+    cycle.signed.delegations.keys[ED[6].public_key.keyid] = ED[6].public_key
+    depths = [0, 10, 30, 31, 32, 33, 39]
+    for d in depths:
+        repo.add_target(f"chain/at-{d}", f"depth {d}".encode(), repo.delegated[f"r{d}"])
+    repo.publish_root()
+    repo.publish_rest()
+    repo.lookups("1.root.json", [f"chain/at-{d}" for d in depths] + ["chain/none"])
+    repo.save()
+
+
 def delegator_reverification() -> None:
     # targets -> A (paths "x/*", key ED[4]) -> shared (key ED[6])
     #         -> B (paths "y/*", key ED[5]) -> shared (key ED[7])
@@ -836,6 +858,7 @@ def main() -> None:
     oversized_timestamp()
     delegations()
     delegator_reverification()
+    delegation_chain()
     consistent_snapshot()
     bad_target()
     fast_forward()
