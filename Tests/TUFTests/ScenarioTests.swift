@@ -17,6 +17,7 @@ import Testing
     "mix-and-match", "delegations", "succinct-bins", "delegator-reverification",
     "consistent-snapshot", "bad-target", "fast-forward-recovery", "fast-forward-no-rotation",
     "same-key-two-keyids", "unknown-key-type", "delegation-chain",
+    "expired-timestamp-intermediate",
   ]
 
   @Test(arguments: all)
@@ -106,6 +107,17 @@ import Testing
     }
     #expect(r == name && ago == 7200)
     #expect(e.last??.description == "\(name).json expired 2h ago.")
+  }
+
+  @Test func expiredTimestampStaysAsIntermediate() throws {
+    let e = try errors("expired-timestamp-intermediate")
+    guard case .expired(let role, _)? = e[0] else {
+      Issue.record("expected expiry, got \(String(describing: e[0]))")
+      return
+    }
+    #expect(role == "timestamp")
+    #expect(e[1] == .versionRollback(role: "timestamp", offered: 1, trusted: 2))
+    #expect(e[2] == nil && e[3] == nil)
   }
 
   @Test func rollbacks() throws {

@@ -388,6 +388,27 @@ def expired_each() -> None:
         names = repo.publish_rest()
         full_update(repo, names)
         repo.save()
+    # An expired (cached) timestamp is kept as intermediate: a newer one still loads after it,
+    # and an older one is still a rollback.
+    repo = basic("expired-timestamp-intermediate")
+    repo.publish_root()
+    repo.timestamp.signed.version = 2
+    repo.timestamp.signed.expires = PAST
+    old = repo.publish_rest()["timestamp"]
+    os.replace(os.path.join(repo.dir, old), os.path.join(repo.dir, "timestamp-v2-expired.json"))
+    repo.timestamp.signed.version = 1
+    repo.timestamp.signed.expires = FUTURE
+    os.replace(os.path.join(repo.dir, repo.publish_rest()["timestamp"]),
+               os.path.join(repo.dir, "timestamp-v1.json"))
+    repo.timestamp.signed.version = 3
+    names = repo.publish_rest()
+    ts = repo.trusted_set("1.root.json")
+    repo.step(ts, "timestamp", "timestamp-v2-expired.json", cached=True)
+    repo.step(ts, "timestamp", "timestamp-v1.json")
+    repo.step(ts, "timestamp", names["timestamp"])
+    repo.step(ts, "snapshot", names["snapshot"])
+    repo.save()
+
     repo = basic("expired-delegated")
     add_delegation(repo, "project", ["project/*"], [ED[4]], expires=PAST)
     repo.publish_root()
