@@ -832,10 +832,14 @@ def reference_answers() -> None:
     # glob matching, as DelegatedRole._is_target_in_pathpattern answers
     patterns = ["*", "*.txt", "a/*", "a/*/c", "a/b*", "?", "a?c", "[abc]x", "[!abc]x", "[a-c]x",
                 "[z-a]x", "[!z-a]x", "[]a]x", "[!]a]x", "[a-]x", "[-a]x", "[x", "x]", "[^a]x",
-                "a\\*", "*/*", "**", "a/**/c", "ü*", "[a-cx-z]q", "[--0]x", "dir/", "*.tar.gz"]
+                "a\\*", "*/*", "**", "a/**/c", "ü*", "[a-cx-z]q", "[--0]x", "dir/", "*.tar.gz",
+                "[a-c-e]x", "[!a-]x", "[z-a-q]x", "a[b-]c", "[\\]x", "[[]x", "[a-z0-9]*", "?*?",
+                "*a*b*c", "*.tar.*", "[!!]x", "[]-a]x", "[!]-a]x", "[a-a]x", "[b-a]x", "[]]x",
+                "[!a-c-e]x", "*?", "[ü-☃]z", "x*y*z"]
     paths = ["a", "a.txt", "a/b", "a/b/c", "a/bc", "ax", "bx", "dx", "zx", "-x", "]x", "^x", "[x",
              "x]", "a*", "a\\*", "abc", "a/x/y/c", "üz", "qq", "yq", "dir/", "dir/x", "p.tar.gz",
-             "/x", "x\ny", "", "/"]
+             "/x", "x\ny", "", "/", "!x", "\\x", "ex", "cx", "0x", "abxc", "a-c", "abc/", "xayz",
+             "xyyzz", "p.tar.", "☃z", "ſz", "bq"]
     globs = []
     for pat in patterns:
         for path in paths:
