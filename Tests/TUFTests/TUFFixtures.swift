@@ -33,6 +33,7 @@ enum TUFFixtures {
             "No python-tuf venv at \(python): run scripts/tuf-venv.sh (or set ASSETWATCH_TUF_PYTHON)"
         ))
     }
+    removeStaleFolders()
     let out = FileManager.default.temporaryDirectory
       .appendingPathComponent(
         "assetwatch-tuf-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString)")
@@ -58,6 +59,22 @@ enum TUFFixtures {
         ))
     }
     return .success(out)
+  }
+
+  /// Fixture folders of earlier runs (no test outlives an hour) are removed, so runs do not pile
+  /// them up in the temporary directory (Swift Testing has no end-of-run hook).
+  private static func removeStaleFolders() {
+    let fm = FileManager.default
+    let tmp = fm.temporaryDirectory
+    guard let names = try? fm.contentsOfDirectory(atPath: tmp.path) else { return }
+    for name in names where name.hasPrefix("assetwatch-tuf-") {
+      let url = tmp.appendingPathComponent(name)
+      guard let attributes = try? fm.attributesOfItem(atPath: url.path),
+        let modified = attributes[.modificationDate] as? Date,
+        Date().timeIntervalSince(modified) > 3600
+      else { continue }
+      try? fm.removeItem(at: url)
+    }
   }
 
   static func bytes(_ scenario: String, _ file: String) throws -> [UInt8] {
