@@ -8,17 +8,21 @@ import Foundation
 /// trusted root (the cached newest root, or the one shipped with the app).
 ///
 /// ```swift
-/// var trusted = try TrustedMetadataSet(trustedRoot: cachedRoot, now: Date())
-/// for version in (trusted.root.version + 1)...(trusted.root.version + Int64(TUFLimits.maxRootRotations)) {
-///   guard let data = fetch("\(version).root.json") else { break }
-///   try trusted.updateRoot(data)               // persist data as the cached root
+/// // download(_:) throws -> [UInt8]? (nil: 404), cached(_:) -> [UInt8]? are the caller's I/O.
+/// var trusted = try TrustedMetadataSet(trustedRoot: cached("root.json")!, now: Date())
+/// for _ in 0..<TUFLimits.maxRootRotations {
+///   guard let data = try download("\(trusted.root.version + 1).root.json") else { break }
+///   try trusted.updateRoot(data)  // then persist data as the cached root.json
 /// }
-/// try? trusted.updateTimestamp(cachedTimestamp, isCached: true)  // rollback protection
-/// do { try trusted.updateTimestamp(fetch("timestamp.json")) }
-/// catch TUFError.versionUnchanged { /* nothing new */ }
-/// try trusted.updateSnapshot(fetch("snapshot.json"))
-/// try trusted.updateTargets(fetch("targets.json"))
-/// let target = try trusted.target(path: "app/config.json") { role in fetch("\(role).json") }
+/// if let old = cached("timestamp.json") { _ = try? trusted.updateTimestamp(old, isCached: true) }
+/// do {
+///   try trusted.updateTimestamp(try download("timestamp.json")!)
+/// } catch TUFError.versionUnchanged {
+///   // nothing new: keep the cached files
+/// }
+/// try trusted.updateSnapshot(try download("snapshot.json")!)
+/// try trusted.updateTargets(try download("targets.json")!)
+/// let target = try trusted.target(path: "app/config.json") { role in try download("\(role).json") }
 /// try target?.verify(downloadedBytes)
 /// ```
 ///
