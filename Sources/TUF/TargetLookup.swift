@@ -1,8 +1,9 @@
 /// One target lookup: the preorder depth-first walk of the delegation graph of spec 5.6.7
 /// (python-tuf's `_preorder_depth_first_walk`), step by step so the caller does the I/O.
 /// Each delegated role is verified against the delegator on THIS walk's path: a role already
-/// trusted through another delegator is verified again (the set keys trusted delegated
-/// metadata by delegator and role).
+/// trusted through another delegator, or through other metadata of the same delegator, is
+/// verified again (the set keys trusted delegated metadata by delegator and role, and
+/// remembers the delegator metadata's fingerprint).
 ///
 /// Drive it with ``next(in:)``: `.needMetadata(role:delegator:)` asks for the role's bytes
 /// (cache or network, `N.role.json` under consistent snapshots), which go to
@@ -58,7 +59,10 @@ public struct TargetLookup: Sendable {
           throw .outOfOrder(role: "targets", reason: "for a lookup before targets.json is trusted")
         }
         metadata = targets
-      } else if let verified = set.delegatedTargets(role: top.role, delegator: top.delegator) {
+      } else if let delegatorTargets = top.delegatorTargets,
+        let verified = set.delegatedTargets(
+          role: top.role, delegator: top.delegator, delegatorTargets: delegatorTargets)
+      {
         metadata = verified
       } else {
         return .needMetadata(role: top.role, delegator: top.delegator)

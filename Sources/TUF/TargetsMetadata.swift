@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// Verified targets metadata (top-level or delegated): the targets it lists and whom it
@@ -8,6 +9,9 @@ public struct TargetsMetadata: Sendable {
   /// Targets by path.
   public let targets: [String: TargetFile]
   public let delegations: Delegations?
+  /// SHA-256 of the canonical `signed` bytes: which metadata exactly a delegation was
+  /// verified against.
+  package let fingerprint: [UInt8]
 
   init(envelope: MetadataEnvelope, role: String) throws(TUFError) {
     guard envelope.type == "targets" else { throw .wrongType(role: role, got: envelope.type) }
@@ -25,6 +29,7 @@ public struct TargetsMetadata: Sendable {
     }
     version = envelope.version
     expires = envelope.expires
+    fingerprint = Array(SHA256.hash(data: envelope.canonicalSigned))
   }
 }
 

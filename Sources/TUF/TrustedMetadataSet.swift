@@ -39,9 +39,12 @@ public struct TrustedMetadataSet: Sendable {
   public private(set) var snapshot: SnapshotMetadata?
   /// The top-level targets metadata.
   public private(set) var targets: TargetsMetadata?
-  /// Delegated targets metadata by (delegator, role): a role is trusted only as verified
-  /// against one particular delegator.
-  private var delegated: [DelegationEdge: TargetsMetadata] = [:]
+  /// Delegated targets metadata by (delegator, role), with the fingerprint of the delegator's
+  /// metadata it was verified against: a role is trusted only as verified against one
+  /// particular delegator, and only while that delegator's metadata is the same.
+  private var delegated:
+    [DelegationEdge: (delegatorFingerprint: [UInt8], metadata: TargetsMetadata)] =
+      [:]
   /// The latest delegated metadata verified for each role name (for the by-name API).
   private var delegatedByName: [String: TargetsMetadata] = [:]
   /// True once a root update changed the timestamp or snapshot role's keys or threshold:
@@ -223,7 +226,18 @@ public struct TrustedMetadataSet: Sendable {
   /// The metadata of `role` as verified against `delegator`, if it was.
   public func delegatedTargets(role: String, delegator: String) -> TargetsMetadata? {
     if role == "targets" { return delegator == "root" ? targets : nil }
-    return delegated[DelegationEdge(delegator: delegator, role: role)]
+    return delegated[DelegationEdge(delegator: delegator, role: role)]?.metadata
+  }
+
+  /// The metadata of `role` if it was verified against exactly `delegatorTargets` (the
+  /// delegator's metadata on a lookup's path).
+  func delegatedTargets(role: String, delegator: String, delegatorTargets: TargetsMetadata)
+    -> TargetsMetadata?
+  {
+    guard let entry = delegated[DelegationEdge(delegator: delegator, role: role)],
+      entry.delegatorFingerprint == delegatorTargets.fingerprint
+    else { return nil }
+    return entry.metadata
   }
 
   /// Verifies and stores `role` against `delegatorTargets` (nil: root's targets role).
@@ -260,8 +274,10 @@ public struct TrustedMetadataSet: Sendable {
     if now >= new.expires {
       throw .expired(role: role, secondsAgo: now.timeIntervalSince(new.expires))
     }
-    if delegatorTargets != nil {
-      delegated[DelegationEdge(delegator: delegator, role: role)] = new
+    if let delegatorTargets {
+      delegated[DelegationEdge(delegator: delegator, role: role)] = (
+        delegatorTargets.fingerprint, new
+      )
       delegatedByName[role] = new
     }
     return new

@@ -17,7 +17,7 @@ import Testing
     "mix-and-match", "delegations", "succinct-bins", "delegator-reverification",
     "consistent-snapshot", "bad-target", "fast-forward-recovery", "fast-forward-no-rotation",
     "same-key-two-keyids", "unknown-key-type", "delegation-chain",
-    "expired-timestamp-intermediate",
+    "expired-timestamp-intermediate", "delegator-changed",
   ]
 
   @Test(arguments: all)
@@ -235,6 +235,23 @@ import Testing
       try other.lookup(path: "y/file", load: load)
     }
     #expect(try other.lookup(path: "x/file", load: load)?.path == "x/file")
+  }
+
+  /// A role trusted under one version of its delegator's metadata is verified again when the
+  /// delegator's metadata changes (same version, other keys for the role).
+  @Test func delegatedRoleIsVerifiedAgainAfterItsDelegatorChanges() throws {
+    let runner = try ScenarioRunner("delegator-changed")
+    #expect(
+      try errors("delegator-changed").suffix(4) == [
+        nil, nil, nil, .unsigned(role: "shared", valid: 0, threshold: 1),
+      ])
+    var set = try runner.refreshedSet()
+    let load: (String) -> [UInt8]? = { try? runner.bytes($0 + ".json") }
+    #expect(try set.lookup(path: "x/file", load: load)?.path == "x/file")
+    try set.updateDelegatedTargets(runner.bytes("A-variant.json"), role: "A", delegator: "targets")
+    #expect(throws: TUFError.unsigned(role: "shared", valid: 0, threshold: 1)) {
+      try set.lookup(path: "x/file", load: load)
+    }
   }
 
   @Test func consistentSnapshotNames() throws {

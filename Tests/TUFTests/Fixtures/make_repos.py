@@ -646,6 +646,28 @@ def delegations() -> None:
                         for p in paths}})
 
 
+def delegator_changed() -> None:
+    # targets -> A -> shared. A.json delegates shared to ED[6]; A-variant.json, the same version
+    # of A (snapshot pins only the version), delegates shared to ED[7]. shared.json is signed by
+    # ED[6]: trusted under A.json, not under A-variant.json.
+    repo = basic("delegator-changed")
+    a = add_delegation(repo, "A", ["x/*"], [ED[4]])
+    shared = add_delegation(repo, "shared", ["x/*"], [ED[6]], parent=a)
+    repo.add_target("x/file", b"x", shared)
+    repo.publish_root()
+    names = repo.publish_rest()
+    variant = copy.deepcopy(a)
+    variant.signed.delegations.keys = {ED[7].public_key.keyid: ED[7].public_key}
+    variant.signed.delegations.roles["shared"].keyids = [ED[7].public_key.keyid]
+    repo.write("A-variant.json", repo.sign(variant, [ED[4]]))
+    ts = full_update(repo, names)
+    repo.step(ts, "delegated", names["A"], "A", "targets")
+    repo.step(ts, "delegated", names["shared"], "shared", "A")
+    repo.step(ts, "delegated", "A-variant.json", "A", "targets")
+    repo.step(ts, "delegated", names["shared"], "shared", "A")
+    repo.save()
+
+
 def delegation_chain() -> None:
     # targets -> r0 -> r1 -> ... -> r39, each trusted for "chain/*"; r5 also delegates back to
     # r2 (a cycle, skipped as visited). Targets at depths around the bound: python-tuf's walk
@@ -884,6 +906,7 @@ def main() -> None:
     delegations()
     delegator_reverification()
     delegation_chain()
+    delegator_changed()
     consistent_snapshot()
     bad_target()
     fast_forward()
