@@ -119,6 +119,16 @@ let package = Package(
       path: "examples/FlagServer",
       exclude: ["flags.json"]
     ),
+    // The Update Framework (TUF 1.0.x) client-side verifier: metadata parsing, canonical JSON,
+    // signatures, the trusted-metadata state machine and the delegation walk. Pure; no I/O.
+    .target(
+      name: "TUF",
+      dependencies: [
+        "AssetModel",
+        .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "_CryptoExtras", package: "swift-crypto"),
+      ]
+    ),
     // Test support (not a product): temporary folders, free ports, child processes, nginx, a
     // scoped LoopbackOrigin. Every scope cleans up also when its body throws.
     .target(name: "AssetWatchTestKit", dependencies: ["DemoOrigin"]),
@@ -161,6 +171,7 @@ let package = Package(
         .product(name: "NIOHTTP1", package: "swift-nio"),
       ]),
     .testTarget(name: "DemoOriginTests", dependencies: ["DemoOrigin", "AssetWatchTestKit"]),
+    .testTarget(name: "TUFTests", dependencies: ["TUF", "AssetModel"], exclude: ["Fixtures"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -43,6 +43,8 @@ if [ ${#undeclared[@]} -gt 0 ]; then
     exit 1
 fi
 
+# The TUF tests build their fixture repositories with python-tuf, pinned in a venv.
+bash scripts/tuf-venv.sh
 # The end-to-end tests run the built binary, so build it first.
 swift build
 # At most TEST_WIDTH tests at once (default 6): many tests start child processes and servers,
