@@ -1,4 +1,6 @@
+import AssetWatchTestKit
 import Foundation
+import RemoteAssetsTestKit
 import Testing
 
 @testable import RemoteAssets
@@ -7,7 +9,7 @@ import Testing
 /// manifest request all get ``AssetDefaults/standard``; a config's `defaults` reach its assets
 /// and the engine's `assetDefaults` alike.
 @Suite struct AssetDefaultsTests {
-  func parse(_ json: String, dir: TempDir) throws -> EngineConfiguration {
+  func parse(_ json: String, dir: TemporaryDirectory) throws -> EngineConfiguration {
     try ConfigurationLoader.parse(
       Data(json.utf8), path: dir.url.appendingPathComponent("assets.json").path, environment: [:])
   }
@@ -26,7 +28,7 @@ import Testing
   }
 
   @Test func aConfigWithoutDefaultsGetsTheStandardOnes() throws {
-    let dir = TempDir()
+    let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let config = try parse(
       #"{ "appVersion": "1", "assets": [ { "id": "a", "remote": "https://x.example/a" } ] }"#,
@@ -37,7 +39,7 @@ import Testing
   }
 
   @Test func aConfigsDefaultsReachItsAssetsAndTheEngine() throws {
-    let dir = TempDir()
+    let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let config = try parse(
       """

@@ -1,11 +1,14 @@
+import AssetWatchTestKit
 import Foundation
+import RemoteAssetsTestKit
 import Testing
 
 @testable import RemoteAssets
 
 /// Every kind of config error names the file, the JSON path, what is wrong, and the line.
 @Suite struct ConfigurationTests {
-  func parse(_ json: String, env: [String: String] = [:], dir: TempDir) throws(ConfigurationError)
+  func parse(_ json: String, env: [String: String] = [:], dir: TemporaryDirectory)
+    throws(ConfigurationError)
     -> EngineConfiguration
   {
     try ConfigurationLoader.parse(
@@ -13,7 +16,8 @@ import Testing
   }
 
   func problems(_ json: String, env: [String: String] = [:]) -> [ConfigProblem] {
-    let dir = TempDir()
+    // A test cannot run without a temporary folder: a failure to make one ends it here.
+    let dir = try! TemporaryDirectory()
     defer { dir.remove() }
     do {
       _ = try parse(json, env: env, dir: dir)
@@ -25,9 +29,9 @@ import Testing
   }
 
   @Test func validConfigWithEveryField() throws {
-    let dir = TempDir()
+    let dir = try TemporaryDirectory()
     defer { dir.remove() }
-    _ = dir.file("bundled/flags.json", "{}")
+    _ = try dir.file("bundled/flags.json", "{}")
     let config = try parse(
       """
       {
@@ -204,7 +208,7 @@ import Testing
 
   /// `--config` pointing at a FIFO, a folder or a huge file is an error, never a hang.
   @Test func onlyRegularFilesOfSaneSizeAreRead() throws {
-    let dir = TempDir()
+    let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let fifo = dir.url.appendingPathComponent("fifo.json").path
     #expect(mkfifo(fifo, 0o600) == 0)

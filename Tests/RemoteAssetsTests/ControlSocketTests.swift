@@ -1,4 +1,6 @@
+import AssetWatchTestKit
 import Foundation
+import RemoteAssetsTestKit
 import Testing
 
 @testable import RemoteAssets
@@ -12,17 +14,19 @@ import Testing
 @Suite struct ControlSocketTests {
   /// An engine over a temporary cache with two assets that need no network (bundled bytes).
   struct Fixture {
-    let dir = TempDir()
+    let dir: TemporaryDirectory
     let engine: AssetEngine
 
     init() async throws {
+      dir = try TemporaryDirectory()
       let assets = [
         AssetDefinition(
           id: "flags", remote: nil, bundled: .bytes(Data(#"{"beta":true}"#.utf8)), format: .json),
         AssetDefinition(
           id: "motd", remote: nil, bundled: .bytes(Data("hello".utf8)), format: .text),
       ]
-      engine = try makeEngine(assets, cache: dir.url.appendingPathComponent("cache"), fetchers: [])
+      engine = try makeTestEngine(
+        assets, cache: dir.url.appendingPathComponent("cache"), fetchers: [])
       await engine.start()
     }
 

@@ -1,4 +1,6 @@
+import AssetWatchTestKit
 import Foundation
+import RemoteAssetsTestKit
 import Testing
 
 @testable import RemoteAssets
@@ -7,13 +9,13 @@ import Testing
 /// freshness for subscribers (a dashboard) and on disk, not only in the engine's memory.
 @Suite struct LiveFreshnessTests {
   @Test func aWatchedUnchangedFileStaysFreshPastItsTTL() async throws {
-    let dir = TempDir()
+    let dir = try TemporaryDirectory()
     defer { dir.remove() }
-    let source = dir.file("live/filter.js", "let version = 1\n")
+    let source = try dir.file("live/filter.js", "let version = 1\n")
     let asset = AssetDefinition(
       id: "filter", remote: source, format: .text, refresh: .live, ttl: .seconds(1))
     let cache = dir.url.appendingPathComponent("cache")
-    let engine = try makeEngine([asset], cache: cache)
+    let engine = try makeTestEngine([asset], cache: cache)
     await engine.start()
     let events = await engine.events()
     await engine.startAutoRefresh()

@@ -1,6 +1,8 @@
+import AssetWatchTestKit
 import Crypto
 import DemoOrigin
 import Foundation
+import RemoteAssetsTestKit
 import Testing
 
 @testable import RemoteAssets
@@ -49,9 +51,9 @@ import Testing
   @Test func refreshOfOneAssetFetchesTheManifestsURLNotTheConfigs() async throws {
     let origin = try await rolloutOrigin()
     defer { Task { try? await origin.shutdown() } }
-    let dir = TempDir()
+    let dir = try TemporaryDirectory()
     defer { dir.remove() }
-    let engine = try makeEngine(
+    let engine = try makeTestEngine(
       [asset(origin)], cache: dir.url.appendingPathComponent("cache"),
       manifest: manifestURL(origin))
     await engine.start()
@@ -73,9 +75,9 @@ import Testing
     await origin.setResource(
       "/manifest.json", body: manifest("m2", path: "/new.json", body: old, assetVersion: "v2"),
       contentType: "application/json")
-    let dir = TempDir()
+    let dir = try TemporaryDirectory()
     defer { dir.remove() }
-    let engine = try makeEngine(
+    let engine = try makeTestEngine(
       [asset(origin)], cache: dir.url.appendingPathComponent("cache"),
       manifest: manifestURL(origin))
     await engine.start()
@@ -88,9 +90,9 @@ import Testing
   @Test func eachRefreshOfOneAssetCostsOneConditionalManifestRequest() async throws {
     let origin = try await rolloutOrigin()
     defer { Task { try? await origin.shutdown() } }
-    let dir = TempDir()
+    let dir = try TemporaryDirectory()
     defer { dir.remove() }
-    let engine = try makeEngine(
+    let engine = try makeTestEngine(
       [asset(origin)], cache: dir.url.appendingPathComponent("cache"),
       manifest: manifestURL(origin))
     await engine.start()
@@ -117,11 +119,11 @@ import Testing
       await gate.wait()
       return .data(body, contentType: "application/json")
     }
-    let dir = TempDir()
+    let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let second = AssetDefinition(
       id: "b", remote: URL(string: "\(origin.baseURL)/old.json"), format: .json, timeout: 30)
-    let engine = try makeEngine(
+    let engine = try makeTestEngine(
       [asset(origin), second], cache: dir.url.appendingPathComponent("cache"),
       manifest: manifestURL(origin))
     await engine.start()
@@ -142,15 +144,15 @@ import Testing
   @Test func theStoredManifestIsInForceRightAfterAnOfflineStart() async throws {
     let origin = try await rolloutOrigin()
     defer { Task { try? await origin.shutdown() } }
-    let dir = TempDir()
+    let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let cache = dir.url.appendingPathComponent("cache")
-    let seed = try makeEngine([asset(origin)], cache: cache, manifest: manifestURL(origin))
+    let seed = try makeTestEngine([asset(origin)], cache: cache, manifest: manifestURL(origin))
     await seed.start()
     #expect(await seed.refresh("a").isUpdated)
     await seed.shutdown()
     // No fetchers: nothing can reach the network.
-    let engine = try makeEngine(
+    let engine = try makeTestEngine(
       [asset(origin)], cache: cache, fetchers: [], manifest: manifestURL(origin))
     await engine.start()
     #expect(await engine.info().manifestVersion == "m2")
@@ -168,9 +170,9 @@ import Testing
     await origin.setResource(
       "/manifest.json", body: manifest("m1", path: "/old.json", body: old, assetVersion: "v1"),
       contentType: "application/json")
-    let dir = TempDir()
+    let dir = try TemporaryDirectory()
     defer { dir.remove() }
-    let engine = try makeEngine(
+    let engine = try makeTestEngine(
       [asset(origin)], cache: dir.url.appendingPathComponent("cache"),
       manifest: manifestURL(origin))
     await engine.start()
@@ -192,11 +194,11 @@ import Testing
     await origin.setResource(
       "/manifest.json", body: manifest("m1", path: "/old.json", body: old, assetVersion: "v1"),
       contentType: "application/json")
-    let dir = TempDir()
+    let dir = try TemporaryDirectory()
     defer { dir.remove() }
     var definition = asset(origin)
     definition.bundled = .bytes(old)
-    let engine = try makeEngine(
+    let engine = try makeTestEngine(
       [definition], cache: dir.url.appendingPathComponent("cache"), manifest: manifestURL(origin))
     await engine.start()
     await engine.refreshManifest()

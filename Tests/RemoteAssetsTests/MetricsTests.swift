@@ -1,3 +1,4 @@
+import AssetWatchTestKit
 import Foundation
 import MetricsTestKit
 import RemoteAssetsTestKit

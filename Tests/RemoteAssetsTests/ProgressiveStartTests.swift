@@ -25,7 +25,7 @@ import Testing
     try await withTemporaryDirectory { dir in
       let cache = dir.url.appendingPathComponent("c")
       try await fill(cache)
-      let engine = try makeEngine(definitions, cache: cache, fetchers: [])
+      let engine = try makeTestEngine(definitions, cache: cache, fetchers: [])
       let events = await engine.events()
       #expect(await engine.statuses().isEmpty)  // nothing read yet
       await engine.startProgressively(batchSize: 10)
@@ -63,7 +63,7 @@ import Testing
     try await withTemporaryDirectory { dir in
       let cache = dir.url.appendingPathComponent("c")
       try await fill(cache)
-      let engine = try makeEngine(definitions, cache: cache, fetchers: [])
+      let engine = try makeTestEngine(definitions, cache: cache, fetchers: [])
       let events = await engine.events()
       await engine.start()
       await engine.shutdown()

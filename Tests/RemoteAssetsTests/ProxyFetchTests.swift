@@ -1,4 +1,6 @@
+import AssetWatchTestKit
 import Foundation
+import RemoteAssetsTestKit
 import Testing
 
 @testable import RemoteAssets
@@ -7,15 +9,16 @@ import Testing
 /// process), and tinyproxy's own log shows which requests went through it.
 @Suite(
   .enabled(
-    if: Tools.shouldRun("tinyproxy") && Tools.shouldRun("nginx") && Tools.shouldRun("openssl"),
+    if: ExternalTool.shouldRun("tinyproxy") && ExternalTool.shouldRun("nginx")
+      && ExternalTool.shouldRun("openssl"),
     "needs tinyproxy, nginx and openssl (apt-get install -y tinyproxy nginx-light openssl)"),
   .serialized)
 struct ProxyFetchTests {
   func fetch(
-    _ asset: AssetDefinition, environment: [String: String], dir: TempDir
+    _ asset: AssetDefinition, environment: [String: String], dir: TemporaryDirectory
   ) async throws -> RefreshOutcome {
     let fetcher = HTTPFetcher(environment: environment)
-    let engine = try makeEngine(
+    let engine = try makeTestEngine(
       [asset], cache: dir.url.appendingPathComponent("cache-\(UUID().uuidString)"),
       fetchers: [fetcher])
     await engine.start()
@@ -26,7 +29,7 @@ struct ProxyFetchTests {
   }
 
   @Test func httpsGoesThroughHTTPS_PROXYUnlessNO_PROXYCoversTheHost() async throws {
-    let dir = TempDir()
+    let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let pki = try TestCertificates(in: dir.url.appendingPathComponent("pki"))
     let nginx = try TLSNginxServer(certificate: pki.serverCert, key: pki.serverKey)
@@ -58,7 +61,7 @@ struct ProxyFetchTests {
   }
 
   @Test func plainHTTPGoesThroughHTTP_PROXY() async throws {
-    let dir = TempDir()
+    let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let nginx = try NginxServer()
     defer { nginx.stop() }
@@ -76,7 +79,7 @@ struct ProxyFetchTests {
   }
 
   @Test func aProxyThatRefusesTheConnectionIsNamedWithoutItsCredentials() async throws {
-    let dir = TempDir()
+    let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let closedPort = try NginxServer.freePort()
     let asset = AssetDefinition(
@@ -91,7 +94,7 @@ struct ProxyFetchTests {
   }
 
   @Test func aProxyThatWantsCredentialsSaysSoAndTheirsAreNeverShown() async throws {
-    let dir = TempDir()
+    let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let nginx = try NginxServer()
     defer { nginx.stop() }

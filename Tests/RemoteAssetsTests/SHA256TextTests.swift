@@ -1,4 +1,6 @@
+import AssetWatchTestKit
 import Foundation
+import RemoteAssetsTestKit
 import Testing
 
 @testable import RemoteAssets
@@ -18,8 +20,8 @@ import Testing
     #expect(SHA256Text.normalized(String(repeating: "g", count: 64)) == nil)
   }
 
-  @Test func aConfigRefusesAFullwidthDigitHash() {
-    let dir = TempDir()
+  @Test func aConfigRefusesAFullwidthDigitHash() throws {
+    let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let json = """
       { "appVersion": "1", "assets": [

@@ -1,6 +1,8 @@
+import AssetWatchTestKit
 import Crypto
 import DemoOrigin
 import Foundation
+import RemoteAssetsTestKit
 import Testing
 
 @testable import AssetModel
@@ -71,7 +73,7 @@ import Testing
   @Test func engineHandsOutOnlySanitizedServerText() async throws {
     let origin = try await LoopbackOrigin.start()
     defer { Task { try? await origin.shutdown() } }
-    let dir = TempDir()
+    let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let body = Data(#"{"ok": true}"#.utf8)
     let sha = SHA256.hash(data: body).hexString
@@ -89,7 +91,7 @@ import Testing
       "/manifest.json", body: Data(manifest.utf8), contentType: "application/json")
     let asset = AssetDefinition(
       id: "a", remote: URL(string: "\(origin.baseURL)/a.json"), format: .json)
-    let engine = try makeEngine(
+    let engine = try makeTestEngine(
       [asset], cache: dir.url, manifest: URL(string: "\(origin.baseURL)/manifest.json"))
     await engine.start()
     defer { Task { await engine.shutdown() } }

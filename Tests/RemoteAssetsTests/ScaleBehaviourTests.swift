@@ -179,7 +179,7 @@ import Testing
 /// A command about one asset reads one entry, not thousands.
 @Suite struct PartialStartTests {
   @Test func startingForOneAssetLoadsOnlyIt() async throws {
-    let dir = TempDir()
+    let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let cache = dir.url.appendingPathComponent("c")
     let fetcher = ScriptedFetcher()
@@ -188,7 +188,7 @@ import Testing
       AssetDefinition(id: "s\($0)", remote: URL(string: "scripted://s\($0)"), format: .json)
     }
     // Distinct bodies: assets with identical bytes share one blob, and each commit replaces it.
-    let seed = try makeEngine(defs, cache: cache, fetchers: [fetcher])
+    let seed = try makeTestEngine(defs, cache: cache, fetchers: [fetcher])
     await seed.start()
     for def in defs {
       fetcher.set("[\"\(def.id)\"]", etag: "\"\(def.id)\"")
@@ -197,7 +197,7 @@ import Testing
     await seed.shutdown()
     // A damaged entry of another asset is not even read.
     try Data("{broken".utf8).write(to: cache.appendingPathComponent("entries/s7.json"))
-    let engine = try makeEngine(defs, cache: cache, fetchers: [fetcher])
+    let engine = try makeTestEngine(defs, cache: cache, fetchers: [fetcher])
     await engine.start(only: ["s3"])
     #expect(await engine.statuses().map(\.id) == ["s3"])
     #expect(await engine.status("s3")?.source == .cached)

@@ -1,6 +1,8 @@
+import AssetWatchTestKit
 import AsyncHTTPClient
 import DemoOrigin
 import Foundation
+import RemoteAssetsTestKit
 import Testing
 
 @testable import RemoteAssets
@@ -56,12 +58,12 @@ import Testing
     let origin = try await LoopbackOrigin.start()
     defer { Task { try? await origin.shutdown() } }
     await origin.setResource("/a.json", body: Data("{}".utf8), contentType: "application/json")
-    let dir = TempDir()
+    let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let asset = AssetDefinition(
       id: "a", remote: URL(string: "\(origin.baseURL)/a.json"), format: .json,
       headers: [HeaderField(name: "Authorization", value: "Bearer \(Self.secret)\u{01}")])
-    let engine = try makeEngine([asset], cache: dir.url)
+    let engine = try makeTestEngine([asset], cache: dir.url)
     await engine.start()
     let events = await engine.events()
     let outcome = await engine.refresh("a")
@@ -90,12 +92,12 @@ import Testing
     await origin.setHandler("/a.json") { request in
       .text("invalid credentials: \(request.header("Authorization") ?? "")", status: 401)
     }
-    let dir = TempDir()
+    let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let asset = AssetDefinition(
       id: "a", remote: URL(string: "\(origin.baseURL)/a.json"),
       headers: [HeaderField(name: "Authorization", value: "Bearer \(Self.secret)")])
-    let engine = try makeEngine([asset], cache: dir.url)
+    let engine = try makeTestEngine([asset], cache: dir.url)
     await engine.start()
     let failure = try #require(await engine.refresh("a").failure)
     await engine.shutdown()

@@ -1,5 +1,7 @@
+import AssetWatchTestKit
 import DemoOrigin
 import Foundation
+import RemoteAssetsTestKit
 import Testing
 
 @testable import RemoteAssets
@@ -15,18 +17,18 @@ import Testing
     let origin: LoopbackOrigin
     let engine: AssetEngine
     let clock: ManualClock
-    let dir: TempDir
+    let dir: TemporaryDirectory
 
     static func make(ttl: TTLPolicy = .server(fallback: 300)) async throws -> Fixture {
       let origin = try await LoopbackOrigin.start()
-      let dir = TempDir()
+      let dir = try TemporaryDirectory()
       // Whole seconds, as entries store them.
       let clock = ManualClock(
         now: Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)))
       let asset = AssetDefinition(
         id: "a", remote: URL(string: "\(origin.baseURL)/a.json"), format: .json, ttl: ttl,
         timeout: 30)
-      let engine = try makeEngine([asset], cache: dir.url, clock: clock)
+      let engine = try makeTestEngine([asset], cache: dir.url, clock: clock)
       await engine.start()
       return Fixture(origin: origin, engine: engine, clock: clock, dir: dir)
     }

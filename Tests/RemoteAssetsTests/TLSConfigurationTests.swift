@@ -1,4 +1,6 @@
+import AssetWatchTestKit
 import Foundation
+import RemoteAssetsTestKit
 import Testing
 
 @testable import RemoteAssets
@@ -6,14 +8,14 @@ import Testing
 /// The config's `"tls"` and `"proxy"` fields: files checked at load, problems named by line and
 /// path, secrets never echoed.
 @Suite(
-  .enabled(if: Tools.shouldRun("openssl"), "needs openssl (apt-get install -y openssl)"),
+  .enabled(if: ExternalTool.shouldRun("openssl"), "needs openssl (apt-get install -y openssl)"),
   .serialized)
 struct TLSConfigurationTests {
   /// Parses `json` written to `dir/assets.json`; returns the config or the error's lines.
-  func load(_ json: String, dir: TempDir, env: [String: String] = [:]) -> Result<
+  func load(_ json: String, dir: TemporaryDirectory, env: [String: String] = [:]) throws -> Result<
     EngineConfiguration, ConfigurationError
   > {
-    let file = dir.file("assets.json", json)
+    let file = try dir.file("assets.json", json)
     do {
       return .success(try ConfigurationLoader.load(path: file.path, environment: env))
     } catch {
@@ -35,7 +37,7 @@ struct TLSConfigurationTests {
   }
 
   @Test func relativePathsResolveAgainstTheConfigFolderAndDefaultsAreInherited() throws {
-    let dir = TempDir()
+    let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let pki = try TestCertificates(in: dir.url.appendingPathComponent("pki"))
     let json = """
@@ -66,10 +68,10 @@ struct TLSConfigurationTests {
   }
 
   @Test func missingAndNonPEMFilesAreNamedWithLineAndPath() throws {
-    let dir = TempDir()
+    let dir = try TemporaryDirectory()
     defer { dir.remove() }
-    _ = dir.file("notpem.pem", "hello")
-    let result = load(
+    _ = try dir.file("notpem.pem", "hello")
+    let result = try load(
       asset(#""tls": { "caFile": "nope.pem", "certFile": "notpem.pem", "keyFile": "notpem.pem" }"#),
       dir: dir)
     guard case .failure(let error) = result else {
@@ -88,10 +90,10 @@ struct TLSConfigurationTests {
   }
 
   @Test func aKeyThatDoesNotBelongToTheCertificateIsRefused() throws {
-    let dir = TempDir()
+    let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let pki = try TestCertificates(in: dir.url.appendingPathComponent("pki"))
-    let result = load(
+    let result = try load(
       asset(#""tls": { "certFile": "\#(pki.clientCert)", "keyFile": "\#(pki.strayKey)" }"#),
       dir: dir)
     guard case .failure(let error) = result else {
@@ -102,45 +104,45 @@ struct TLSConfigurationTests {
     #expect(error.problems.first?.path == "assets[0].tls.keyFile")
     #expect(error.problems.first?.message.contains("does not belong to the certificate") == true)
     // The matching key is accepted.
-    let ok = load(
+    let ok = try load(
       asset(#""tls": { "certFile": "\#(pki.clientCert)", "keyFile": "\#(pki.clientKey)" }"#),
       dir: dir)
     #expect((try? ok.get()) != nil)
   }
 
   @Test func incompleteSettingsAreRefused() throws {
-    let dir = TempDir()
+    let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let pki = try TestCertificates(in: dir.url.appendingPathComponent("pki"))
-    func problems(_ fields: String) -> [String] {
-      guard case .failure(let error) = load(asset(fields), dir: dir) else { return [] }
+    func problems(_ fields: String) throws -> [String] {
+      guard case .failure(let error) = try load(asset(fields), dir: dir) else { return [] }
       return error.problems.map(\.description)
     }
     #expect(
-      problems(#""tls": { "certFile": "\#(pki.clientCert)" }"#)
+      try problems(#""tls": { "certFile": "\#(pki.clientCert)" }"#)
         == ["assets[0].tls.keyFile: is missing (certFile needs its private key)"])
     #expect(
-      problems(#""tls": { "keyFile": "\#(pki.clientKey)" }"#)
+      try problems(#""tls": { "keyFile": "\#(pki.clientKey)" }"#)
         == ["assets[0].tls.certFile: is missing (keyFile needs the certificate it belongs to)"])
     #expect(
-      problems(#""tls": { "systemRoots": false }"#)
+      try problems(#""tls": { "systemRoots": false }"#)
         == [
           "assets[0].tls.systemRoots: false needs a caFile (otherwise no server could be trusted)"
         ])
     #expect(
-      problems(#""tls": { "cafile": "x" }"#).first?.contains("did you mean \"caFile\"") == true)
-    #expect(problems(#""tls": "ca.pem""#).first?.contains("must be an object") == true)
+      try problems(#""tls": { "cafile": "x" }"#).first?.contains("did you mean \"caFile\"") == true)
+    #expect(try problems(#""tls": "ca.pem""#).first?.contains("must be an object") == true)
   }
 
   @Test func anEncryptedKeyIsRefusedWithAHint() throws {
-    let dir = TempDir()
+    let dir = try TemporaryDirectory()
     defer { dir.remove() }
-    _ = dir.file(
+    _ = try dir.file(
       "enc.key",
       "-----BEGIN ENCRYPTED PRIVATE KEY-----\nAAAA\n-----END ENCRYPTED PRIVATE KEY-----\n")
     let pki = try TestCertificates(in: dir.url.appendingPathComponent("pki"))
     guard
-      case .failure(let error) = load(
+      case .failure(let error) = try load(
         asset(#""tls": { "certFile": "\#(pki.clientCert)", "keyFile": "enc.key" }"#), dir: dir)
     else {
       Issue.record("expected an error")
@@ -150,20 +152,22 @@ struct TLSConfigurationTests {
   }
 
   @Test func proxySettingsAreCheckedAndNeverEchoed() throws {
-    let dir = TempDir()
+    let dir = try TemporaryDirectory()
     defer { dir.remove() }
-    func problems(_ fields: String, env: [String: String] = [:]) -> [String] {
-      guard case .failure(let error) = load(asset(fields), dir: dir, env: env) else { return [] }
+    func problems(_ fields: String, env: [String: String] = [:]) throws -> [String] {
+      guard case .failure(let error) = try load(asset(fields), dir: dir, env: env) else {
+        return []
+      }
       return error.lines
     }
-    let bad = problems(#""proxy": "https://u:hunter2@p:3128""#)
+    let bad = try problems(#""proxy": "https://u:hunter2@p:3128""#)
     #expect(bad.count == 1)
     #expect(bad.first?.contains("assets[0].proxy: uses https://") == true)
     #expect(bad.first?.contains("hunter2") == false)
     #expect(
-      problems(#""proxy": "http://u:${PROXY_PASS}@p:3128""#).first?.contains(
+      try problems(#""proxy": "http://u:${PROXY_PASS}@p:3128""#).first?.contains(
         "PROXY_PASS is not set") == true)
-    let ok = load(
+    let ok = try load(
       asset(#""proxy": "http://u:${PROXY_PASS}@p:3128""#), dir: dir, env: ["PROXY_PASS": "s3cret"])
     let config = try ok.get()
     #expect(
@@ -173,7 +177,7 @@ struct TLSConfigurationTests {
   }
 
   @Test func anInheritedCAFileProblemIsReportedOnceWhereItIsWritten() throws {
-    let dir = TempDir()
+    let dir = try TemporaryDirectory()
     defer { dir.remove() }
     _ = try TestCertificates(in: dir.url.appendingPathComponent("pki"))
     let json = """
@@ -186,7 +190,7 @@ struct TLSConfigurationTests {
         ]
       }
       """
-    guard case .failure(let error) = load(json, dir: dir) else {
+    guard case .failure(let error) = try load(json, dir: dir) else {
       Issue.record("expected an error")
       return
     }

@@ -1,4 +1,6 @@
+import AssetWatchTestKit
 import Foundation
+import RemoteAssetsTestKit
 import Testing
 
 @testable import RemoteAssets
@@ -8,16 +10,18 @@ import Testing
 /// server asks, and every refusal said in one plain sentence.
 @Suite(
   .enabled(
-    if: Tools.shouldRun("nginx") && Tools.shouldRun("openssl"),
+    if: ExternalTool.shouldRun("nginx") && ExternalTool.shouldRun("openssl"),
     "needs nginx and openssl (apt-get install -y nginx-light openssl)"),
   .serialized)
 struct TLSFetchTests {
   /// Fetches `url` once with `tls` through a fresh engine (no proxy variables).
-  func fetch(_ url: String, tls: TLSSettings?, dir: TempDir) async throws -> RefreshOutcome {
+  func fetch(_ url: String, tls: TLSSettings?, dir: TemporaryDirectory) async throws
+    -> RefreshOutcome
+  {
     var asset = AssetDefinition(id: "flags", remote: URL(string: url), format: .json)
     asset.tls = tls
     let fetcher = HTTPFetcher(environment: [:])
-    let engine = try makeEngine(
+    let engine = try makeTestEngine(
       [asset], cache: dir.url.appendingPathComponent("cache-\(UUID().uuidString)"),
       fetchers: [fetcher])
     await engine.start()
@@ -28,7 +32,7 @@ struct TLSFetchTests {
   }
 
   @Test func trustedWithCAFileAndRefusedWithoutIt() async throws {
-    let dir = TempDir()
+    let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let pki = try TestCertificates(in: dir.url.appendingPathComponent("pki"))
     let nginx = try TLSNginxServer(certificate: pki.serverCert, key: pki.serverKey)
@@ -53,7 +57,7 @@ struct TLSFetchTests {
   }
 
   @Test func aCertificateForAnotherNameSaysWhichName() async throws {
-    let dir = TempDir()
+    let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let pki = try TestCertificates(in: dir.url.appendingPathComponent("pki"))
     let nginx = try TLSNginxServer(certificate: pki.otherNameCert, key: pki.otherNameKey)
@@ -69,7 +73,7 @@ struct TLSFetchTests {
   }
 
   @Test func aClientCertificateIsPresentedWhenConfiguredAndItsAbsenceIsExplained() async throws {
-    let dir = TempDir()
+    let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let pki = try TestCertificates(in: dir.url.appendingPathComponent("pki"))
     let nginx = try TLSNginxServer(
@@ -106,7 +110,7 @@ struct TLSFetchTests {
   }
 
   @Test func assetsWithTheSameSettingsShareOneClient() async throws {
-    let dir = TempDir()
+    let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let pki = try TestCertificates(in: dir.url.appendingPathComponent("pki"))
     let nginx = try TLSNginxServer(certificate: pki.serverCert, key: pki.serverKey)
@@ -121,7 +125,7 @@ struct TLSFetchTests {
       assets.append(asset)
     }
     let fetcher = HTTPFetcher(environment: [:])
-    let engine = try makeEngine(
+    let engine = try makeTestEngine(
       assets, cache: dir.url.appendingPathComponent("cache"), fetchers: [fetcher])
     await engine.start()
     #expect(fetcher.clients.count == 0, "clients are made when first needed")
@@ -133,7 +137,7 @@ struct TLSFetchTests {
   }
 
   @Test func theManifestIsFetchedWithTheDefaultsTLSSettings() async throws {
-    let dir = TempDir()
+    let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let pki = try TestCertificates(in: dir.url.appendingPathComponent("pki"))
     let nginx = try TLSNginxServer(certificate: pki.serverCert, key: pki.serverKey)

@@ -1,5 +1,7 @@
+import AssetWatchTestKit
 import DemoOrigin
 import Foundation
+import RemoteAssetsTestKit
 import Testing
 
 @testable import RemoteAssets
@@ -77,7 +79,7 @@ import Testing
     await origin.setResource("/hop5", body: Data("{}".utf8), contentType: "application/json")
     let fetcher = HTTPFetcher(minimumBytesPerSecond: 1024)
     defer { Task { try? await fetcher.shutdown() } }
-    let dir = TempDir()
+    let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let sink = try makeSink(in: dir.url, maxBytes: 1024, expectedSize: 2)
     let request = FetchRequest(
@@ -97,7 +99,7 @@ import Testing
   {
     let fetcher = HTTPFetcher(minimumBytesPerSecond: minimumBytesPerSecond)
     defer { Task { try? await fetcher.shutdown() } }
-    let dir = TempDir()
+    let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let sink = try makeSink(in: dir.url, maxBytes: 1 << 20, expectedSize: nil)
     do {

@@ -1,6 +1,8 @@
+import AssetWatchTestKit
 import DemoOrigin
 import Foundation
 import NIOHTTP1
+import RemoteAssetsTestKit
 import Testing
 
 @testable import RemoteAssets
@@ -132,10 +134,10 @@ import Testing
     let origin = try await LoopbackOrigin.start()
     defer { Task { try? await origin.shutdown() } }
     await origin.setHandler("/a.json") { _ in .text("down", status: 503) }
-    let dir = TempDir()
+    let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let asset = AssetDefinition(id: "a", remote: URL(string: "\(origin.baseURL)/a.json"))
-    let seed = try makeEngine([asset], cache: dir.url)
+    let seed = try makeTestEngine([asset], cache: dir.url)
     await seed.start()
     _ = await seed.refresh("a")
     await seed.shutdown()
@@ -146,7 +148,7 @@ import Testing
       options: .regularExpression)
     #expect(patched != text, "the entry names its failure count")
     try Data(patched.utf8).write(to: entryURL)
-    let engine = try makeEngine([asset], cache: dir.url)
+    let engine = try makeTestEngine([asset], cache: dir.url)
     await engine.start()
     #expect(await engine.status("a")?.consecutiveFailures == Int.max)
     let outcome = await engine.refresh("a")

@@ -1,5 +1,6 @@
 import AssetWatchTestKit
 import Foundation
+import RemoteAssetsTestKit
 
 /// nginx serving `www/` over TLS on a free loopback port: the kit's ``NginxServer`` with a
 /// certificate and key, optionally requiring a client certificate signed by `clientCA`.

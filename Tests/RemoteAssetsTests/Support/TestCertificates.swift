@@ -1,4 +1,6 @@
+import AssetWatchTestKit
 import Foundation
+import RemoteAssetsTestKit
 
 /// A throwaway PKI made with the `openssl` CLI in a temporary folder: a CA, a server certificate
 /// for 127.0.0.1 (IP SAN), one for another name, a client certificate, and a stray key.
@@ -57,7 +59,7 @@ struct TestCertificates {
   }
 
   private func openssl(_ arguments: [String]) throws {
-    guard let tool = Tools.path("openssl") else {
+    guard let tool = ExternalTool.path("openssl") else {
       throw CertificateError("openssl is not installed (apt-get install -y openssl)")
     }
     let process = Process()

@@ -1,4 +1,6 @@
+import AssetWatchTestKit
 import Foundation
+import RemoteAssetsTestKit
 
 /// Debian's tinyproxy in the foreground on a free loopback port, logging every request to a file
 /// in its temporary folder.
@@ -14,7 +16,7 @@ final class TinyproxyServer {
 
   /// - Parameter basicAuth: user and password the proxy requires (`BasicAuth`), if any.
   init(basicAuth: (user: String, password: String)? = nil) throws {
-    guard let tinyproxy = Tools.path("tinyproxy") else {
+    guard let tinyproxy = ExternalTool.path("tinyproxy") else {
       throw NginxServer.NginxError("tinyproxy is not installed (apt-get install -y tinyproxy)")
     }
     root = FileManager.default.temporaryDirectory.appendingPathComponent(
