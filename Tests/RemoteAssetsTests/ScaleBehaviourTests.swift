@@ -30,12 +30,31 @@ import Testing
     }
   }
 
+  /// Plants a blob no entry names (what the sweep removes) and returns its path.
+  static func plantOrphan(in cache: URL, _ text: String) throws -> String {
+    let data = Data(text.utf8)
+    let path = cache.appendingPathComponent("objects/\(sha256Hex(data))").path
+    try data.write(to: URL(fileURLWithPath: path))
+    return path
+  }
+
+  /// The sweep runs at a start, never per commit: an orphan blob planted before the start is
+  /// gone after it, one planted after it outlives a sync of sixty assets.
   @Test func aSyncOfManyAssetsSweepsOnceAtStartAndNeverPerCommit() async throws {
     try await withOrigin(serving: 60) { origin in
-      try await withEngine(assets(60, origin: origin)) { engine, _ in
-        let results = await engine.refreshAll()
-        #expect(results.allSatisfy { $0.outcome.isUpdated })
-        #expect(await engine.sweepCount == 1)
+      try await withTemporaryDirectory { dir in
+        let defs = assets(60, origin: origin)
+        let seed = try makeTestEngine(defs, cache: dir.cache)
+        await seed.start()
+        await seed.shutdown()
+        let early = try Self.plantOrphan(in: dir.cache, "early")
+        try await withEngine(defs, cache: dir.cache) { engine in
+          #expect(!FileManager.default.fileExists(atPath: early), "the start swept")
+          let late = try Self.plantOrphan(in: dir.cache, "late")
+          let results = await engine.refreshAll()
+          #expect(results.allSatisfy { $0.outcome.isUpdated })
+          #expect(FileManager.default.fileExists(atPath: late), "no commit swept")
+        }
       }
     }
   }
@@ -45,13 +64,17 @@ import Testing
   @Test func aStartWithoutSweepingLeavesHousekeepingAlone() async throws {
     try await withTemporaryDirectory { dir in
       let defs = [AssetDefinition(id: "a", remote: URL(string: "scripted://a"), format: .json)]
+      let first = try makeTestEngine(defs, cache: dir.cache, fetchers: [])
+      await first.start()
+      await first.shutdown()
+      let orphan = try Self.plantOrphan(in: dir.cache, "orphan")
       let looking = try makeTestEngine(defs, cache: dir.cache, fetchers: [])
       await looking.start(only: nil, sweeping: false)
-      #expect(await looking.sweepCount == 0)
+      #expect(FileManager.default.fileExists(atPath: orphan))
       await looking.shutdown()
       let tidying = try makeTestEngine(defs, cache: dir.cache, fetchers: [])
       await tidying.start()
-      #expect(await tidying.sweepCount == 1)
+      #expect(!FileManager.default.fileExists(atPath: orphan))
       await tidying.shutdown()
     }
   }
@@ -93,15 +116,16 @@ import Testing
       try await withEngine(defs, cache: cache, fetchers: [fetcher]) { engine in
         for def in defs { _ = await engine.refresh(def.id) }
         await engine.reloadExternalChanges()  // once after our own writes: stats, reads nothing new
-        let decodes = await engine.externalDecodes
+        let decodes = await engine.external.decodes
         for _ in 0..<5 { await engine.reloadExternalChanges() }
-        #expect(await engine.externalDecodes == decodes, "an unchanged entries/ folder is not read")
+        #expect(
+          await engine.external.decodes == decodes, "an unchanged entries/ folder is not read")
         // Another process changes one entry: exactly that one is read.
         try await withEngine([defs[3]], cache: cache, fetchers: [fetcher]) { other in
           try await other.dropCache("s3")
         }
         await engine.reloadExternalChanges()
-        #expect(await engine.externalDecodes == decodes + 1)
+        #expect(await engine.external.decodes == decodes + 1)
         #expect(await engine.status("s3")?.source == AssetSource.none)
       }
     }
@@ -197,11 +221,12 @@ import Testing
     await seed.shutdown()
     // A damaged entry of another asset is not even read.
     try Data("{broken".utf8).write(to: cache.appendingPathComponent("entries/s7.json"))
+    let orphan = try ScaleBehaviourTests.plantOrphan(in: cache, "orphan")
     let engine = try makeTestEngine(defs, cache: cache, fetchers: [fetcher])
     await engine.start(only: ["s3"])
     #expect(await engine.statuses().map(\.id) == ["s3"])
     #expect(await engine.status("s3")?.source == .cached)
-    #expect(await engine.sweepCount == 0)
+    #expect(FileManager.default.fileExists(atPath: orphan), "no sweep for one asset")
     #expect(await engine.store.hashes.count == 0)
     await engine.shutdown()
     #expect(

@@ -93,8 +93,8 @@ extension AssetEngine {
 
   /// Stops automatic refreshes (manual ones still run).
   public func pauseAutoRefresh() {
-    guard !paused else { return }
-    paused = true
+    guard !lifecycle.paused else { return }
+    lifecycle.paused = true
     publish(.engineChanged(info()))
     for id in order { publishChange(id) }
     log(nil, .info, "automatic refresh paused")
@@ -102,8 +102,8 @@ extension AssetEngine {
 
   /// Restarts automatic refreshes.
   public func resumeAutoRefresh() {
-    guard paused else { return }
-    paused = false
+    guard lifecycle.paused else { return }
+    lifecycle.paused = false
     wakeScheduler()
     publish(.engineChanged(info()))
     for id in order { publishChange(id) }

@@ -22,7 +22,7 @@ extension AssetEngine {
   /// Concurrent callers (the scheduler, a refresh of one asset, a refresh of all) share one
   /// fetch: a call made while one runs waits for that one instead of starting another.
   public func refreshManifest() async {
-    guard configuration.manifest != nil, !isShutDown else { return }
+    guard configuration.manifest != nil, !lifecycle.isShutDown else { return }
     if manifestSchedule.begin() == .join {
       await manifestTask?.value
       return
@@ -108,7 +108,7 @@ extension AssetEngine {
   /// Sets each named asset's target version, URL, size and hash; adds assets the config lacks.
   func apply(_ manifest: Manifest) {
     for target in manifest.assets {
-      if let only = loadedOnly, !only.contains(target.id) { continue }
+      if let only = loading.only, !only.contains(target.id) { continue }
       if records[target.id] == nil {
         // Default headers go only to the manifest's own origin (checked when the URL is set).
         let definition = configuration.assetDefaults.definition(

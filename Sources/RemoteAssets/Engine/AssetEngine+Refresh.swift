@@ -9,7 +9,9 @@ extension AssetEngine {
   /// Concurrent calls for the same asset share one fetch: the later callers wait for it and get
   /// ``RefreshOutcome/inFlight``. Concurrent calls share one manifest fetch too.
   public func refresh(_ id: String) async -> RefreshOutcome {
-    guard !isShutDown else { return .failed(FetchError(.shutDown, "the engine is shut down")) }
+    guard !lifecycle.isShutDown else {
+      return .failed(FetchError(.shutDown, "the engine is shut down"))
+    }
     await refreshManifest()
     return await refresh(id, manual: true)
   }
@@ -34,7 +36,9 @@ extension AssetEngine {
     guard records[id] != nil else {
       return .failed(FetchError(.unknownAsset, "no asset named \(id)"))
     }
-    guard !isShutDown else { return .failed(FetchError(.shutDown, "the engine is shut down")) }
+    guard !lifecycle.isShutDown else {
+      return .failed(FetchError(.shutDown, "the engine is shut down"))
+    }
     let (task, joined) = startRefresh(id, manual: manual)
     let outcome = await task.value
     return joined ? .inFlight : outcome
@@ -156,7 +160,7 @@ extension AssetEngine {
       // Transport trouble or quitting mid-download: keep the bytes for a Range request next time
       // (not when a command overtook the transfer).
       let transient = fetchError.kind.isTransport
-      if records[id]?.epoch == epoch, transient || (Task.isCancelled && isShutDown) {
+      if records[id]?.epoch == epoch, transient || (Task.isCancelled && lifecycle.isShutDown) {
         keptForResume = sink.keepForResume()
       }
       if Task.isCancelled || records[id]?.epoch != epoch {

@@ -4,7 +4,7 @@ extension AssetEngine {
   /// Starts refreshing by itself: each asset every `refreshEvery` (live ones continuously), with
   /// backoff after failures; the manifest on the default interval. Idempotent.
   public func startAutoRefresh() {
-    guard schedulerTask == nil, !isShutDown else { return }
+    guard schedulerTask == nil, !lifecycle.isShutDown else { return }
     let now = clock.now()
     for id in order {
       guard let record = records[id], record.entry.nextAttemptAt == nil else { continue }
@@ -49,8 +49,8 @@ extension AssetEngine {
   func tick() -> TimeInterval {
     let now = clock.now()
     let manifestDue =
-      !paused && configuration.manifest != nil && manifestSchedule.startIfDue(at: now)
-    for action in scheduler.due(at: now, paused: paused, manifestDue: manifestDue) {
+      !lifecycle.paused && configuration.manifest != nil && manifestSchedule.startIfDue(at: now)
+    for action in scheduler.due(at: now, paused: lifecycle.paused, manifestDue: manifestDue) {
       switch action {
       case .reloadExternalChanges:
         reloadExternalChanges()
@@ -68,7 +68,7 @@ extension AssetEngine {
       }
     }
     return scheduler.sleep(
-      at: now, paused: paused,
+      at: now, paused: lifecycle.paused,
       manifestNext: configuration.manifest == nil ? nil : manifestSchedule.nextAttempt)
   }
 

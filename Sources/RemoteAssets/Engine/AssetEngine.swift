@@ -23,24 +23,18 @@ import NIOCore
 public actor AssetEngine {
   /// The configuration in force.
   public nonisolated let configuration: EngineConfiguration
-  let store: CacheStore
-  /// Writes entries off the actor, in groups.
-  let committer: EntryCommitter
-  let fetchers: [any AssetFetcher]
-  let ownedHTTPFetcher: HTTPFetcher?
+  /// The handles decisions are performed through (store, committer, fetchers, limiter, events,
+  /// metrics).
+  let io: EngineIO
   let clock: any EngineClock
   let logger: Logger
   let backoff: Backoff
-  let metrics: EngineMetrics
-  let hub = EventHub()
-  let limiter: TransferLimiter
 
   var records: [String: AssetRecord] = [:]
   var order: [String] = []
   var inFlight: [String: Task<RefreshOutcome, Never>] = [:]
   var validators: [String: @Sendable (Data) throws -> Void] = [:]
-  var paused = false
-  var started = false
+  var lifecycle = EngineLifecycle()
   var manifest: StoredManifest?
   /// The manifest's single flight and backoff (decides; ``refreshManifest()`` performs).
   var manifestSchedule = ManifestSchedule()
@@ -51,23 +45,19 @@ public actor AssetEngine {
   var schedulerSleeper: Task<Void, Never>?
   /// What the scheduler does when (decides; ``tick()`` performs).
   var scheduler = SchedulerState()
-  var isShutDown = false
-  /// How many sweeps ran (tests check that commits do not sweep).
-  var sweepCount = 0
-  /// Freshness from 304s not yet written durably, by asset (see ``FreshnessJournal``).
-  var freshnessNotes: FreshnessJournal.Notes = [:]
-  /// Whether `freshnessNotes` changed since the journal was last written.
-  var freshnessDirty = false
-  /// The assets a partial start loaded (nil: all).
-  var loadedOnly: Set<String>?
-  /// The assets whose entries the start has not read yet: left out of statuses and snapshots
-  /// (all of them before ``start()``; none once it returned).
-  var unloaded: Set<String> = []
-  /// The `entries/` folder's stamp at the last look for other processes' changes.
-  var entriesStamp: BlobStamp?
-  /// How many entry files were decoded looking for other processes' changes (tests check that
-  /// nothing is read when nothing changed).
-  var externalDecodes = 0
+  /// Freshness from 304s not yet written durably.
+  var freshness = FreshnessBuffer()
+  /// Which assets the start loads, and which it has not read yet.
+  var loading = LoadScope()
+  /// What the look for other processes' changes knows.
+  var external = ExternalChanges()
+
+  nonisolated var store: CacheStore { io.store }
+  nonisolated var committer: EntryCommitter { io.committer }
+  nonisolated var fetchers: [any AssetFetcher] { io.fetchers }
+  nonisolated var limiter: TransferLimiter { io.limiter }
+  nonisolated var hub: EventHub { io.hub }
+  nonisolated var metrics: EngineMetrics { io.metrics }
 
   /// Creates an engine. Nothing is read until ``start()``.
   ///
@@ -91,30 +81,25 @@ public actor AssetEngine {
     metricsFactory: (any MetricsFactory)? = nil,
     environment: [String: String] = ProcessInfo.processInfo.environment
   ) throws {
-    self.metrics = EngineMetrics(factory: metricsFactory ?? MetricsSystem.factory)
     self.configuration = configuration
-    self.store = try CacheStore(
+    let store = try CacheStore(
       root: configuration.cacheDirectory, lockTimeout: configuration.lockTimeout)
-    self.committer = EntryCommitter(store: store)
-    if let fetchers {
-      self.fetchers = fetchers
-      self.ownedHTTPFetcher = nil
-    } else {
-      let http = HTTPFetcher(environment: environment)
-      self.fetchers = [http, FileFetcher()]
-      self.ownedHTTPFetcher = http
-    }
+    let http = fetchers == nil ? HTTPFetcher(environment: environment) : nil
+    self.io = EngineIO(
+      store: store, committer: EntryCommitter(store: store),
+      fetchers: fetchers ?? [http!, FileFetcher()], ownedHTTPFetcher: http,
+      limiter: TransferLimiter(limit: configuration.maxConcurrentTransfers), hub: EventHub(),
+      metrics: EngineMetrics(factory: metricsFactory ?? MetricsSystem.factory))
     self.clock = clock
     self.logger = logger
     self.backoff = backoff
-    self.limiter = TransferLimiter(limit: configuration.maxConcurrentTransfers)
     for definition in configuration.assets {
       order.append(definition.id)
       records[definition.id] = AssetRecord(
         definition: definition,
         entry: CacheEntry(id: definition.id, appVersion: configuration.appVersion))
     }
-    unloaded = Set(order)
+    loading.pending = Set(order)
   }
 
   // MARK: - Lifecycle
@@ -159,13 +144,13 @@ public actor AssetEngine {
   }
 
   private func start(only ids: Set<String>?, batchSize: Int?, sweeping: Bool) async {
-    guard !started else { return }
-    started = true
+    guard !lifecycle.started else { return }
+    lifecycle.started = true
     if let ids {
-      loadedOnly = ids
+      loading.only = ids
       order = order.filter(ids.contains)
       records = records.filter { ids.contains($0.key) }
-      unloaded.formIntersection(ids)
+      loading.pending.formIntersection(ids)
     }
     if let reason = store.readOnlyReason {
       log(nil, .warning, "read-only cache (\(reason)); serving intact copies, nothing is saved")
@@ -187,14 +172,14 @@ public actor AssetEngine {
       for (id, load) in zip(ids, loads) {
         apply(load, to: id)
         applyFreshness(notes[id], to: id)
-        unloaded.remove(id)
+        loading.pending.remove(id)
       }
       if batchSize != nil {
         publishLoaded(ids)
         await Task.yield()
       }
     }
-    unloaded.removeAll()
+    loading.pending.removeAll()
     loadStoredManifest()
     // Assets only the stored manifest names were read just now: their freshness too.
     for id in order.dropFirst(configured.count) { applyFreshness(notes[id], to: id) }
@@ -213,7 +198,7 @@ public actor AssetEngine {
   /// Stops the scheduler, cancels transfers, ends every event stream, and shuts the HTTP client
   /// down.
   public func shutdown() async {
-    isShutDown = true
+    lifecycle.isShutDown = true
     schedulerTask?.cancel()
     schedulerTask = nil
     schedulerSleeper?.cancel()
@@ -223,7 +208,7 @@ public actor AssetEngine {
     await manifestTask?.value
     flushFreshness()
     hub.finishAll()
-    try? await ownedHTTPFetcher?.shutdown()
+    try? await io.ownedHTTPFetcher?.shutdown()
   }
 
   /// Loads one asset's entry from disk: an intact entry of the same app version is used;
@@ -311,21 +296,21 @@ public actor AssetEngine {
   func applyFreshness(_ note: CacheEntry?, to id: String) {
     guard let note, let entry = records[id]?.entry, entry.current != nil else { return }
     records[id]?.entry = FreshnessJournal.merge(disk: entry, note: note)
-    freshnessNotes[id] = note
+    freshness.notes[id] = note
   }
 
   /// Records a 304's freshness in memory, for the journal (no durable write).
   func noteFreshness(_ id: String) {
     guard let entry = records[id]?.entry else { return }
-    freshnessNotes[id] = entry
-    freshnessDirty = true
+    freshness.notes[id] = entry
+    freshness.isDirty = true
   }
 
   /// Writes the freshness journal when it changed.
   func flushFreshness() {
-    guard freshnessDirty else { return }
-    freshnessDirty = false
-    FreshnessJournal.write(freshnessNotes, to: store)
+    guard freshness.isDirty else { return }
+    freshness.isDirty = false
+    FreshnessJournal.write(freshness.notes, to: store)
   }
 
   /// Deletes, by name, what the engine left behind: partials nobody writes, kept partials
@@ -348,7 +333,6 @@ public actor AssetEngine {
         try store.sweep(keep: kept, resumableIDs: resumable)
       }
       if let report = swept {
-        sweepCount &+= 1
         if report != CacheStore.SweepReport() {
           logger.debug(
             "cache swept",
@@ -372,8 +356,8 @@ public actor AssetEngine {
 
   /// One asset's status, or nil when the id is unknown (or not read yet at start).
   public func status(_ id: String) -> AssetStatus? {
-    guard !unloaded.contains(id) else { return nil }
-    return records[id]?.status(store: store, paused: paused)
+    guard !loading.pending.contains(id) else { return nil }
+    return records[id]?.status(store: store, paused: lifecycle.paused)
   }
 
   /// Engine-wide facts (app version, manifest version, pause).
@@ -382,12 +366,12 @@ public actor AssetEngine {
     var info = EngineInfo(
       appVersion: configuration.appVersion, configPath: configuration.configPath,
       manifestVersion: manifest?.manifest.version.map { TerminalText.sanitize($0, maxLength: 64) },
-      autoRefreshPaused: paused,
+      autoRefreshPaused: lifecycle.paused,
       refreshEvery: refreshEvery)
     info.cacheReadOnly = store.readOnlyReason.map { "read-only cache: \($0)" }
     info.manifestCheckedAt = manifest?.checkedAt
     info.manifestError = manifestSchedule.error
-    info.assetsLoading = unloaded.isEmpty ? nil : unloaded.count
+    info.assetsLoading = loading.pending.isEmpty ? nil : loading.pending.count
     return info
   }
 
@@ -401,7 +385,7 @@ public actor AssetEngine {
   /// falls behind). The stream ends at ``shutdown()``.
   public func events() -> AsyncStream<EngineEvent> {
     let stream = hub.subscribe(snapshot: snapshot())
-    if isShutDown { hub.finishAll() }
+    if lifecycle.isShutDown { hub.finishAll() }
     return stream
   }
 
@@ -435,7 +419,7 @@ public actor AssetEngine {
   /// Whether a read policy should refresh: not fresh now, and not inside a failure backoff (so
   /// an offline app is not made to wait for a timeout on every read).
   func isDue(_ id: String) -> Bool {
-    guard let record = records[id], !isShutDown, record.definition.remote != nil else {
+    guard let record = records[id], !lifecycle.isShutDown, record.definition.remote != nil else {
       return false
     }
     let now = clock.now()

@@ -62,7 +62,7 @@ extension AssetEngine {
       let result = committed.entry
       let replaced = [before.current?.sha256, before.previous?.sha256]
       records[id]?.entry = result
-      if freshnessNotes.removeValue(forKey: id) != nil { freshnessDirty = true }
+      if freshness.notes.removeValue(forKey: id) != nil { freshness.isDirty = true }
       records[id]?.synced = committed.synced
       records[id]?.syncedStamp = committed.syncedStamp
       // A commit removes only the blob it pushed out, when no asset of this engine still names
@@ -88,15 +88,15 @@ extension AssetEngine {
   func reloadExternalChanges() {
     // Nothing written, replaced or removed in entries/ since the last look: nothing to read.
     let folderStamp = store.entriesFolderStamp()
-    guard folderStamp != entriesStamp else { return }
-    entriesStamp = folderStamp
+    guard folderStamp != external.stamp else { return }
+    external.stamp = folderStamp
     for id in order where inFlight[id] == nil {
       guard let record = records[id] else { continue }
       let stamp = store.entryStamp(id)
       guard stamp != record.syncedStamp else { continue }
       let disk: CacheEntry?
       do {
-        externalDecodes += 1
+        external.decodes += 1
         disk = try store.readEntry(id)
       } catch {
         continue  // unreadable right now: a start or the next write deals with it

@@ -1,0 +1,57 @@
+import Foundation
+
+/// The handles the engine performs its decisions through: the store on disk, the entry
+/// committer, the fetchers, the transfer limiter, the event hub and the metrics. Made once with
+/// the engine and never replaced; the engine's state lives beside it, not in it.
+struct EngineIO: Sendable {
+  /// The cache folder.
+  let store: CacheStore
+  /// Writes entries off the actor, in groups.
+  let committer: EntryCommitter
+  /// Sources of bytes; the first that `canFetch` a URL is used.
+  let fetchers: [any AssetFetcher]
+  /// The HTTP fetcher the engine made itself (shut down with the engine), nil when the app
+  /// passed its own fetchers.
+  let ownedHTTPFetcher: HTTPFetcher?
+  /// At most `maxConcurrentTransfers` transfers at once.
+  let limiter: TransferLimiter
+  /// Event subscribers.
+  let hub: EventHub
+  /// Counted events.
+  let metrics: EngineMetrics
+}
+
+/// Where the engine is in its life: started, automatic refresh paused, shut down.
+struct EngineLifecycle: Sendable, Equatable {
+  /// ``AssetEngine/start()`` ran (it runs once).
+  var started = false
+  /// Automatic refresh is paused (commands still run).
+  var paused = false
+  /// ``AssetEngine/shutdown()`` ran: nothing new starts.
+  var isShutDown = false
+}
+
+/// Freshness learned from 304s, not yet written durably (see ``FreshnessJournal``).
+struct FreshnessBuffer: Sendable {
+  /// The notes, by asset.
+  var notes: FreshnessJournal.Notes = [:]
+  /// Whether `notes` changed since the journal was last written.
+  var isDirty = false
+}
+
+/// Which assets a start loads and which it has not read yet.
+struct LoadScope: Sendable, Equatable {
+  /// The assets a partial start loaded (nil: all).
+  var only: Set<String>?
+  /// The assets whose entries the start has not read yet: left out of statuses and snapshots
+  /// (all of them before ``AssetEngine/start()``; none once it returned).
+  var pending: Set<String> = []
+}
+
+/// What the look for other processes' changes to `entries/` knows.
+struct ExternalChanges: Sendable, Equatable {
+  /// The folder's stamp at the last look: unchanged means nothing to read.
+  var stamp: BlobStamp?
+  /// Entry files decoded by these looks (a probe: an unchanged folder must read none).
+  var decodes = 0
+}
