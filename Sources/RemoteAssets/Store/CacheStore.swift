@@ -170,19 +170,28 @@ public struct CacheStore: Sendable {
   /// Makes sure the engine owns the folder: the marker is there, or the folder is empty or laid
   /// out only with names the engine makes (an older release's cache), in which case the marker is
   /// written. Returns whether an existing layout was adopted.
+  ///
+  /// Several processes may open a new folder at once. The marker is written whole under a temp
+  /// name (`CACHEDIR.TAG.<n>.tmp`) and renamed into place, so nobody ever reads a half-made one;
+  /// the temp name, and everything else a claimer that got further makes (`.lock`, `tmp/`,
+  /// `objects/`, `entries/`), are names of ``CacheLayout``, so a process that looks in the middle
+  /// of another's claim sees a folder it may claim too. Every claimer renames the same bytes over
+  /// the marker: the last rename wins and changes nothing.
   private static func claim(_ root: DirectoryHandle, writable: Bool) throws(CacheDirectoryError)
     -> Bool
   {
     if let marker = try? root.status(CacheLayout.marker) {
-      guard (marker.st_mode & S_IFMT) == S_IFREG else {
-        throw CacheDirectoryError(
-          path: root.child(CacheLayout.marker), problem: "is not a regular file; remove it")
-      }
-      return false
+      return try checkMarker(marker, in: root)
     }
     let names: [(name: String, isFile: Bool)]
     do { names = try root.list() } catch {
       throw CacheDirectoryError(path: root.path, problem: "cannot be listed (\(error.reason))")
+    }
+    if names.contains(where: { $0.name == CacheLayout.marker }),
+      let marker = try? root.status(CacheLayout.marker)
+    {
+      // Another process finished its claim between the look and the listing.
+      return try checkMarker(marker, in: root)
     }
     if let stranger = strangers(in: root, names: names) {
       throw CacheDirectoryError(
@@ -195,10 +204,27 @@ public struct CacheStore: Sendable {
     do {
       try root.writeDurably(Data(CacheLayout.markerContent.utf8), as: CacheLayout.marker)
     } catch {
+      // A claimer that got further may have swept our temp away as an interrupted write: its
+      // marker stands for ours.
+      if let marker = try? root.status(CacheLayout.marker) {
+        return try checkMarker(marker, in: root)
+      }
       throw CacheDirectoryError(
         path: root.child(CacheLayout.marker), problem: "cannot be written (\(error.reason))")
     }
-    return !names.isEmpty
+    // Adopted: something other than a concurrent claimer's marker temp was already there.
+    return names.contains { !CacheLayout.isMarkerTemp($0.name) }
+  }
+
+  /// Accepts a marker that is a regular file; returns false (nothing adopted).
+  private static func checkMarker(_ marker: stat, in root: DirectoryHandle)
+    throws(CacheDirectoryError) -> Bool
+  {
+    guard (marker.st_mode & S_IFMT) == S_IFREG else {
+      throw CacheDirectoryError(
+        path: root.child(CacheLayout.marker), problem: "is not a regular file; remove it")
+    }
+    return false
   }
 
   /// The first name in the root or its known sub-folders that the engine never makes.
@@ -517,9 +543,7 @@ public struct CacheStore: Sendable {
         }
       }
       for (name, _) in try rootFolder.list()
-      where CacheLayout.isWriteTemp(
-        name, of: { $0 == CacheLayout.manifest || $0 == CacheLayout.freshness })
-      {
+      where CacheLayout.isWriteTemp(name, of: CacheLayout.isRootTempTarget) {
         if rootFolder.remove(name) { report.temps += 1 }
       }
       let tmpNames = Set(try tmp.list().map(\.name))
