@@ -60,17 +60,11 @@ extension AssetEngine {
       throw error
     case .success(let committed):
       let result = committed.entry
-      let replaced = [before.current?.sha256, before.previous?.sha256]
       records[id]?.entry = result
       if freshnessNotes.removeValue(forKey: id) != nil { freshnessDirty = true }
       records[id]?.synced = committed.synced
       records[id]?.syncedStamp = committed.syncedStamp
-      // A commit removes only the blob it pushed out, when no asset of this engine still names
-      // it; anything else (another process's blobs) waits for the sweep at the next start.
-      for case let sha? in replaced
-      where sha != result.current?.sha256 && sha != result.previous?.sha256 {
-        if !isBlobReferenced(sha) { store.removeBlob(sha) }
-      }
+      // The blobs it pushed out were removed under the lock, if no entry on disk names them.
       return result
     }
   }

@@ -307,6 +307,11 @@ public struct CacheStore: Sendable {
     return try Self.decodeEntry(data, id: id)
   }
 
+  /// The entry on disk: `.some(nil)` when there is none, nil when it cannot be read.
+  func entryIfReadable(_ id: String) -> CacheEntry?? {
+    do { return .some(try readEntry(id)) } catch { return nil }
+  }
+
   static func decodeEntry(_ data: Data, id: String) throws -> CacheEntry {
     do {
       // The hand-written codec reads what it is sure about; anything else goes to
@@ -396,6 +401,20 @@ public struct CacheStore: Sendable {
     try withCommitLock { try writeEntry(entry) }
   }
 
+  /// Writes an entry durably under the commit lock; with `expected`, only when the entry on
+  /// disk is still that one (another process may have replaced it meanwhile), else nothing is
+  /// written and the answer is nil.
+  func commitEntry(_ entry: CacheEntry, over expected: CacheEntry?) throws -> CacheEntry? {
+    try withCommitLock {
+      if let expected {
+        guard case .some(let disk?) = entryIfReadable(entry.id), disk == expected else {
+          return nil
+        }
+      }
+      return try writeEntry(entry)
+    }
+  }
+
   /// Removes an entry durably (no-op when absent). Call it holding the commit lock.
   func removeEntry(_ id: String) throws {
     guard CacheLayout.isID(id) else {
@@ -445,11 +464,57 @@ public struct CacheStore: Sendable {
     return (try? objects.status(sha256)).flatMap { $0.map(BlobStamp.init) }
   }
 
-  /// Removes a blob no generation names any more (after a commit replaced it). Not flushed: a
-  /// crash can bring the name back, and the next start's sweep removes it again.
-  func removeBlob(_ sha256: String) {
-    guard SHA256Text.isValid(sha256), let objects = objectsFolder, !isReadOnly else { return }
-    _ = objects.remove(sha256)
+  /// Removes those of `candidates` (blobs a commit or a drop pushed out) that no entry on disk
+  /// names; returns how many were removed. Call it holding the commit lock: every commit names
+  /// its blob under that lock, so a blob found unnamed here stays unnamed until it is gone, and
+  /// a blob another process committed meanwhile (the same bytes downloaded again, or another
+  /// asset with the same content) is never taken. An entry that cannot be read might name
+  /// anything: then nothing is removed, and the sweep decides later. Not flushed: a crash can
+  /// bring a name back, and the next start's sweep removes it again.
+  @discardableResult
+  func removeUnnamedBlobs(_ candidates: Set<String>) -> Int {
+    guard let objects = objectsFolder, let entries = entriesFolder, !isReadOnly else { return 0 }
+    var doomed = candidates.filter {
+      SHA256Text.isValid($0) && ((try? objects.status($0)) ?? nil) != nil
+    }
+    guard !doomed.isEmpty, let names = try? entries.list() else { return 0 }
+    for (name, _) in names {
+      guard let id = CacheLayout.entryID(name) else { continue }
+      guard let entry = try? readEntry(id) else {
+        // Vanished since the listing: names nothing. Present but unreadable: keep everything.
+        if ((try? entries.status(name)) ?? nil) == nil { continue }
+        return 0
+      }
+      if let sha = entry.current?.sha256 { doomed.remove(sha) }
+      if let sha = entry.previous?.sha256 { doomed.remove(sha) }
+      if doomed.isEmpty { return 0 }
+    }
+    return doomed.reduce(0) { $0 + (objects.remove($1) ? 1 : 0) }
+  }
+
+  /// The stamp of a blob's file as it is now; nil when it is missing.
+  func blobFileStamp(_ sha256: String) -> BlobStamp? {
+    guard SHA256Text.isValid(sha256), let objects = objectsFolder else { return nil }
+    return (try? objects.status(sha256)).flatMap { $0.map(BlobStamp.init) }
+  }
+
+  /// Looks again, holding the commit lock, at the generation in `slot` of `id`'s entry on disk:
+  /// whether it is still `copy` (``Generation/isSameCopy(as:)``) and, if so, whether its blob
+  /// passes ``verifyBlob(_:trustingStamp:)``.
+  ///
+  /// - Throws: ``StorageError`` when the cache is read-only, the lock times out, or the entry
+  ///   cannot be read.
+  func recheck(_ id: String, _ slot: GenerationSlot, copy: Generation, trustingStamp: Bool)
+    throws -> CopyCheck
+  {
+    try withCommitLock {
+      guard let disk = try readEntry(id)?[slot], disk.isSameCopy(as: copy) else {
+        return .changed
+      }
+      let file = blobFileStamp(disk.sha256)
+      guard let problem = verifyBlob(disk, trustingStamp: trustingStamp) else { return .intact }
+      return .damaged(problem: problem, file: file)
+    }
   }
 
   /// Opens a blob for reading (never through a symlink); the caller closes the descriptor.
