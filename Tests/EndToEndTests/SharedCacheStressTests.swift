@@ -61,20 +61,20 @@ import Testing
       let served = Served()
       let requests = Mutex<[String: UInt64]>([:])
       for id in Self.ids {
-        // A new version every second request, cycling through four contents per asset, so
-        // the same bytes come back (a blob committed again after it was pushed out) and each
+        // A new version at every request, cycling through four contents per asset, so the
+        // same bytes come back (a blob committed again after it was pushed out) and each
         // download lasts long enough to be killed in the middle now and then.
         await origin.setHandler("/\(id).bin") { _ in
           let n = requests.withLock {
             $0[id, default: 0] += 1
-            return $0[id, default: 0] / 2
+            return $0[id, default: 0]
           }
           let seed = UInt64(Self.ids.firstIndex(of: id) ?? 0) * 100 + n % 4
-          let content = GeneratedBytes(length: 500_000 + Int(n % 4) * 500_000, seed: seed)
+          let content = GeneratedBytes(length: 200_000 + Int(n % 4) * 300_000, seed: seed)
           served.record(content)
           return OriginResponse(
             headers: [OriginHeader("ETag", "\"\(id)-\(n % 4)\"")], body: .generated(content),
-            pacing: .rateLimit(bytesPerSecond: 32 << 20))
+            pacing: .rateLimit(bytesPerSecond: 16 << 20))
         }
       }
       try await withTemporaryDirectory { dir in
@@ -87,14 +87,18 @@ import Testing
           "assets.json",
           """
           { "appVersion": "1", "cacheDirectory": "cache",
-            "defaults": { "refreshEvery": "250ms", "timeout": "20s" },
+            "defaults": { "refreshEvery": "100ms", "timeout": "20s" },
             "assets": [ \(assets.joined(separator: ",\n")) ] }
           """)
         let deadline = Date().addingTimeInterval(Self.seconds)
         let runs = try await withThrowingTaskGroup(of: [Run].self) { group in
+          // One process refreshing everything back to back (a new copy of each asset each
+          // time), four doing anything; two of them kill half their commands.
           for worker in 0..<5 {
             group.addTask {
-              try await Self.commandLoop(dir: dir.url, deadline: deadline, killing: worker == 0)
+              try await Self.commandLoop(
+                dir: dir.url, deadline: deadline, refreshing: worker == 0,
+                killing: worker == 0 || worker == 1)
             }
           }
           group.addTask { try await Self.serveLoop(dir: dir.url, deadline: deadline) }
@@ -110,7 +114,7 @@ import Testing
               "\(run.arguments.first ?? "") \(run.signalled ? "signalled" : "exit \(run.result.status)")"
             tally[key, default: 0] += 1
           }
-          print("TALLY \(tally.sorted { $0.key < $1.key })")
+          print("TALLY \(tally.sorted { $0.key < $1.key }) origin: \(requests.withLock { $0 })")
           for run in runs where run.result.status == 1 {
             print("STDERR \(run.arguments) \(run.result.stderr)")
           }
@@ -127,14 +131,17 @@ import Testing
     }
   }
 
-  /// Random commands until the deadline (at most 40); with `killing`, half of them get SIGKILL
-  /// at a random moment (the chaos is the point: nothing waits on it).
-  static func commandLoop(dir: URL, deadline: Date, killing: Bool) async throws -> [Run] {
+  /// Random commands until the deadline (at most 40), or only `refresh` with `refreshing`; with
+  /// `killing`, half of them get SIGKILL at a random moment (the chaos is the point: nothing
+  /// waits on it).
+  static func commandLoop(dir: URL, deadline: Date, refreshing: Bool, killing: Bool) async throws
+    -> [Run]
+  {
     var runs: [Run] = []
     while Date() < deadline, runs.count < 40 {
       let id = ids.randomElement()!
       let arguments: [String]
-      switch Int.random(in: 0..<12) {
+      switch refreshing ? 2 : Int.random(in: 0..<12) {
       case 0, 1: arguments = ["refresh", id]
       case 2: arguments = ["refresh"]
       case 3, 4: arguments = ["drop", id]
@@ -152,7 +159,7 @@ import Testing
     return runs
   }
 
-  /// `serve` on the same cache (refreshing every asset every 250 ms) until the deadline, each
+  /// `serve` on the same cache (refreshing every asset every 100 ms, so a new copy of each is committed several times a second) until the deadline, each
   /// one ended after a random while by SIGKILL or, now and then, SIGTERM.
   static func serveLoop(dir: URL, deadline: Date) async throws -> [Run] {
     var runs: [Run] = []
