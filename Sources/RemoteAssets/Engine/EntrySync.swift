@@ -69,14 +69,6 @@ extension AssetEngine {
     }
   }
 
-  /// Whether any asset's current or previous generation names the blob.
-  func isBlobReferenced(_ sha256: String) -> Bool {
-    records.values.contains {
-      $0.entry.current?.sha256 == sha256 || $0.entry.previous?.sha256 == sha256
-        || $0.synced?.current?.sha256 == sha256 || $0.synced?.previous?.sha256 == sha256
-    }
-  }
-
   /// Picks up entries other processes changed (a `drop` from the CLI while the dashboard runs),
   /// so what is served and shown follows the disk. Called by the scheduler about once a second.
   func reloadExternalChanges() {
