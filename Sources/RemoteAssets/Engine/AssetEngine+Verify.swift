@@ -70,10 +70,11 @@ extension AssetEngine {
       case .changed:
         continue  // replaced while it was hashed: check what is current now
       case .damaged(let confirmed, let file):
-        if await discardDamaged(id, copy: copy, file: file, problem: confirmed) {
-          return VerifyResult(id: id, checked: true, problem: confirmed)
+        // Not discarded: another process replaced the copy between the look and the repair.
+        guard await discardDamaged(id, copy: copy, file: file, problem: confirmed) else {
+          continue
         }
-      // Another process replaced the copy between the look and the repair.
+        return VerifyResult(id: id, checked: true, problem: confirmed)
       }
     }
     // Replaced on every look: each copy checked was superseded, none found damaged.
