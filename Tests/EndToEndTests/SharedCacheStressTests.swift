@@ -39,7 +39,7 @@ import Testing
     "another process changed the cached copy meanwhile",
   ]
 
-  /// Every version the origin served, by SHA-256, with its length.
+  /// Every version the origin may serve, by SHA-256, with its length.
   final class Served: Sendable {
     let versions = Mutex<[String: Int]>([:])
     func record(_ content: GeneratedBytes) {
@@ -60,20 +60,30 @@ import Testing
     try await withOrigin { origin in
       let served = Served()
       let requests = Mutex<[String: UInt64]>([:])
+      // Four contents per asset, hashed once here (not in the handler, which would hold up the
+      // test process's threads at every request).
+      let contents = Dictionary(
+        uniqueKeysWithValues: Self.ids.enumerated().map { index, id in
+          (
+            id,
+            (0..<4).map {
+              GeneratedBytes(length: 200_000 + $0 * 300_000, seed: UInt64(index * 100 + $0))
+            }
+          )
+        })
+      for content in contents.values.joined() { served.record(content) }
       for id in Self.ids {
-        // A new version at every request, cycling through four contents per asset, so the
-        // same bytes come back (a blob committed again after it was pushed out) and each
-        // download lasts long enough to be killed in the middle now and then.
+        // A new version at every request, cycling through the four, so the same bytes come
+        // back (a blob committed again after it was pushed out) and each download lasts long
+        // enough to be killed in the middle now and then.
+        let versions = contents[id] ?? []
         await origin.setHandler("/\(id).bin") { _ in
           let n = requests.withLock {
             $0[id, default: 0] += 1
-            return $0[id, default: 0]
+            return Int($0[id, default: 0] % 4)
           }
-          let seed = UInt64(Self.ids.firstIndex(of: id) ?? 0) * 100 + n % 4
-          let content = GeneratedBytes(length: 200_000 + Int(n % 4) * 300_000, seed: seed)
-          served.record(content)
           return OriginResponse(
-            headers: [OriginHeader("ETag", "\"\(id)-\(n % 4)\"")], body: .generated(content),
+            headers: [OriginHeader("ETag", "\"\(id)-\(n)\"")], body: .generated(versions[n]),
             pacing: .rateLimit(bytesPerSecond: 16 << 20))
         }
       }
@@ -167,7 +177,7 @@ import Testing
       runs.append(
         try await run(
           ["serve"], in: dir, signal: Int.random(in: 0..<3) == 0 ? SIGTERM : SIGKILL,
-          after: Double.random(in: 1...3)))
+          after: Double.random(in: 3...6)))
     }
     return runs
   }
