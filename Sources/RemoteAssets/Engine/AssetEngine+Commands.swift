@@ -50,10 +50,19 @@ extension AssetEngine {
     guard records[id] != nil else { throw CommandError(message: "no asset named \(id)") }
     records[id]?.epoch &+= 1
     await cancelInFlight(id)
-    let dropped = [records[id]?.entry.current?.sha256, records[id]?.entry.previous?.sha256]
+    let known = [records[id]?.entry.current?.sha256, records[id]?.entry.previous?.sha256]
     do {
       let store = self.store
-      try await IOExecutor.run { try store.withCommitLock { try store.removeEntry(id) } }
+      // The entry goes, then (still under the lock) the blobs it named that no other entry
+      // names: another process may have committed the same bytes meanwhile.
+      try await IOExecutor.run {
+        try store.withCommitLock {
+          let disk = (try? store.readEntry(id)) ?? nil
+          try store.removeEntry(id)
+          store.removeUnnamedBlobs(
+            Set(([disk?.current?.sha256, disk?.previous?.sha256] + known).compactMap { $0 }))
+        }
+      }
       records[id]?.synced = nil
     } catch {
       throw CommandError(message: "\(id): dropping the cache failed: \(error)")
@@ -62,7 +71,6 @@ extension AssetEngine {
     if let definition = records[id]?.definition {
       records[id]?.entry.nextAttemptAt = nextScheduledCheck(definition, after: clock.now())
     }
-    for case let sha? in dropped where !isBlobReferenced(sha) { store.removeBlob(sha) }
     wakeScheduler()
     publishChange(id)
     log(
@@ -73,22 +81,63 @@ extension AssetEngine {
 
   /// Goes back to the previous good generation (the current one becomes the previous).
   ///
-  /// - Throws: ``CommandError`` when there is no intact previous generation.
+  /// The previous copy is the one the entry on disk names now, hashed before anything changes.
+  /// The swap happens under the commit lock only if the entry still names that same copy
+  /// (SHA-256 and commit stamp); if another process committed, reset or rolled back meanwhile,
+  /// nothing changes and the command says so. A blob that vanished because another process
+  /// replaced the entry is not called missing: only a second look under the lock decides.
+  ///
+  /// - Throws: ``CommandError`` when there is no intact previous generation, or the entry
+  ///   changed under the command.
   public func rollback(_ id: String) async throws {
     guard let record = records[id] else { throw CommandError(message: "no asset named \(id)") }
-    guard let previous = record.entry.previous else {
+    let remembered = record.entry.previous
+    let store = self.store
+    let (previous, problem) = await Self.offActor { () -> (Generation?, String?) in
+      let previous = store.entryIfReadable(id).map { $0?.previous } ?? remembered
+      return (previous, previous.flatMap { store.verifyBlob($0) })
+    }
+    guard let previous else {
       throw CommandError(message: "\(id): there is no previous generation to roll back to")
     }
-    if let problem = store.verifyBlob(previous) {
+    if !store.isReadOnly {
+      // The copy hashed may have been replaced meanwhile; the lock says whether it still stands
+      // (and, when the hash failed, whether it really is bad).
+      let check: CopyCheck
+      do {
+        check = try await IOExecutor.run {
+          try store.recheck(id, .previous, copy: previous, trustingStamp: problem == nil)
+        }
+      } catch {
+        throw CommandError(message: "\(id): roll back failed: \(error)")
+      }
+      switch check {
+      case .intact: break
+      case .changed: throw Self.changedMeanwhile(id)
+      case .damaged(let problem, _):
+        throw CommandError(message: "\(id): cannot roll back: \(problem)")
+      }
+    } else if let problem {
       throw CommandError(message: "\(id): cannot roll back: \(problem)")
     }
-    try await mutateEntry(id, verb: "roll back") { entry in
+    let result = try await mutateEntry(id, verb: "roll back") { entry in
+      // Under the commit lock, on the entry as it is on disk now: only the copy checked.
+      guard entry.previous?.isSameCopy(as: previous) == true else { return }
       entry.previous = entry.current
       entry.current = previous
       entry.lastError = nil
       entry.consecutiveFailures = 0
     }
+    guard result.current?.isSameCopy(as: previous) == true else { throw Self.changedMeanwhile(id) }
     log(id, .info, "rolled back to \(previous.version ?? String(previous.sha256.prefix(8)))")
+  }
+
+  /// The refusal of a rollback whose entry another process changed while it looked.
+  private static func changedMeanwhile(_ id: String) -> CommandError {
+    CommandError(
+      message:
+        "\(id): cannot roll back: another process changed the cached copy meanwhile; nothing was changed, run it again"
+    )
   }
 
   /// Stops automatic refreshes (manual ones still run).
@@ -110,19 +159,24 @@ extension AssetEngine {
     log(nil, .info, "automatic refresh resumed")
   }
 
+  /// Applies `change` to the entry as it is on disk, under the commit lock; returns what was
+  /// written.
+  @discardableResult
   private func mutateEntry(
     _ id: String, verb: String, _ change: @escaping @Sendable (inout CacheEntry) -> Void
-  ) async throws {
+  ) async throws -> CacheEntry {
     guard records[id] != nil else { throw CommandError(message: "no asset named \(id)") }
     records[id]?.epoch &+= 1
     await cancelInFlight(id)
+    let result: CacheEntry
     do {
-      try await updateEntry(id, change)
+      result = try await updateEntry(id, change)
     } catch {
       throw CommandError(message: "\(id): \(verb) failed: \(error)")
     }
     wakeScheduler()
     publishChange(id)
+    return result
   }
 
   private func cancelInFlight(_ id: String) async {

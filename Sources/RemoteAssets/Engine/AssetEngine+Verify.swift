@@ -11,9 +11,21 @@ public struct VerifyResult: Sendable, Equatable {
 }
 
 extension AssetEngine {
+  /// How many times ``verify(_:)`` looks again at an asset whose copy other processes keep
+  /// replacing while it is hashed.
+  static let verifyAttempts = 3
+
   /// Re-reads and re-hashes cached copies (a start trusts a blob whose commit stamp still
   /// matches; this checks the bytes themselves). A copy that fails is discarded as at start:
   /// the asset falls back to its bundled copy and says why.
+  ///
+  /// Other processes may commit, reset, roll back or drop the same asset meanwhile, and remove
+  /// the blob they replaced. So the copy checked is the one the entry on disk names now (readers
+  /// take no lock), and a failure counts only when a second look under the commit lock finds the
+  /// entry still naming that same copy (SHA-256 and commit stamp) and its blob still failing. The
+  /// repair then clears that copy only if the entry and the blob file are still the ones found
+  /// damaged: a newer copy another process committed is never discarded. A copy that was
+  /// replaced while it was hashed is not damage; the new one is checked instead.
   ///
   /// - Parameter ids: the assets to check; nil checks all.
   /// - Returns: one result per asset, in config order.
@@ -21,28 +33,80 @@ extension AssetEngine {
     let wanted = ids.map(Set.init)
     var results: [VerifyResult] = []
     for id in order where wanted?.contains(id) ?? true {
-      guard let current = records[id]?.entry.current else {
-        results.append(VerifyResult(id: id, checked: false, problem: nil))
-        continue
-      }
-      // Re-hashing reads the whole blob: off the actor, on the blocking-I/O pool.
-      let store = self.store
-      let problem = await Self.offActor { store.verifyBlob(current) }
-      results.append(VerifyResult(id: id, checked: true, problem: problem))
-      guard let problem else { continue }
-      let fallback =
-        records[id]?.definition.bundled != nil ? "using the bundled copy" : "no copy left"
-      let now = clock.now()
-      _ = try? await updateEntry(id) { entry in
-        entry.current = nil
-        entry.checkedAt = nil
-        entry.lastError = AssetErrorRecord(
-          kind: .corrupt, message: "\(problem); \(fallback)", at: now)
-      }
-      records[id]?.epoch &+= 1
-      log(id, .warning, "\(problem); \(fallback)")
-      publishChange(id)
+      results.append(await verifyOne(id))
     }
     return results
+  }
+
+  private func verifyOne(_ id: String) async -> VerifyResult {
+    let store = self.store
+    for _ in 0..<Self.verifyAttempts {
+      let remembered = records[id]?.entry.current
+      // Re-hashing reads the whole blob: off the actor, on the blocking-I/O pool.
+      let (copy, problem) = await Self.offActor { () -> (Generation?, String?) in
+        // What the disk names now; what this process remembers if the entry cannot be read.
+        let copy = store.entryIfReadable(id).map { $0?.current } ?? remembered
+        return (copy, copy.flatMap { store.verifyBlob($0) })
+      }
+      guard let copy else { return VerifyResult(id: id, checked: false, problem: nil) }
+      guard let problem else { return VerifyResult(id: id, checked: true, problem: nil) }
+      let check: CopyCheck
+      if store.isReadOnly {
+        // No lock to look again under: report what was seen (memory only keeps the error).
+        check = .damaged(problem: problem, file: nil)
+      } else {
+        do {
+          check = try await IOExecutor.run {
+            try store.recheck(id, .current, copy: copy, trustingStamp: false)
+          }
+        } catch {
+          log(id, .warning, "could not look again under the cache lock: \(error)")
+          return VerifyResult(id: id, checked: true, problem: problem)
+        }
+      }
+      switch check {
+      case .intact:
+        return VerifyResult(id: id, checked: true, problem: nil)
+      case .changed:
+        continue  // replaced while it was hashed: check what is current now
+      case .damaged(let confirmed, let file):
+        // Not discarded: another process replaced the copy between the look and the repair.
+        guard await discardDamaged(id, copy: copy, file: file, problem: confirmed) else {
+          continue
+        }
+        return VerifyResult(id: id, checked: true, problem: confirmed)
+      }
+    }
+    // Replaced on every look: each copy checked was superseded, none found damaged.
+    return VerifyResult(id: id, checked: true, problem: nil)
+  }
+
+  /// Clears `id`'s current copy when the entry on disk still names `copy` and its blob file is
+  /// still the one found damaged (`file`, nil when it was missing); returns whether it did.
+  private func discardDamaged(
+    _ id: String, copy: Generation, file: BlobStamp?, problem: String
+  ) async -> Bool {
+    let fallback =
+      records[id]?.definition.bundled != nil ? "using the bundled copy" : "no copy left"
+    let error = AssetErrorRecord(
+      kind: .corrupt, message: "\(problem); \(fallback)", at: clock.now())
+    let store = self.store
+    let readOnly = store.isReadOnly
+    let result = try? await updateEntry(id) { entry in
+      // Under the commit lock (and cheap: no hashing), on the entry as it is on disk now.
+      guard let current = entry.current, current.isSameCopy(as: copy),
+        readOnly || store.blobFileStamp(current.sha256) == file
+      else { return }
+      entry.current = nil
+      entry.checkedAt = nil
+      entry.lastError = error
+    }
+    publishChange(id)
+    // A read-only cache keeps the bookkeeping in memory only; the copy is reported damaged.
+    let discarded = readOnly || (result.map { $0.current == nil && $0.lastError == error } ?? false)
+    guard discarded else { return false }
+    records[id]?.epoch &+= 1
+    log(id, .warning, "\(problem); \(fallback)")
+    return true
   }
 }

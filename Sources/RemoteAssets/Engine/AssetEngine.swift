@@ -285,8 +285,12 @@ public actor AssetEngine {
         kind: .corrupt, message: "\(reason); \(fallback)", at: now)
       logger.warning("discarded cached copy", metadata: ["asset": "\(id)", "reason": "\(reason)"])
       log(id, .warning, "\(reason); \(fallback)")
-      rewrote = true
-      if let written = try? store.commitEntry(record.entry) { record.synced = written }
+      // Over the damaged entry only: another process may have committed a new copy since.
+      let damaged = load.blobProblem == nil ? nil : record.synced
+      if let written = try? store.commitEntry(record.entry, over: damaged) {
+        record.synced = written
+        rewrote = true
+      }
     }
     record.syncedStamp = rewrote ? store.entryStamp(id) : load.stamp
     records[id] = record

@@ -30,13 +30,42 @@ struct DiskLoad: Sendable {
     case nil:
       break
     }
+    var (entry, problem, stamp, file) = look(id, store: store, known: nil)
+    if problem != nil, !store.isReadOnly,
+      let again = try? store.withCommitLock({
+        look(id, store: store, known: problem.map { ($0, entry, file) })
+      })
+    {
+      // Read without the lock, the entry may name a blob another process has just replaced
+      // and removed: only what the entry names under the lock counts as damage.
+      (entry, problem, stamp, file) = again
+    }
+    return DiskLoad(bundledDigest: digest, entry: entry, blobProblem: problem, stamp: stamp)
+  }
+
+  /// The entry, what is wrong with the blob it names, the entry file's stamp and the blob file's.
+  ///
+  /// With `known` (a problem found by an earlier look, what it read and the blob file's stamp
+  /// then): when the entry still names the same copy and the blob file is unchanged, the problem
+  /// stands without reading the blob again.
+  private static func look(
+    _ id: String, store: CacheStore,
+    known: (problem: String, entry: Result<CacheEntry?, any Error>, file: BlobStamp?)?
+  ) -> (
+    entry: Result<CacheEntry?, any Error>, problem: String?, stamp: BlobStamp?, file: BlobStamp?
+  ) {
     // The stamp first: a change between it and the read is then noticed later, never missed.
     let stamp = store.entryStamp(id)
     let entry = Result { try store.readEntry(id) }
-    var problem: String?
-    if case .success(let disk?) = entry, let current = disk.current {
-      problem = store.verifyBlob(current, trustingStamp: true)
+    guard case .success(let disk?) = entry, let current = disk.current else {
+      return (entry, nil, stamp, nil)
     }
-    return DiskLoad(bundledDigest: digest, entry: entry, blobProblem: problem, stamp: stamp)
+    let file = store.blobFileStamp(current.sha256)
+    if let known, case .success(let before?) = known.entry,
+      current.isSameCopy(as: before.current), file == known.file
+    {
+      return (entry, known.problem, stamp, file)
+    }
+    return (entry, store.verifyBlob(current, trustingStamp: true), stamp, file)
   }
 }

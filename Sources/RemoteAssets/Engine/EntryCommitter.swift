@@ -12,6 +12,10 @@ import Foundation
 ///
 /// Durability is unchanged: every entry file is fsynced before its rename, and no caller hears
 /// "committed" before the folder holding the rename is fsynced.
+///
+/// Blobs a group pushes out (the old previous generation after a new download, a repaired
+/// copy) are removed before the lock is released, and only when no entry on disk names them
+/// (``CacheStore/removeUnnamedBlobs(_:)``): another process may have committed the same bytes.
 actor EntryCommitter {
   /// One entry write.
   struct Write: Sendable {
@@ -99,12 +103,21 @@ actor EntryCommitter {
     do {
       try store.withCommitLock {
         var merged: [Int: CacheEntry] = [:]
+        var pushedOut: [Int: Set<String>] = [:]
         var movedBlobs: [Int] = []
         for (index, write) in writes.enumerated() {
           do {
             let disk = (try? store.readEntry(write.id)) ?? nil
             var result = EntrySync.base(ours: write.ours, disk: disk, lastSynced: write.lastSynced)
             write.change(&result)
+            // The blobs this write stops naming: what the disk named (and what this process
+            // thought it named), less what the result names.
+            pushedOut[index] = Set(
+              [
+                disk?.current?.sha256, disk?.previous?.sha256, write.ours.current?.sha256,
+                write.ours.previous?.sha256,
+              ].compactMap { $0 }
+            ).subtracting([result.current?.sha256, result.previous?.sha256].compactMap { $0 })
             if let blob = write.blob {
               let stamp = try blob.sink.withPartial { partial in
                 let stamp = try store.moveBlob(partial, sha256: blob.sha256)
@@ -143,6 +156,10 @@ actor EntryCommitter {
             written = []
           }
         }
+        // Still under the lock: a blob no entry names any more goes, unless another process's
+        // entry (or another of this group) names the same bytes.
+        let unnamed = written.reduce(into: Set<String>()) { $0.formUnion(pushedOut[$1] ?? []) }
+        if !unnamed.isEmpty { store.removeUnnamedBlobs(unnamed) }
         for index in written {
           guard let entry = merged[index] else { continue }
           let id = writes[index].id

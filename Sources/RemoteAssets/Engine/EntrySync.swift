@@ -60,26 +60,12 @@ extension AssetEngine {
       throw error
     case .success(let committed):
       let result = committed.entry
-      let replaced = [before.current?.sha256, before.previous?.sha256]
       records[id]?.entry = result
       if freshness.notes.removeValue(forKey: id) != nil { freshness.isDirty = true }
       records[id]?.synced = committed.synced
       records[id]?.syncedStamp = committed.syncedStamp
-      // A commit removes only the blob it pushed out, when no asset of this engine still names
-      // it; anything else (another process's blobs) waits for the sweep at the next start.
-      for case let sha? in replaced
-      where sha != result.current?.sha256 && sha != result.previous?.sha256 {
-        if !isBlobReferenced(sha) { store.removeBlob(sha) }
-      }
+      // The blobs it pushed out were removed under the lock, if no entry on disk names them.
       return result
-    }
-  }
-
-  /// Whether any asset's current or previous generation names the blob.
-  func isBlobReferenced(_ sha256: String) -> Bool {
-    records.values.contains {
-      $0.entry.current?.sha256 == sha256 || $0.entry.previous?.sha256 == sha256
-        || $0.synced?.current?.sha256 == sha256 || $0.synced?.previous?.sha256 == sha256
     }
   }
 

@@ -6,6 +6,7 @@
 ///
 /// ```
 /// <cache>/CACHEDIR.TAG                  ownership marker (the Cache Directory Tagging format)
+/// <cache>/CACHEDIR.TAG.<n>.tmp          the marker being written (renamed over the marker whole)
 /// <cache>/.lock                         flock'ed for commits; never deleted
 /// <cache>/manifest.json                 the last fetched manifest
 /// <cache>/freshness.json                freshness from 304s (not fsynced; may be lost in a crash)
@@ -84,7 +85,18 @@ enum CacheLayout {
   /// Whether `name` (at the cache root) is one the engine makes.
   static func isRootName(_ name: String) -> Bool {
     [marker, lock, manifest, freshness, controlSocket, tmp, objects, entries].contains(name)
-      || isWriteTemp(name, of: { $0 == manifest || $0 == freshness })
+      || isWriteTemp(name, of: isRootTempTarget)
+  }
+
+  /// Whether `name` is the marker's temp file: another process claiming the folder right now
+  /// (its marker appears by rename, whole), or one killed before its rename.
+  static func isMarkerTemp(_ name: String) -> Bool {
+    isWriteTemp(name, of: { $0 == marker })
+  }
+
+  /// The root files written by temp file and rename, whose interrupted temps the sweep removes.
+  static func isRootTempTarget(_ name: String) -> Bool {
+    name == manifest || name == freshness || name == marker
   }
 
   /// Whether `name` inside `folder` is one the engine makes.

@@ -170,19 +170,28 @@ public struct CacheStore: Sendable {
   /// Makes sure the engine owns the folder: the marker is there, or the folder is empty or laid
   /// out only with names the engine makes (an older release's cache), in which case the marker is
   /// written. Returns whether an existing layout was adopted.
+  ///
+  /// Several processes may open a new folder at once. The marker is written whole under a temp
+  /// name (`CACHEDIR.TAG.<n>.tmp`) and renamed into place, so nobody ever reads a half-made one;
+  /// the temp name, and everything else a claimer that got further makes (`.lock`, `tmp/`,
+  /// `objects/`, `entries/`), are names of ``CacheLayout``, so a process that looks in the middle
+  /// of another's claim sees a folder it may claim too. Every claimer renames the same bytes over
+  /// the marker: the last rename wins and changes nothing.
   private static func claim(_ root: DirectoryHandle, writable: Bool) throws(CacheDirectoryError)
     -> Bool
   {
     if let marker = try? root.status(CacheLayout.marker) {
-      guard (marker.st_mode & S_IFMT) == S_IFREG else {
-        throw CacheDirectoryError(
-          path: root.child(CacheLayout.marker), problem: "is not a regular file; remove it")
-      }
-      return false
+      return try checkMarker(marker, in: root)
     }
     let names: [(name: String, isFile: Bool)]
     do { names = try root.list() } catch {
       throw CacheDirectoryError(path: root.path, problem: "cannot be listed (\(error.reason))")
+    }
+    if names.contains(where: { $0.name == CacheLayout.marker }),
+      let marker = try? root.status(CacheLayout.marker)
+    {
+      // Another process finished its claim between the look and the listing.
+      return try checkMarker(marker, in: root)
     }
     if let stranger = strangers(in: root, names: names) {
       throw CacheDirectoryError(
@@ -195,10 +204,27 @@ public struct CacheStore: Sendable {
     do {
       try root.writeDurably(Data(CacheLayout.markerContent.utf8), as: CacheLayout.marker)
     } catch {
+      // A claimer that got further may have swept our temp away as an interrupted write: its
+      // marker stands for ours.
+      if let marker = try? root.status(CacheLayout.marker) {
+        return try checkMarker(marker, in: root)
+      }
       throw CacheDirectoryError(
         path: root.child(CacheLayout.marker), problem: "cannot be written (\(error.reason))")
     }
-    return !names.isEmpty
+    // Adopted: something other than a concurrent claimer's marker temp was already there.
+    return names.contains { !CacheLayout.isMarkerTemp($0.name) }
+  }
+
+  /// Accepts a marker that is a regular file; returns false (nothing adopted).
+  private static func checkMarker(_ marker: stat, in root: DirectoryHandle)
+    throws(CacheDirectoryError) -> Bool
+  {
+    guard (marker.st_mode & S_IFMT) == S_IFREG else {
+      throw CacheDirectoryError(
+        path: root.child(CacheLayout.marker), problem: "is not a regular file; remove it")
+    }
+    return false
   }
 
   /// The first name in the root or its known sub-folders that the engine never makes.
@@ -279,6 +305,11 @@ public struct CacheStore: Sendable {
     guard let entries = entriesFolder else { return nil }
     guard let data = try entries.read(id + ".json", limit: Self.metadataLimit) else { return nil }
     return try Self.decodeEntry(data, id: id)
+  }
+
+  /// The entry on disk: `.some(nil)` when there is none, nil when it cannot be read.
+  func entryIfReadable(_ id: String) -> CacheEntry?? {
+    do { return .some(try readEntry(id)) } catch { return nil }
   }
 
   static func decodeEntry(_ data: Data, id: String) throws -> CacheEntry {
@@ -370,6 +401,20 @@ public struct CacheStore: Sendable {
     try withCommitLock { try writeEntry(entry) }
   }
 
+  /// Writes an entry durably under the commit lock; with `expected`, only when the entry on
+  /// disk is still that one (another process may have replaced it meanwhile), else nothing is
+  /// written and the answer is nil.
+  func commitEntry(_ entry: CacheEntry, over expected: CacheEntry?) throws -> CacheEntry? {
+    try withCommitLock {
+      if let expected {
+        guard case .some(let disk?) = entryIfReadable(entry.id), disk == expected else {
+          return nil
+        }
+      }
+      return try writeEntry(entry)
+    }
+  }
+
   /// Removes an entry durably (no-op when absent). Call it holding the commit lock.
   func removeEntry(_ id: String) throws {
     guard CacheLayout.isID(id) else {
@@ -419,11 +464,57 @@ public struct CacheStore: Sendable {
     return (try? objects.status(sha256)).flatMap { $0.map(BlobStamp.init) }
   }
 
-  /// Removes a blob no generation names any more (after a commit replaced it). Not flushed: a
-  /// crash can bring the name back, and the next start's sweep removes it again.
-  func removeBlob(_ sha256: String) {
-    guard SHA256Text.isValid(sha256), let objects = objectsFolder, !isReadOnly else { return }
-    _ = objects.remove(sha256)
+  /// Removes those of `candidates` (blobs a commit or a drop pushed out) that no entry on disk
+  /// names; returns how many were removed. Call it holding the commit lock: every commit names
+  /// its blob under that lock, so a blob found unnamed here stays unnamed until it is gone, and
+  /// a blob another process committed meanwhile (the same bytes downloaded again, or another
+  /// asset with the same content) is never taken. An entry that cannot be read might name
+  /// anything: then nothing is removed, and the sweep decides later. Not flushed: a crash can
+  /// bring a name back, and the next start's sweep removes it again.
+  @discardableResult
+  func removeUnnamedBlobs(_ candidates: Set<String>) -> Int {
+    guard let objects = objectsFolder, let entries = entriesFolder, !isReadOnly else { return 0 }
+    var doomed = candidates.filter {
+      SHA256Text.isValid($0) && ((try? objects.status($0)) ?? nil) != nil
+    }
+    guard !doomed.isEmpty, let names = try? entries.list() else { return 0 }
+    for (name, _) in names {
+      guard let id = CacheLayout.entryID(name) else { continue }
+      guard let entry = try? readEntry(id) else {
+        // Vanished since the listing: names nothing. Present but unreadable: keep everything.
+        if ((try? entries.status(name)) ?? nil) == nil { continue }
+        return 0
+      }
+      if let sha = entry.current?.sha256 { doomed.remove(sha) }
+      if let sha = entry.previous?.sha256 { doomed.remove(sha) }
+      if doomed.isEmpty { return 0 }
+    }
+    return doomed.reduce(0) { $0 + (objects.remove($1) ? 1 : 0) }
+  }
+
+  /// The stamp of a blob's file as it is now; nil when it is missing.
+  func blobFileStamp(_ sha256: String) -> BlobStamp? {
+    guard SHA256Text.isValid(sha256), let objects = objectsFolder else { return nil }
+    return (try? objects.status(sha256)).flatMap { $0.map(BlobStamp.init) }
+  }
+
+  /// Looks again, holding the commit lock, at the generation in `slot` of `id`'s entry on disk:
+  /// whether it is still `copy` (``Generation/isSameCopy(as:)``) and, if so, whether its blob
+  /// passes ``verifyBlob(_:trustingStamp:)``.
+  ///
+  /// - Throws: ``StorageError`` when the cache is read-only, the lock times out, or the entry
+  ///   cannot be read.
+  func recheck(_ id: String, _ slot: GenerationSlot, copy: Generation, trustingStamp: Bool)
+    throws -> CopyCheck
+  {
+    try withCommitLock {
+      guard let disk = try readEntry(id)?[slot], disk.isSameCopy(as: copy) else {
+        return .changed
+      }
+      let file = blobFileStamp(disk.sha256)
+      guard let problem = verifyBlob(disk, trustingStamp: trustingStamp) else { return .intact }
+      return .damaged(problem: problem, file: file)
+    }
   }
 
   /// Opens a blob for reading (never through a symlink); the caller closes the descriptor.
@@ -517,9 +608,7 @@ public struct CacheStore: Sendable {
         }
       }
       for (name, _) in try rootFolder.list()
-      where CacheLayout.isWriteTemp(
-        name, of: { $0 == CacheLayout.manifest || $0 == CacheLayout.freshness })
-      {
+      where CacheLayout.isWriteTemp(name, of: CacheLayout.isRootTempTarget) {
         if rootFolder.remove(name) { report.temps += 1 }
       }
       let tmpNames = Set(try tmp.list().map(\.name))

@@ -9,6 +9,9 @@ struct VerifyCommand: AsyncParsableCommand {
     discussion: """
       A start trusts a blob whose commit stamp (inode, size, times) still matches, so it never
       re-reads a large model; this command reads every byte. Exit 1 if any copy was damaged.
+      Safe beside other processes using the cache: a copy one of them replaced while it was
+      being read is not damage (the new one is checked), and a copy is set aside only after a
+      second look under the cache lock.
       Example: assetwatch verify model
       """)
   @OptionGroup(title: "Config Options") var config: ConfigOptions
