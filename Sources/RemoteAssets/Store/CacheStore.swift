@@ -34,6 +34,8 @@ public struct CacheStore: Sendable {
   /// How many blobs this store has read and hashed to verify them (tests check that a start
   /// trusts matching stamps).
   let hashes = SharedCounter()
+  /// What each entry file named at its last read, so unchanged entries are not decoded again.
+  let entryBlobs = EntryBlobIndex()
 
   /// The largest entry or record file read (they are a few hundred bytes).
   static let metadataLimit = 1 << 20
@@ -480,13 +482,20 @@ public struct CacheStore: Sendable {
     guard !doomed.isEmpty, let names = try? entries.list() else { return 0 }
     for (name, _) in names {
       guard let id = CacheLayout.entryID(name) else { continue }
-      guard let entry = try? readEntry(id) else {
-        // Vanished since the listing: names nothing. Present but unreadable: keep everything.
-        if ((try? entries.status(name)) ?? nil) == nil { continue }
-        return 0
+      // Vanished since the listing: names nothing.
+      guard let info = try? entries.status(name) else { continue }
+      let stamp = BlobStamp(info)
+      let named: [String]
+      if let known = entryBlobs.blobs(of: name, stamp: stamp) {
+        named = known
+      } else {
+        // Present but unreadable: it might name anything, so keep everything.
+        guard let entry = try? readEntry(id) else { return 0 }
+        named = [entry.current?.sha256, entry.previous?.sha256].compactMap { $0 }
+        // Noted under the stamp seen before the read: a change since then changes the stamp.
+        entryBlobs.note(name, stamp: stamp, blobs: named)
       }
-      if let sha = entry.current?.sha256 { doomed.remove(sha) }
-      if let sha = entry.previous?.sha256 { doomed.remove(sha) }
+      for sha in named { doomed.remove(sha) }
       if doomed.isEmpty { return 0 }
     }
     return doomed.reduce(0) { $0 + (objects.remove($1) ? 1 : 0) }
