@@ -261,9 +261,20 @@ import Testing
       let root2 = try TUFRepositoryFixture.bytes("rotated", "metadata/2.root.json")
       let temp = f.dir.url("metadata").appendingPathComponent("root.json.12345.tmp")
       try root2.prefix(root2.count / 2).write(to: temp)
+      // Leftovers of an older crash: an hour-old temp file and an abandoned partial download.
+      let old = f.dir.url("metadata").appendingPathComponent("timestamp.json.777.tmp")
+      try Data("{".utf8).write(to: old)
+      try FileManager.default.setAttributes(
+        [.modificationDate: Date(timeIntervalSinceNow: -3600)], ofItemAtPath: old.path)
+      try Data("{".utf8).write(to: f.dir.url("metadata").appendingPathComponent(".42.part"))
       // The previous root still loads and verifies: a refresh of the unchanged repository works.
       try await f.updater().refresh()
       #expect(f.trusted("root") == root1)
+      // The old leftovers are swept; the recent temp file is left alone.
+      #expect(
+        try f.metadataNames() == [
+          "root.json", "root.json.12345.tmp", "snapshot.json", "targets.json", "timestamp.json",
+        ])
 
       // A completed write renames a complete file into place.
       let folder = try TUFMetadataFolder(path: f.metadataDir, create: false)

@@ -49,6 +49,27 @@ struct TUFMetadataFolder: Sendable {
     try directory.writeDurably(Data(bytes), as: TUFFileNames.metadataFile(role: role))
   }
 
+  /// Removes what an interrupted run left here: partial downloads (`.<n>.part`, which their
+  /// writer keeps locked while it lives) that no one holds, and temp files of interrupted
+  /// writes (`<name>.<n>.tmp`) older than `minimumAge` seconds. Best effort: failures are
+  /// ignored.
+  func sweepLeftovers(now: Date = Date(), minimumAge: TimeInterval = 600) {
+    guard let names = try? directory.list() else { return }
+    for (name, isFile) in names where isFile {
+      let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+      guard parts.count >= 3, let last = parts.last,
+        parts[parts.count - 2].allSatisfy(\.isNumber), !parts[parts.count - 2].isEmpty
+      else { continue }
+      if last == "part", parts.count == 3, parts[0].isEmpty {
+        if directory.isUnlocked(name) { directory.remove(name) }
+      } else if last == "tmp", let info = try? directory.status(name),
+        now.timeIntervalSince1970 - Double(info.st_mtim.tv_sec) > minimumAge
+      {
+        directory.remove(name)
+      }
+    }
+  }
+
   /// Removes the trusted metadata of `role` durably (fast-forward attack recovery).
   func remove(role: String) throws(StorageError) {
     if directory.remove(TUFFileNames.metadataFile(role: role)) { try directory.sync() }

@@ -97,6 +97,7 @@ package actor TUFUpdater {
   /// persisted before it stays (each root, a newer timestamp).
   package func refresh() async throws(TUFUpdateError) {
     trusted = nil
+    folder.sweepLeftovers()
     var set = try await loadRoot()
     try await loadTimestamp(&set)
     try await loadSnapshot(&set)
@@ -257,7 +258,9 @@ package actor TUFUpdater {
   {
     if let path = cachedTarget(target, in: directory) { return path }
     let targetFolder = try storage { () throws(StorageError) in
-      try TUFMetadataFolder(path: directory, create: true).directory
+      let folder = try TUFMetadataFolder(path: directory, create: true)
+      folder.sweepLeftovers()
+      return folder.directory
     }
     let consistent = trusted?.root.consistentSnapshot ?? false
     let remote = TUFFileNames.remoteTarget(
