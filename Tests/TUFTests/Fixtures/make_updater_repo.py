@@ -52,7 +52,7 @@ K = {name: CryptoSigner.generate_ed25519() for name in
 
 TARGETS = {
     "files/hello.txt": b"hello from a signed repository\n",
-    "project/data.bin": bytes(range(256)) * 4,
+    "project/data.bin": bytes(range(256)) * 800,  # 200 KiB: read back in several pieces
 }
 
 
