@@ -123,14 +123,16 @@ package actor TUFUpdater {
         throw error
       }
       try verify { () throws(TUFError) in try set.updateRoot(data) }
-      try storage { () throws(StorageError) in try folder.persist(data, role: "root") }
-    }
-    if set.timestampOrSnapshotKeysRotated {
-      // Spec 5.3.11: the cached timestamp and snapshot may carry versions from a compromised
-      // key (fast-forward attack); forget them so the new keys' versions are accepted.
       try storage { () throws(StorageError) in
-        try folder.remove(role: "timestamp")
-        try folder.remove(role: "snapshot")
+        try folder.persist(data, role: "root")
+        if set.timestampOrSnapshotKeysRotated {
+          // Spec 5.3.11: the cached timestamp and snapshot may carry versions signed by a
+          // compromised key (fast-forward attack); forget them, together with the root that
+          // rotated the keys (not after the chain: a later root may fail), so the new keys'
+          // versions are accepted.
+          try folder.remove(role: "timestamp")
+          try folder.remove(role: "snapshot")
+        }
       }
     }
     return set
