@@ -285,6 +285,30 @@ import Testing
     }
   }
 
+  @Test func aCachedDelegatedRoleIsVerifiedAgainstTheDelegatorOfALaterLookup() async throws {
+    try await Fixture.with(state: "diamond") { f in
+      let updater = try f.updater()
+      // Through parent-a, release (signed by parent-a's key for it) is trusted and persisted.
+      let a = try await updater.target(path: "team-a/app.json")
+      #expect(a.length == Int64("release a".utf8.count))
+      #expect(f.trusted("release") != nil)
+      // Through parent-b, the same release metadata (cached in memory and on disk) is verified
+      // again against parent-b's key for it, and refused.
+      for lookup in [updater, try f.updater()] {
+        do {
+          _ = try await lookup.target(path: "team-b/app.json")
+          Issue.record("release was trusted through parent-b")
+        } catch let error as TUFUpdateError {
+          guard case .verification(let tufError) = error else {
+            Issue.record("unexpected \(error)")
+            continue
+          }
+          #expect(tufError == .unsigned(role: "release", valid: 0, threshold: 1))
+        }
+      }
+    }
+  }
+
   @Test func missingTargetAndMissingRootAreErrors() async throws {
     try await Fixture.with { f in
       let updater = try f.updater()

@@ -14,6 +14,8 @@ snapshots: N.root.json, V.snapshot.json, V.targets.json, hash-prefixed targets):
   ff/       rotated, then a fast-forward recovery: timestamp 1 and snapshot 1 again (versions
             lower than the ones the old keys signed), root 3 rotating the timestamp and
             snapshot keys once more
+  diamond/  root 1; targets 2 delegates team-a/* to parent-a and team-b/* to parent-b, which both
+            delegate "release" (each to its own key); release 1 is signed by parent-a's key only
 
 Each state folder has `metadata/` and `targets/`; tests map `metadata/X` to `/metadata/X` and
 `targets/X` to `/targets/X`. OUT_DIR/targets.json lists the target paths and contents.
@@ -162,6 +164,45 @@ def main() -> None:
     del ff.files["metadata/2.snapshot.json"]
     ff.files["metadata/timestamp.json"] = timestamp_bytes(1, snap_ff, 1, K["timestamp3"])
     ff.write("ff")
+
+    # A diamond: parent-a (team-a/*) and parent-b (team-b/*) both delegate "release", each to
+    # its own key; release is signed by parent-a's key only, so it is trusted through parent-a
+    # and must be refused when a later lookup reaches it through parent-b.
+    diamond = State()
+    diamond.files["metadata/1.root.json"] = root1
+    release_keys = {name: CryptoSigner.generate_ed25519() for name in ["a", "b"]}
+    parent_signers = {name: CryptoSigner.generate_ed25519() for name in ["a", "b"]}
+    release = Metadata(Targets(expires=FUTURE))
+    for team in ["a", "b"]:
+        path = f"team-{team}/app.json"
+        release.signed.targets[path] = TargetFile.from_data(path, b"release " + team.encode(), ["sha256"])
+    diamond.files["metadata/1.release.json"] = signed(release, release_keys["a"])
+    top = Metadata(Targets(version=2, expires=FUTURE))
+    top_keys = {}
+    top_roles = {}
+    for team in ["a", "b"]:
+        parent = Metadata(Targets(expires=FUTURE))
+        rk = release_keys[team].public_key
+        parent.signed.delegations = Delegations(
+            keys={rk.keyid: rk},
+            roles={"release": DelegatedRole("release", [rk.keyid], 1, False, paths=[f"team-{team}/*"])},
+        )
+        diamond.files[f"metadata/1.parent-{team}.json"] = signed(parent, parent_signers[team])
+        pk = parent_signers[team].public_key
+        top_keys[pk.keyid] = pk
+        top_roles[f"parent-{team}"] = DelegatedRole(
+            f"parent-{team}", [pk.keyid], 1, False, paths=[f"team-{team}/*"])
+    top.signed.delegations = Delegations(keys=top_keys, roles=top_roles)
+    diamond.files["metadata/2.targets.json"] = signed(top, K["targets"])
+    snap = Metadata(Snapshot(version=1, expires=FUTURE))
+    snap.signed.meta = {
+        "targets.json": MetaFile(2), "parent-a.json": MetaFile(1), "parent-b.json": MetaFile(1),
+        "release.json": MetaFile(1),
+    }
+    snap_d = signed(snap, K["snapshot"])
+    diamond.files["metadata/1.snapshot.json"] = snap_d
+    diamond.files["metadata/timestamp.json"] = timestamp_bytes(1, snap_d, 1, K["timestamp"])
+    diamond.write("diamond")
 
     with open(os.path.join(OUT, "trusted_root.json"), "wb") as f:
         f.write(root1)
