@@ -193,6 +193,8 @@ import Testing
             == f.dir.url("targets").appendingPathComponent(TUFFileNames.targetFile(path: path)).path
         )
         #expect(try Data(contentsOf: URL(fileURLWithPath: stored)) == contents[path])
+        let attributes = try FileManager.default.attributesOfItem(atPath: stored)
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
         // Fetched under its hash-prefixed name.
         let sha256 = target.hashes["sha256"]!
         let dir = path.split(separator: "/").first!
