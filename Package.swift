@@ -31,6 +31,7 @@ let package = Package(
       dependencies: [
         "AssetModel",
         "CFileWriteback",
+        "TUF",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
@@ -145,7 +146,7 @@ let package = Package(
     .testTarget(
       name: "RemoteAssetsTests",
       dependencies: [
-        "RemoteAssets", "DemoOrigin", "AssetWatchTestKit", "RemoteAssetsTestKit",
+        "RemoteAssets", "DemoOrigin", "AssetWatchTestKit", "RemoteAssetsTestKit", "TUF",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "MetricsTestKit", package: "swift-metrics"),
       ]

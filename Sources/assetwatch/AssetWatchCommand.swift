@@ -17,7 +17,7 @@ struct AssetWatchCommand: AsyncParsableCommand {
       ResetCommand.self,
       DropCommand.self, RollbackCommand.self,
       CheckCommand.self, VerifyCommand.self, WaitCommand.self,
-      ServeCommand.self, FleetCommand.self,
+      ServeCommand.self, FleetCommand.self, TUFClientCommand.self,
     ],
     defaultSubcommand: WatchCommand.self
   )
