@@ -302,16 +302,9 @@ enum CacheEntryJSON {
     if let rejected = e.rejected {
       w.key("rejected")
       w.beginObject()
-      if let etag = rejected.etag {
-        w.key("etag")
-        w.string(etag)
-      }
-      if let lastModified = rejected.lastModified {
-        w.key("lastModified")
-        w.string(lastModified)
-      }
-      w.key("remote")
-      w.string(rejected.remote)
+      w.field("etag", rejected.etag)
+      w.field("lastModified", rejected.lastModified)
+      w.field("remote", rejected.remote)
       w.endObject()
     }
     if let serverFreshness = e.serverFreshness {
@@ -329,20 +322,11 @@ enum CacheEntryJSON {
   /// Writes a generation object, keys sorted.
   static func write(_ g: Generation, to w: inout JSONWriter) {
     w.beginObject()
-    if let etag = g.etag {
-      w.key("etag")
-      w.string(etag)
-    }
+    w.field("etag", g.etag)
     w.key("fetchedAt")
     w.date(g.fetchedAt)
-    if let lastModified = g.lastModified {
-      w.key("lastModified")
-      w.string(lastModified)
-    }
-    if let remote = g.remote {
-      w.key("remote")
-      w.string(remote)
-    }
+    w.field("lastModified", g.lastModified)
+    w.field("remote", g.remote)
     w.key("sha256")
     w.string(g.sha256)
     w.key("size")
@@ -360,10 +344,7 @@ enum CacheEntryJSON {
       w.int(stamp.size)
       w.endObject()
     }
-    if let version = g.version {
-      w.key("version")
-      w.string(version)
-    }
+    w.field("version", g.version)
     w.endObject()
   }
 
@@ -372,10 +353,7 @@ enum CacheEntryJSON {
     w.beginObject()
     w.key("headers")
     w.beginObject()
-    if let age = f.headers.age {
-      w.key("age")
-      w.string(age)
-    }
+    w.field("age", f.headers.age)
     w.key("cacheControl")
     w.beginArray()
     for line in f.headers.cacheControl {
@@ -383,14 +361,8 @@ enum CacheEntryJSON {
       w.string(line)
     }
     w.endArray()
-    if let date = f.headers.date {
-      w.key("date")
-      w.string(date)
-    }
-    if let expires = f.headers.expires {
-      w.key("expires")
-      w.string(expires)
-    }
+    w.field("date", f.headers.date)
+    w.field("expires", f.headers.expires)
     w.endObject()
     w.key("initialAge")
     guard w.double(f.initialAge) else { return false }
@@ -400,10 +372,7 @@ enum CacheEntryJSON {
     }
     w.key("mustRevalidate")
     w.bool(f.mustRevalidate)
-    if let note = f.note {
-      w.key("note")
-      w.string(note)
-    }
+    w.field("note", f.note)
     if let staleIfError = f.staleIfError {
       w.key("staleIfError")
       guard w.double(staleIfError) else { return false }

@@ -54,6 +54,13 @@ struct JSONWriter {
   // MARK: - Scalars
 
   /// Writes a string, escaped.
+  /// Writes `"name": "text"` when `text` is not nil (an optional that `JSONEncoder` leaves out).
+  mutating func field(_ name: String, _ text: String?) {
+    guard let text else { return }
+    key(name)
+    string(text)
+  }
+
   mutating func string(_ text: String) {
     bytes.append(0x22)
     let plain = !text.utf8.contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x2F }
