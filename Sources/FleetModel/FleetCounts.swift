@@ -37,8 +37,9 @@ public struct FleetCounts: Sendable, Equatable {
     }
   }
 
-  /// Counts from `results`, which holds the answers to ``FleetQueries/summary`` and to
-  /// ``FleetQueries/stuckCounts(targets:)`` for the targets of the first.
+  /// Counts from `results`, which holds the answers to ``FleetQueries/summary`` and, when asked
+  /// already, to ``FleetQueries/stuckInstances(targets:)`` for the targets of the first
+  /// (``stuckInstances`` is 0 until then).
   ///
   /// An asset's instances are the instances of the jobs that expose assets; of them, `down`
   /// ones failed their last scrape, `unknown` ones are up and report nothing for the asset; the
@@ -64,18 +65,23 @@ public struct FleetCounts: Sendable, Equatable {
     let instances = byJob(queries.instancesByJob)
     let down = byJob(queries.downByJob)
     let reporting = byAsset(queries.reportingByAsset)
-    let stuck = byAsset(queries.stuckByAsset(targets: targets))
+    let candidates = results[queries.stuckCandidates] ?? []
     self.rollouts = targets.map { target in
+      func onTarget(_ sample: PrometheusSample) -> Bool {
+        target.version.map { sample["version"] == $0 } ?? (sample["state"] == "fresh")
+      }
       var reported = 0
       var converged = 0
       for sample in versions where sample["asset"] == target.asset {
         let n = Self.count(sample)
         reported += n
-        let onTarget =
-          target.version.map { sample["version"] == $0 } ?? (sample["state"] == "fresh")
-        if onTarget { converged += n }
+        if onTarget(sample) { converged += n }
       }
-      let stuckCount = min(stuck[target.asset] ?? 0, reported - converged)
+      var stuck = 0
+      for sample in candidates where sample["asset"] == target.asset && !onTarget(sample) {
+        stuck += Self.count(sample)
+      }
+      let stuckCount = min(stuck, reported - converged)
       let unknown = max(0, instances - down - (reporting[target.asset] ?? 0))
       return AssetRollout(
         asset: target.asset, target: target.version, converged: converged,

@@ -1,8 +1,7 @@
 /// The PromQL instant queries the fleet view asks, built from an optional label selector.
 ///
 /// The counts (``versions``, ``instancesByJob``, ``downByJob``, ``reportingByAsset``,
-/// ``stuckByAsset(targets:)``, ``stuckInstances(targets:)``) are aggregations Prometheus
-/// evaluates: their answers are a few series whatever the size of the fleet. Per-instance rows
+/// ``stuckCandidates``, ``stuckInstances(targets:)``) are aggregations Prometheus evaluates: their answers are a few series whatever the size of the fleet. Per-instance rows
 /// are asked only for one page of one asset (``members(of:asset:target:jobs:)``, then
 /// ``details(asset:instances:)``). Every query is plain PromQL an operator can paste into
 /// Prometheus or Grafana and compare: the fleet view adds no numbers of its own.
@@ -66,10 +65,14 @@ public struct FleetQueries: Sendable, Equatable {
 
   // MARK: - Counts, evaluated in Prometheus
 
-  /// How many instances serve each (job, asset, target_version, version, state): the fleet's
-  /// targets, the converged counts and the jobs that expose assets, in a few series.
+  /// Excludes the instances whose last scrape failed (their series are stale anyway).
+  private var unlessDown: String { "unless on (instance, job) \(up) == 0" }
+
+  /// How many instances that are not down serve each (job, asset, target_version, version,
+  /// state): the fleet's targets, the converged counts and the jobs that expose assets, in a
+  /// few series.
   public var versions: String {
-    "count by (job, asset, target_version, version, state) (\(assetInfo))"
+    "count by (job, asset, target_version, version, state) (\(assetInfo) \(unlessDown))"
   }
   /// Instances per job, as Prometheus scrapes them (up or down).
   public var instancesByJob: String { "count by (job) (\(up))" }
@@ -79,25 +82,35 @@ public struct FleetQueries: Sendable, Equatable {
   public var reportingByAsset: String {
     "count by (asset) (\(assetInfo) and on (instance, job) \(up) == 1)"
   }
-
-  /// The first round: counts that need no target.
-  public var summary: [String] { [versions, instancesByJob, downByJob, reportingByAsset] }
-
-  /// The info series on the fleet's target, for every asset of `targets`: `version="T"`, or
-  /// `state="fresh"` for an asset without a target.
-  func onTarget(_ targets: [AssetTarget]) -> String {
-    targets.map { target in
-      let wanted =
-        target.version.map { "version=" + PromQLText.string($0) } ?? "state=\"fresh\""
-      return select(Names.info, [Self.asset(target.asset), wanted])
-    }
-    .joined(separator: " or ")
+  /// Per (asset, version, state), the instances that are failing or were behind at every scrape
+  /// of the stuck window: those not on the target are stuck. Needs no target, so it is asked
+  /// with the others.
+  public var stuckCandidates: String {
+    "count by (asset, version, state) (\(assetInfo) and on (instance, job, asset)"
+      + " (\(failingOrBehindThroughout([]))) \(unlessDown))"
   }
 
-  /// Info series (`extra` matchers added) not on the target and not of a down instance.
-  private func notConverged(_ targets: [AssetTarget], _ extra: [String]) -> String {
-    "\(select(Names.info, extra)) unless on (instance, job, asset) (\(onTarget(targets)))"
-      + " unless on (instance, job) \(up) == 0"
+  /// The first round: the counts, none of which needs a target.
+  public var summary: [String] {
+    [versions, instancesByJob, downByJob, reportingByAsset, stuckCandidates]
+  }
+
+  /// The info series on the fleet's target, for every asset of `targets`: `version="T"`, or
+  /// `state="fresh"` for assets without a target; assets sharing a target share a selector.
+  func onTarget(_ targets: [AssetTarget]) -> String {
+    var byVersion: [String?: [String]] = [:]
+    for target in targets { byVersion[target.version, default: []].append(target.asset) }
+    let versions = byVersion.keys.sorted { ($0 ?? "") < ($1 ?? "") }
+    return versions.map { version in
+      let assets = byVersion[version] ?? []
+      let asset =
+        assets.count == 1
+        ? Self.asset(assets[0])
+        : "asset=~" + PromQLText.string(PromQLText.alternatives(assets.sorted()))
+      let wanted = version.map { "version=" + PromQLText.string($0) } ?? "state=\"fresh\""
+      return select(Names.info, [asset, wanted])
+    }
+    .joined(separator: " or ")
   }
 
   /// Failing, or behind at every scrape of the stuck window.
@@ -105,31 +118,23 @@ public struct FleetQueries: Sendable, Equatable {
     "\(select(Names.failures, extra)) > 0 or \(behindThroughout(extra)) == 1"
   }
 
-  /// The stuck info series: not converged, and failing or behind throughout.
+  /// The stuck info series: not converged, not down, and failing or behind throughout.
   private func stuck(_ targets: [AssetTarget], _ extra: [String]) -> String {
-    "(\(notConverged(targets, extra))) and on (instance, job, asset)"
+    "\(select(Names.info, extra)) and on (instance, job, asset)"
       + " (\(failingOrBehindThroughout(extra)))"
+      + " unless on (instance, job, asset) (\(onTarget(targets))) \(unlessDown)"
   }
 
-  /// Stuck instances per asset (needs the targets from ``versions``).
-  public func stuckByAsset(targets: [AssetTarget]) -> String {
-    "count by (asset) (\(stuck(targets, [])))"
-  }
-
-  /// Instances with at least one stuck asset.
+  /// Instances with at least one stuck asset (needs the targets from ``versions``).
   public func stuckInstances(targets: [AssetTarget]) -> String {
     "count(count by (instance, job) (\(stuck(targets, []))))"
-  }
-
-  /// The second round: the stuck counts.
-  public func stuckCounts(targets: [AssetTarget]) -> [String] {
-    targets.isEmpty ? [] : [stuckByAsset(targets: targets), stuckInstances(targets: targets)]
   }
 
   // MARK: - One page of one asset
 
   /// `(instance, job)` of the instances of `mark` for one asset: the class a page is cut from.
   /// `jobs` are the jobs that expose assets (down and no-data instances come from their `up`).
+  /// Each class is exactly what the counts count.
   public func members(of mark: RolloutMark, asset: String, target: AssetTarget, jobs: [String])
     -> String
   {
@@ -139,13 +144,12 @@ public struct FleetQueries: Sendable, Equatable {
     switch mark {
     case .down: set = "\(upInJobs) == 0"
     case .unknown: set = "\(upInJobs) == 1 unless on (instance, job) \(select(Names.info, one))"
-    case .converged:
-      set = "(\(onTarget([target]))) unless on (instance, job) \(up) == 0"
+    case .converged: set = "\(onTarget([target])) \(unlessDown)"
     case .stuck: set = stuck([target], one)
     case .behind:
       set =
-        "(\(notConverged([target], one))) unless on (instance, job, asset)"
-        + " (\(failingOrBehindThroughout(one)))"
+        "\(select(Names.info, one)) unless on (instance, job, asset) (\(onTarget([target])))"
+        + " unless on (instance, job, asset) (\(failingOrBehindThroughout(one))) \(unlessDown)"
     }
     return "group by (instance, job) (\(set))"
   }

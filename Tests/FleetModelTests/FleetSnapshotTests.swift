@@ -35,7 +35,10 @@ struct FleetSnapshotTests {
       ],
       queries.downByJob: [sample(["job": "assets"], 1)],
       queries.reportingByAsset: [sample(["asset": "flags"], 3)],
-      queries.stuckByAsset(targets: targets): [sample(["asset": "flags"], 1)],
+      queries.stuckCandidates: [
+        sample(["asset": "flags", "version": "1", "state": "failed"], 1),
+        sample(["asset": "flags", "version": "2", "state": "failed"], 1),
+      ],
       queries.stuckInstances(targets: targets): [sample([:], 1)],
     ]
   }
@@ -154,7 +157,7 @@ struct FleetSnapshotTests {
   @Test func queriesAreAggregationsWithTheSelector() throws {
     #expect(
       queries.versions
-        == #"count by (job, asset, target_version, version, state) (remote_assets_asset_info{job="assets"})"#
+        == #"count by (job, asset, target_version, version, state) (remote_assets_asset_info{job="assets"} unless on (instance, job) up{job="assets"} == 0)"#
     )
     #expect(queries.downByJob == #"count by (job) (up{job="assets"} == 0)"#)
     let target = AssetTarget(asset: #"a"b"#, version: "2")

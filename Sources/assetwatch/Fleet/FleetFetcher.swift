@@ -3,8 +3,9 @@ import FleetModel
 import Foundation
 
 /// Asks the fleet's queries at one evaluation time, in rounds that each depend on the last: the
-/// counts, the stuck counts (which need the targets), the listing of the marks the page touches,
-/// the series of the page's rows. Every answer is small whatever the size of the fleet.
+/// counts; then, at once, the stuck instances (which need the targets) and the listing of the
+/// marks the page touches; then the series of the page's rows. Every answer is small whatever
+/// the size of the fleet.
 struct FleetFetcher: Sendable {
   let client: PrometheusClient
   let queries: FleetQueries
@@ -23,8 +24,10 @@ struct FleetFetcher: Sendable {
   {
     var results = try await ask(queries.summary, at: time)
     let targets = FleetCounts.targets(versions: results[queries.versions] ?? [])
-    results.merge(try await ask(queries.stuckCounts(targets: targets), at: time)) { a, _ in a }
-    let counts = FleetCounts(results: results, queries: queries)
+    // The stuck instances need the targets and nothing else needs them: asked beside the page.
+    let stuckQuery = queries.stuckInstances(targets: targets)
+    async let stuck = ask(targets.isEmpty ? [] : [stuckQuery], at: time)
+    var counts = FleetCounts(results: results, queries: queries)
     var asset = request.asset
     if let wanted = asset, !counts.rollouts.contains(where: { $0.asset == wanted }) {
       if strict {
@@ -35,13 +38,25 @@ struct FleetFetcher: Sendable {
       }
       asset = nil
     }
-    guard let chosen = asset ?? counts.mostUrgentAsset,
+    let page = try await page(asset ?? counts.mostUrgentAsset, request, counts, at: time)
+    results.merge(try await stuck) { a, _ in a }
+    counts = FleetCounts(results: results, queries: queries)
+    return FleetSnapshot(
+      at: time, counts: counts, page: page?.page, members: page?.members ?? [],
+      details: page?.details ?? [:], queries: queries)
+  }
+
+  /// One page of `asset`: the marks it touches listed, cut, and its rows' series asked.
+  private func page(
+    _ asset: String?, _ request: FleetPageRequest, _ counts: FleetCounts, at time: Date
+  ) async throws -> (
+    page: FleetPage, members: [(mark: RolloutMark, members: [FleetPage.Member])],
+    details: FleetSnapshot.QueryResults
+  )? {
+    guard let chosen = asset,
       let rollout = counts.rollouts.first(where: { $0.asset == chosen }),
       let target = counts.targets.first(where: { $0.asset == chosen })
-    else {
-      return FleetSnapshot(
-        at: time, counts: counts, page: nil, members: [], details: [:], queries: queries)
-    }
+    else { return nil }
     let page = FleetPage(rollout: rollout, number: request.page, size: pageSize)
     let slices = page.slices(of: rollout)
     let listings = slices.map {
@@ -57,8 +72,7 @@ struct FleetFetcher: Sendable {
     let details =
       instances.isEmpty
       ? [:] : try await ask(queries.details(asset: chosen, instances: instances), at: time)
-    return FleetSnapshot(
-      at: time, counts: counts, page: page, members: members, details: details, queries: queries)
+    return (page, members, details)
   }
 
   /// Asks `list` at once, each evaluated at `time`.
