@@ -65,14 +65,14 @@ public struct FleetQueries: Sendable, Equatable {
 
   // MARK: - Counts, evaluated in Prometheus
 
-  /// Excludes the instances whose last scrape failed (their series are stale anyway).
-  private var unlessDown: String { "unless on (instance, job) \(up) == 0" }
+  // An instance whose last scrape failed has no current series (Prometheus marks every series
+  // of a failed scrape stale), so the counts of reported assets need no `unless` on `up == 0`
+  // (which would cost as much as the count itself).
 
-  /// How many instances that are not down serve each (job, asset, target_version, version,
-  /// state): the fleet's targets, the converged counts and the jobs that expose assets, in a
-  /// few series.
+  /// How many instances serve each (job, asset, target_version, version, state): the fleet's
+  /// targets, the converged counts and the jobs that expose assets, in a few series.
   public var versions: String {
-    "count by (job, asset, target_version, version, state) (\(assetInfo) \(unlessDown))"
+    "count by (job, asset, target_version, version, state) (\(assetInfo))"
   }
   /// Instances per job, as Prometheus scrapes them (up or down).
   public var instancesByJob: String { "count by (job) (\(up))" }
@@ -87,7 +87,7 @@ public struct FleetQueries: Sendable, Equatable {
   /// with the others.
   public var stuckCandidates: String {
     "count by (asset, version, state) (\(assetInfo) and on (instance, job, asset)"
-      + " (\(failingOrBehindThroughout([]))) \(unlessDown))"
+      + " (\(failingOrBehindThroughout([]))))"
   }
 
   /// The first round: the counts, none of which needs a target.
@@ -118,11 +118,11 @@ public struct FleetQueries: Sendable, Equatable {
     "\(select(Names.failures, extra)) > 0 or \(behindThroughout(extra)) == 1"
   }
 
-  /// The stuck info series: not converged, not down, and failing or behind throughout.
+  /// The stuck info series: not converged, and failing or behind throughout.
   private func stuck(_ targets: [AssetTarget], _ extra: [String]) -> String {
     "\(select(Names.info, extra)) and on (instance, job, asset)"
       + " (\(failingOrBehindThroughout(extra)))"
-      + " unless on (instance, job, asset) (\(onTarget(targets))) \(unlessDown)"
+      + " unless on (instance, job, asset) (\(onTarget(targets)))"
   }
 
   /// Instances with at least one stuck asset (needs the targets from ``versions``).
@@ -144,12 +144,12 @@ public struct FleetQueries: Sendable, Equatable {
     switch mark {
     case .down: set = "\(upInJobs) == 0"
     case .unknown: set = "\(upInJobs) == 1 unless on (instance, job) \(select(Names.info, one))"
-    case .converged: set = "\(onTarget([target])) \(unlessDown)"
+    case .converged: set = onTarget([target])
     case .stuck: set = stuck([target], one)
     case .behind:
       set =
         "\(select(Names.info, one)) unless on (instance, job, asset) (\(onTarget([target])))"
-        + " unless on (instance, job, asset) (\(failingOrBehindThroughout(one))) \(unlessDown)"
+        + " unless on (instance, job, asset) (\(failingOrBehindThroughout(one)))"
     }
     return "group by (instance, job) (\(set))"
   }
