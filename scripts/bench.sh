@@ -383,7 +383,7 @@ bench_fleet() {
       printf 'global:\n  scrape_interval: %ss\n  scrape_timeout: %ss\nscrape_configs:\n' "$interval" "$((interval - 5))"
       printf '  - job_name: fleet-exporter\n    honor_labels: true\n    static_configs:\n'
       for s in $(seq 0 $((shards - 1))); do
-        printf "      - targets: ['127.0.0.1:%s']\n        labels: { __metrics_path__: /fleet-%s/%s.prom }\n" "$PORT" "$size" "$s"
+        printf "      - targets: ['127.0.0.1:%s']\n        labels: { __metrics_path__: /fleet-%s/%s.prom, instance: 'page-%s' }\n" "$PORT" "$size" "$s" "$s"
       done
     } > "$WORK/prometheus.yml"
     prometheus --config.file="$WORK/prometheus.yml" --storage.tsdb.path="$WORK/prom-data" \

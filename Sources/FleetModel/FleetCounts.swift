@@ -1,6 +1,6 @@
 /// The fleet in numbers, from the answers to the counting queries of ``FleetQueries`` (a few
 /// series each, whatever the size of the fleet): each asset's target and rollout, the instances,
-/// how many are down and how many are stuck. Pure.
+/// how many are down, and how many rows (instance x asset) are stuck. Pure.
 public struct FleetCounts: Sendable, Equatable {
   /// Per asset, ordered by asset.
   public var rollouts: [AssetRollout]
@@ -12,8 +12,8 @@ public struct FleetCounts: Sendable, Equatable {
   public var instances: Int
   /// Of those, the ones whose last scrape failed.
   public var downInstances: Int
-  /// Instances with at least one stuck asset.
-  public var stuckInstances: Int
+  /// Stuck rows (instance x asset), all assets together.
+  public var stuck: Int
 
   /// The answers to the ``FleetQueries``, keyed by query text.
   public typealias QueryResults = [String: [PrometheusSample]]
@@ -37,13 +37,11 @@ public struct FleetCounts: Sendable, Equatable {
     }
   }
 
-  /// Counts from `results`, which holds the answers to ``FleetQueries/summary`` and, when asked
-  /// already, to ``FleetQueries/stuckInstances(targets:)`` for the targets of the first
-  /// (``stuckInstances`` is 0 until then).
+  /// Counts from `results`, which holds the answers to ``FleetQueries/summary``.
   ///
   /// An asset's instances are the instances of the jobs that expose assets; of them, `down`
-  /// ones failed their last scrape, `unknown` ones are up and report nothing for the asset; the
-  /// rest report it and are converged (serve the target; `fresh` when there is none), stuck
+  /// ones failed their last scrape (and report nothing: Prometheus marks the series of a failed
+  /// scrape stale), `unknown` ones are up and report nothing for the asset; the rest report it and are converged (serve the target; `fresh` when there is none), stuck
   /// (counted by Prometheus) or behind.
   public init(results: QueryResults, queries: FleetQueries) {
     let versions = results[queries.versions] ?? []
@@ -55,16 +53,8 @@ public struct FleetCounts: Sendable, Equatable {
         return total + Self.count(sample)
       }
     }
-    func byAsset(_ query: String) -> [String: Int] {
-      var out: [String: Int] = [:]
-      for sample in results[query] ?? [] {
-        out[sample["asset"] ?? "", default: 0] += Self.count(sample)
-      }
-      return out
-    }
     let instances = byJob(queries.instancesByJob)
     let down = byJob(queries.downByJob)
-    let reporting = byAsset(queries.reportingByAsset)
     let candidates = results[queries.stuckCandidates] ?? []
     self.rollouts = targets.map { target in
       func onTarget(_ sample: PrometheusSample) -> Bool {
@@ -82,7 +72,7 @@ public struct FleetCounts: Sendable, Equatable {
         stuck += Self.count(sample)
       }
       let stuckCount = min(stuck, reported - converged)
-      let unknown = max(0, instances - down - (reporting[target.asset] ?? 0))
+      let unknown = max(0, instances - down - reported)
       return AssetRollout(
         asset: target.asset, target: target.version, converged: converged,
         instances: reported + down + unknown, stuck: stuckCount,
@@ -92,8 +82,7 @@ public struct FleetCounts: Sendable, Equatable {
     self.jobs = jobs.sorted()
     self.instances = instances
     self.downInstances = down
-    self.stuckInstances =
-      (results[queries.stuckInstances(targets: targets)] ?? []).first.map(Self.count) ?? 0
+    self.stuck = rollouts.reduce(0) { $0 + $1.stuck }
   }
 
   /// The asset a page shows first: the one with the most stuck instances, then the most behind

@@ -1,7 +1,7 @@
 /// The PromQL instant queries the fleet view asks, built from an optional label selector.
 ///
-/// The counts (``versions``, ``instancesByJob``, ``downByJob``, ``reportingByAsset``,
-/// ``stuckCandidates``, ``stuckInstances(targets:)``) are aggregations Prometheus evaluates: their answers are a few series whatever the size of the fleet. Per-instance rows
+/// The counts (``versions``, ``instancesByJob``, ``downByJob``, ``stuckCandidates``) are
+/// aggregations Prometheus evaluates, none needing the others' answers: their answers are a few series whatever the size of the fleet. Per-instance rows
 /// are asked only for one page of one asset (``members(of:asset:target:jobs:)``, then
 /// ``details(asset:instances:)``). Every query is plain PromQL an operator can paste into
 /// Prometheus or Grafana and compare: the fleet view adds no numbers of its own.
@@ -78,10 +78,6 @@ public struct FleetQueries: Sendable, Equatable {
   public var instancesByJob: String { "count by (job) (\(up))" }
   /// Instances per job whose last scrape failed.
   public var downByJob: String { "count by (job) (\(up) == 0)" }
-  /// Per asset, the instances that are up and report it (the rest of the up ones have no data).
-  public var reportingByAsset: String {
-    "count by (asset) (\(assetInfo) and on (instance, job) \(up) == 1)"
-  }
   /// Per (asset, version, state), the instances that are failing or were behind at every scrape
   /// of the stuck window: those not on the target are stuck. Needs no target, so it is asked
   /// with the others.
@@ -92,7 +88,7 @@ public struct FleetQueries: Sendable, Equatable {
 
   /// The first round: the counts, none of which needs a target.
   public var summary: [String] {
-    [versions, instancesByJob, downByJob, reportingByAsset, stuckCandidates]
+    [versions, instancesByJob, downByJob, stuckCandidates]
   }
 
   /// The info series on the fleet's target, for every asset of `targets`: `version="T"`, or
@@ -123,11 +119,6 @@ public struct FleetQueries: Sendable, Equatable {
     "\(select(Names.info, extra)) and on (instance, job, asset)"
       + " (\(failingOrBehindThroughout(extra)))"
       + " unless on (instance, job, asset) (\(onTarget(targets)))"
-  }
-
-  /// Instances with at least one stuck asset (needs the targets from ``versions``).
-  public func stuckInstances(targets: [AssetTarget]) -> String {
-    "count(count by (instance, job) (\(stuck(targets, []))))"
   }
 
   // MARK: - One page of one asset

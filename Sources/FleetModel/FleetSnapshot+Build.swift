@@ -53,7 +53,7 @@ extension FleetSnapshot {
       }
     }
     self.init(
-      at: at, rows: rows, rollouts: counts.rollouts, stuckInstances: counts.stuckInstances,
+      at: at, rows: rows, rollouts: counts.rollouts, stuck: counts.stuck,
       downInstances: counts.downInstances, instances: counts.instances, page: page)
   }
 }

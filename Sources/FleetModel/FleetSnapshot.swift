@@ -1,7 +1,7 @@
 import Foundation
 
-/// The fleet at one evaluation time: per asset how far its rollout has got and how many
-/// instances are down or stuck (counted by Prometheus), and one page of one asset's rows.
+/// The fleet at one evaluation time: per asset how far its rollout has got, how many instances
+/// are down and how many rows are stuck (counted by Prometheus), and one page of one asset's rows.
 /// Built by ``FleetSnapshot/init(at:counts:page:members:details:queries:)``; pure.
 public struct FleetSnapshot: Sendable, Equatable {
   /// The evaluation time of the queries.
@@ -10,8 +10,8 @@ public struct FleetSnapshot: Sendable, Equatable {
   public var rows: [FleetRow]
   /// One summary per asset, ordered by asset.
   public var rollouts: [AssetRollout]
-  /// Instances with at least one stuck asset.
-  public var stuckInstances: Int
+  /// Stuck rows (instance x asset), all assets together.
+  public var stuck: Int
   /// Instances Prometheus could not scrape.
   public var downInstances: Int
   /// Instances of the jobs that expose assets.
@@ -25,7 +25,7 @@ public struct FleetSnapshot: Sendable, Equatable {
     self.at = at
     self.rows = rows
     self.rollouts = rollouts
-    stuckInstances = Set(rows.filter { $0.mark == .stuck }.map(\.instance)).count
+    stuck = rows.filter { $0.mark == .stuck }.count
     downInstances = Set(rows.filter { $0.up == false }.map(\.instance)).count
     instances = Set(rows.map(\.instance)).count
     page = nil
@@ -33,13 +33,13 @@ public struct FleetSnapshot: Sendable, Equatable {
 
   /// Creates a snapshot from its parts.
   public init(
-    at: Date, rows: [FleetRow], rollouts: [AssetRollout], stuckInstances: Int,
+    at: Date, rows: [FleetRow], rollouts: [AssetRollout], stuck: Int,
     downInstances: Int, instances: Int, page: FleetPage?
   ) {
     self.at = at
     self.rows = rows
     self.rollouts = rollouts
-    self.stuckInstances = stuckInstances
+    self.stuck = stuck
     self.downInstances = downInstances
     self.instances = instances
     self.page = page

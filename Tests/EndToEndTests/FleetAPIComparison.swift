@@ -19,7 +19,7 @@ enum FleetAPIComparison {
     #expect(
       Array(json.keys).sorted() == [
         "at", "downInstances", "evaluatedAt", "instances", "page", "prometheus", "rollouts",
-        "rows", "selector", "stuckInstances",
+        "rows", "selector", "stuck",
       ])
     // The rows are the most urgent asset's (flags, which has the stuck instance).
     let page = try #require(json["page"] as? [String: Any])

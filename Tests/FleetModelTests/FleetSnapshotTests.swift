@@ -23,8 +23,7 @@ struct FleetSnapshotTests {
   /// Four instances rolling `flags` from 1 to 2: a converged, b failing (stuck), c behind with
   /// its own old target, d down; e up without data; a `prometheus` job outside the fleet.
   private var summary: FleetSnapshot.QueryResults {
-    let targets = [AssetTarget(asset: "flags", version: "2")]
-    return [
+    [
       queries.versions: [
         group("flags", version: "2", target: "2", 1),
         group("flags", version: "1", target: "2", state: "failed", 1),
@@ -34,12 +33,10 @@ struct FleetSnapshotTests {
         sample(["job": "assets"], 5), sample(["job": "prometheus"], 1),
       ],
       queries.downByJob: [sample(["job": "assets"], 1)],
-      queries.reportingByAsset: [sample(["asset": "flags"], 3)],
       queries.stuckCandidates: [
         sample(["asset": "flags", "version": "1", "state": "failed"], 1),
         sample(["asset": "flags", "version": "2", "state": "failed"], 1),
       ],
-      queries.stuckInstances(targets: targets): [sample([:], 1)],
     ]
   }
 
@@ -49,7 +46,7 @@ struct FleetSnapshotTests {
     #expect(counts.jobs == ["assets"])
     #expect(counts.instances == 5)
     #expect(counts.downInstances == 1)
-    #expect(counts.stuckInstances == 1)
+    #expect(counts.stuck == 1)
     #expect(
       counts.rollouts == [
         AssetRollout(
@@ -78,7 +75,6 @@ struct FleetSnapshotTests {
       group("motd", version: "x", target: nil, 2),
       group("motd", version: "y", target: nil, state: "stale", 1),
     ]
-    results[queries.reportingByAsset] = [sample(["asset": "motd"], 3)]
     let counts = FleetCounts(results: results, queries: queries)
     #expect(counts.rollouts.first?.target == nil)
     #expect(counts.rollouts.first?.converged == 2)
@@ -149,7 +145,7 @@ struct FleetSnapshotTests {
     #expect(fleet.rows[0].errorKind == "http")
     #expect(fleet.rows.allSatisfy { $0.fleetTarget == "2" && $0.up == true })
     #expect(fleet.rows[1].secondsSinceSuccess(at: now) == 10)
-    #expect(fleet.stuckInstances == 1)
+    #expect(fleet.stuck == 1)
     #expect(fleet.downInstances == 1)
     #expect(fleet.page?.total == 5)
   }

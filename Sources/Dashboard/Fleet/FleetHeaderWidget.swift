@@ -33,7 +33,7 @@ struct FleetHeaderWidget: Widget {
         "\(rollout.asset) \(rollout.converged)/\(rollout.instances)", style, priority: 2,
         spacing: 1, group: index == 0 ? 0 : nil)
     }
-    let stuck = snapshot.stuckInstances
+    let stuck = snapshot.stuck
     if stuck > 0 {
       line.add("\(stuck) stuck", context.style(.stuck), priority: 0, spacing: 3)
     }

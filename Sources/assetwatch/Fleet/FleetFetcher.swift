@@ -3,8 +3,7 @@ import FleetModel
 import Foundation
 
 /// Asks the fleet's queries at one evaluation time, in rounds that each depend on the last: the
-/// counts; then, at once, the stuck instances (which need the targets) and the listing of the
-/// marks the page touches; then the series of the page's rows. Every answer is small whatever
+/// counts; the listing of the marks the page touches; the series of the page's rows. Every answer is small whatever
 /// the size of the fleet.
 struct FleetFetcher: Sendable {
   let client: PrometheusClient
@@ -22,12 +21,8 @@ struct FleetFetcher: Sendable {
   )
     async throws -> FleetSnapshot
   {
-    var results = try await ask(queries.summary, at: time)
-    let targets = FleetCounts.targets(versions: results[queries.versions] ?? [])
-    // The stuck instances need the targets and nothing else needs them: asked beside the page.
-    let stuckQuery = queries.stuckInstances(targets: targets)
-    async let stuck = ask(targets.isEmpty ? [] : [stuckQuery], at: time)
-    var counts = FleetCounts(results: results, queries: queries)
+    let results = try await ask(queries.summary, at: time)
+    let counts = FleetCounts(results: results, queries: queries)
     var asset = request.asset
     if let wanted = asset, !counts.rollouts.contains(where: { $0.asset == wanted }) {
       if strict {
@@ -39,8 +34,6 @@ struct FleetFetcher: Sendable {
       asset = nil
     }
     let page = try await page(asset ?? counts.mostUrgentAsset, request, counts, at: time)
-    results.merge(try await stuck) { a, _ in a }
-    counts = FleetCounts(results: results, queries: queries)
     return FleetSnapshot(
       at: time, counts: counts, page: page?.page, members: page?.members ?? [],
       details: page?.details ?? [:], queries: queries)

@@ -5,8 +5,8 @@ import Foundation
 /// `fleet --json`: one snapshot of the fleet.
 ///
 /// Keys come out in this order: `prometheus`, `selector`, `evaluatedAt` (Unix seconds, the `time`
-/// every query was evaluated at), `at` (the same, ISO 8601 UTC), `instances`, `stuckInstances`,
-/// `downInstances`, `rollouts` (per asset: `asset`, `target`, `converged`, `instances`, `stuck`,
+/// every query was evaluated at), `at` (the same, ISO 8601 UTC), `instances`, `downInstances`,
+/// `stuck` (stuck rows, instance x asset, all assets), `rollouts` (per asset: `asset`, `target`, `converged`, `instances`, `stuck`,
 /// `behind`, `down`, `unknown`), `page` (`asset`, `number`, `size`, `pages`, `rows`: which rows
 /// follow; null when the fleet has no asset), `rows` (one page of one asset, most urgent first:
 /// `instance`, `job`, `asset`, `up`, `version`, `targetVersion`, `fleetTarget`, `state`,
@@ -18,7 +18,7 @@ struct FleetOutput: Encodable {
   var snapshot: FleetSnapshot
 
   private enum Keys: String, CodingKey {
-    case prometheus, selector, evaluatedAt, at, instances, stuckInstances, downInstances
+    case prometheus, selector, evaluatedAt, at, instances, downInstances, stuck
     case rollouts, page, rows
   }
 
@@ -29,8 +29,8 @@ struct FleetOutput: Encodable {
     try c.encode(snapshot.at.timeIntervalSince1970, forKey: .evaluatedAt)
     try c.encode(JSONTime.format(snapshot.at), forKey: .at)
     try c.encode(snapshot.instances, forKey: .instances)
-    try c.encode(snapshot.stuckInstances, forKey: .stuckInstances)
     try c.encode(snapshot.downInstances, forKey: .downInstances)
+    try c.encode(snapshot.stuck, forKey: .stuck)
     try c.encode(snapshot.rollouts.map(Rollout.init), forKey: .rollouts)
     try c.encode(snapshot.page.map(Page.init), forKey: .page)
     try c.encode(snapshot.rows.map(Row.init), forKey: .rows)
