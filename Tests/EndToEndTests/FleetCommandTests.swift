@@ -27,6 +27,14 @@ import Testing
     }
   }
 
+  @Test func aSelectorThatDoesNotCloseItsBraceIsExit2NotACrash() async throws {
+    let result = try await AssetWatchBinary.run([
+      "fleet", "--prometheus", "http://127.0.0.1:9", "--selector", #"{job="x""#, "--json",
+    ])
+    #expect(result.status == 2, "\(result.stderr)")
+    #expect(result.stderr.contains("opens a brace it does not close"), "\(result.stderr)")
+  }
+
   @Test func aCompressedAnswerFarBeyondAnyRatioIsRead() async throws {
     // 200,000 identical groups: some 20 MB of JSON that gzip shrinks several hundred times.
     let element =

@@ -108,10 +108,11 @@ struct FleetCommand: AsyncParsableCommand {
         credentials = value
       }
       let endpoint = try PrometheusEndpoint(url: prometheus, credentials: credentials)
+      let queries = try FleetQueries(selector: selector, stuckAfterSeconds: stuckAfter)
+      // The client last: once made, it must be shut down (below) on every path.
       fetcher = FleetFetcher(
         client: PrometheusClient(endpoint: endpoint, timeout: .seconds(timeout)),
-        queries: try FleetQueries(selector: selector, stuckAfterSeconds: stuckAfter),
-        pageSize: pageSize)
+        queries: queries, pageSize: pageSize)
     } catch {
       Console.printError("assetwatch fleet: \(error)")
       throw ExitCode(2)
