@@ -4,7 +4,9 @@ AssetWatchTestKit's SyntheticFleet does (same layout, same SplitMix64 choices, s
 into shards of at most 1,000 instances: DIR/0.prom, DIR/1.prom, ... Each page speaks for its
 instances (every series carries `instance` and `job`), to be scraped with honor_labels.
 
-    scripts/fleet-page.py DIR INSTANCES ASSETS [SEED] [SHARD_SIZE]
+    scripts/fleet-page.py DIR INSTANCES ASSETS [SEED] [SHARD_SIZE] [NOW]
+
+NOW (Unix seconds, default the current time) dates the last successes.
 """
 import os
 import sys
@@ -75,7 +77,7 @@ def main():
     seed = int(sys.argv[4]) if len(sys.argv) > 4 else 1
     shard = int(sys.argv[5]) if len(sys.argv) > 5 else 1000
     os.makedirs(out, exist_ok=True)
-    now = int(time.time())
+    now = int(sys.argv[6]) if len(sys.argv) > 6 else int(time.time())
     for s, start in enumerate(range(0, n, shard)):
         with open(os.path.join(out, f"{s}.prom"), "w") as f:
             f.write(page(range(start, min(n, start + shard)), assets, seed, "assets", now))
