@@ -5,8 +5,10 @@
 #
 #   scripts/bench.sh [--quick] [CASE ...]
 #   CASES: big sync revalidate status statusbig idle firstframe storm   (default: all)
+#          fleet (opt-in: a real Prometheus scraping synthetic fleets; needs prometheus)
 #   env:   RUNS (5; --quick 3)  BIG_MIB (1024; --quick 256)  IDLE_SECONDS (60; --quick 10)
 #          STORM_RATE (1000 events/s)  STORM_KEYS (10)  STORM_SECONDS (5)
+#          FLEET_SIZES ("1000x20 10000x50"; --quick "1000x20")
 #
 # Installs what it needs from Debian's packages when run as root (nginx-light curl time tmux),
 # else says what to install. Writes nothing outside a temporary folder.
@@ -24,8 +26,10 @@ done
 [ ${#CASES[@]} -eq 0 ] && CASES=(big sync revalidate status statusbig idle firstframe storm)
 if [ "$QUICK" = 1 ]; then
   RUNS=${RUNS:-3}; BIG_MIB=${BIG_MIB:-256}; IDLE_SECONDS=${IDLE_SECONDS:-10}
+  FLEET_SIZES=${FLEET_SIZES:-1000x20}
 else
   RUNS=${RUNS:-5}; BIG_MIB=${BIG_MIB:-1024}; IDLE_SECONDS=${IDLE_SECONDS:-60}
+  FLEET_SIZES=${FLEET_SIZES:-1000x20 10000x50}
 fi
 
 need=()
@@ -52,6 +56,7 @@ WORK=$(mktemp -d)
 chmod 755 "$WORK"
 cleanup() {
   tmux -L awbench kill-server 2>/dev/null || true
+  [ -f "$WORK/prometheus.pid" ] && kill "$(cat "$WORK/prometheus.pid")" 2>/dev/null || true
   [ -f "$WORK/nginx.pid" ] && kill "$(cat "$WORK/nginx.pid")" 2>/dev/null || true
   rm -rf "$WORK"
 }
@@ -357,3 +362,75 @@ bench_dashboard_storm() {
 if has idle; then bench_dashboard_idle; fi
 if has firstframe; then bench_dashboard_firstframe; fi
 if has storm; then bench_dashboard_storm; fi
+
+# The fleet view against a real Prometheus scraping a synthetic fleet (scripts/fleet-page.py:
+# pages of 1,000 instances each, scraped with honor_labels), per size NxA: `fleet --json` (counts
+# and one page of 100 rows, evaluated at one time) against curl fetching the five raw queries the
+# old fleet view asked (compressed, in parallel), and assetwatch's peak RSS.
+bench_fleet() {
+  command -v prometheus >/dev/null 2>&1 || { echo "fleet: needs prometheus (apt-get install -y prometheus)" >&2; return; }
+  local size n a dir prom ppid interval shards targets t
+  for size in $FLEET_SIZES; do
+    n=${size%x*}; a=${size#*x}
+    dir="$WORK/www/fleet-$size"
+    python3 scripts/fleet-page.py "$dir" "$n" "$a" 1 1000
+    chmod -R a+rX "$WORK/www"
+    shards=$(( (n + 999) / 1000 ))
+    interval=15; [ $((n * a)) -gt 100000 ] && interval=60
+    prom=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+    rm -rf "$WORK/prom-data"; mkdir -p "$WORK/prom-data"
+    {
+      printf 'global:\n  scrape_interval: %ss\n  scrape_timeout: %ss\nscrape_configs:\n' "$interval" "$((interval - 5))"
+      printf '  - job_name: fleet-exporter\n    honor_labels: true\n    static_configs:\n'
+      for s in $(seq 0 $((shards - 1))); do
+        printf "      - targets: ['127.0.0.1:%s']\n        labels: { __metrics_path__: /fleet-%s/%s.prom, instance: 'page-%s' }\n" "$PORT" "$size" "$s" "$s"
+      done
+    } > "$WORK/prometheus.yml"
+    prometheus --config.file="$WORK/prometheus.yml" --storage.tsdb.path="$WORK/prom-data" \
+      --web.listen-address="127.0.0.1:$prom" --storage.tsdb.retention.time=1h \
+      > "$WORK/logs/prometheus.log" 2>&1 &
+    ppid=$!; echo "$ppid" > "$WORK/prometheus.pid"
+    local P="http://127.0.0.1:$prom" want=$((n * a)) have=0 started=$SECONDS
+    # Wait (bounded, 15 min) until every shard was scraped: as many info series as the pages hold.
+    want=$(cat "$dir"/*.prom | grep -c '^remote_assets_asset_info{')
+    while [ $((SECONDS - started)) -lt 900 ]; do
+      have=$(curl -sf "$P/api/v1/query" --data-urlencode 'query=count(remote_assets_asset_info{job="assets"})' \
+        | python3 -c 'import sys, json; r = json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else 0)' 2>/dev/null || echo 0)
+      [ "$have" = "$want" ] && break
+      sleep 2
+    done
+    if [ "$have" != "$want" ]; then
+      echo "fleet $size: Prometheus holds $have of $want info series after 15 min; skipped" >&2
+      kill "$ppid"; wait "$ppid" 2>/dev/null || true; continue
+    fi
+    local scrape; scrape=$(curl -s "$P/api/v1/query" --data-urlencode 'query=max(scrape_duration_seconds{job="fleet-exporter"})' \
+      | python3 -c 'import sys, json; r = json.load(sys.stdin)["data"]["result"]; print("%.1f" % float(r[0]["value"][1]) if r else "?")')
+    t=$(date +%s.%3N)
+    local q; : > "$WORK/fleet.curl"
+    for q in 'remote_assets_asset_info{job="assets"}' 'remote_assets_last_success_timestamp_seconds{job="assets"}' \
+      'remote_assets_consecutive_failures{job="assets"}' 'min_over_time(remote_assets_asset_behind{job="assets"}[600s])' 'up{job="assets"}'; do
+      printf 'url = "%s/api/v1/query?query=%s&time=%s"\noutput = "/dev/null"\nnext\n' "$P" \
+        "$(python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "$q")" "$t" >> "$WORK/fleet.curl"
+    done
+    sed -i '$ d' "$WORK/fleet.curl"
+    # One untimed round of each first: Prometheus' first queries after the ingest are cold.
+    "$BIN" fleet --prometheus "$P" --selector '{job="assets"}' --json --at "$t" --timeout 120 >/dev/null
+    curl -sSf --compressed --parallel -K "$WORK/fleet.curl" 2>/dev/null
+    AW=(); CU=(); RSS=()
+    for _ in $(seq 1 "$RUNS"); do
+      read -r s r < <(measure "$BIN" fleet --prometheus "$P" --selector '{job="assets"}' --json --at "$t" --timeout 120)
+      AW+=("$s"); RSS+=("$r")
+      read -r s _ < <(measure curl -sSf --compressed --parallel -K "$WORK/fleet.curl")
+      CU+=("$s")
+    done
+    local aw cu rss
+    aw=$(median "${AW[@]}"); cu=$(median "${CU[@]}"); rss=$(median "${RSS[@]}")
+    row "fleet --json ${n}x${a} vs curl 5 raw queries" "${aw}s vs ${cu}s" "$(ratio "$aw" "$cu")x"
+    row "fleet --json ${n}x${a}, peak RSS" "$((rss / 1024)) MiB" "-"
+    row "fleet ${n}x${a}: Prometheus scrape of a 1,000-instance page" "${scrape}s (interval ${interval}s)" "-"
+    kill "$ppid"; wait "$ppid" 2>/dev/null || true
+    rm -rf "$WORK/prom-data" "$dir"
+  done
+}
+
+if has fleet; then bench_fleet; fi

@@ -8,7 +8,7 @@ import Foundation
 /// its own storage folder and a generated config that scrapes `targets` every second (by
 /// default). A real Prometheus, so the fleet view is tested against the API operators run.
 ///
-/// Prefer ``withPrometheus(targets:scrapeInterval:metricsPath:_:)``, which stops the server and
+/// Prefer ``withPrometheus(targets:scrapeInterval:metricsPath:honorLabels:scrapeTimeout:_:)``, which stops the server and
 /// removes its folder when the body ends, also when the body throws.
 public final class PrometheusServer: Sendable {
   /// The scrape job's name (the `job` label of every scraped series).
@@ -29,14 +29,23 @@ public final class PrometheusServer: Sendable {
       ?? ""
   }
 
+  /// The job name the scrape job of an aggregating page gets (``SyntheticFleet``): its own `up`
+  /// is not one of the fleet's instances.
+  public static let exporterJob = "fleet-exporter"
+
   /// Writes a config scraping `targets` (`host:port`) under ``job`` every `scrapeInterval`, starts
   /// Prometheus and waits (bounded, 180 s) until `/-/ready` answers 200.
   ///
+  /// With `honorLabels`, the targets are pages that speak for many instances
+  /// (``SyntheticFleet``): the job is ``exporterJob`` and the page's own `instance` and `job`
+  /// labels are kept. `scrapeTimeout` defaults to the interval.
+  ///
   /// - Throws: ``PrometheusServerError`` when Prometheus is not installed, exits, or never
   ///   becomes ready.
-  public init(targets: [String], scrapeInterval: String = "1s", metricsPath: String = "/metrics")
-    async throws
-  {
+  public init(
+    targets: [String], scrapeInterval: String = "1s", metricsPath: String = "/metrics",
+    honorLabels: Bool = false, scrapeTimeout: String? = nil
+  ) async throws {
     guard let binary = ExternalTool.path("prometheus") else {
       throw PrometheusServerError("prometheus is not installed (apt-get install -y prometheus)")
     }
@@ -50,10 +59,11 @@ public final class PrometheusServer: Sendable {
     let config = """
       global:
         scrape_interval: \(scrapeInterval)
-        scrape_timeout: \(scrapeInterval)
+        scrape_timeout: \(scrapeTimeout ?? scrapeInterval)
         evaluation_interval: \(scrapeInterval)
       scrape_configs:
-        - job_name: \(Self.job)
+        - job_name: \(honorLabels ? Self.exporterJob : Self.job)
+          honor_labels: \(honorLabels)
           metrics_path: \(metricsPath)
           static_configs:
             - targets: [\(list)]
@@ -185,10 +195,12 @@ public typealias PrometheusServerError = PrometheusServer.PrometheusServerError
 /// - Throws: ``PrometheusServerError`` when Prometheus cannot start, or what `body` throws.
 public func withPrometheus<T>(
   targets: [String], scrapeInterval: String = "1s", metricsPath: String = "/metrics",
+  honorLabels: Bool = false, scrapeTimeout: String? = nil,
   _ body: (PrometheusServer) async throws -> T
 ) async throws -> T {
   let server = try await PrometheusServer(
-    targets: targets, scrapeInterval: scrapeInterval, metricsPath: metricsPath)
+    targets: targets, scrapeInterval: scrapeInterval, metricsPath: metricsPath,
+    honorLabels: honorLabels, scrapeTimeout: scrapeTimeout)
   defer { server.stop() }
   return try await body(server)
 }

@@ -1,7 +1,10 @@
 /// The PromQL instant queries the fleet view asks, built from an optional label selector.
 ///
-/// Every query is a plain selection (no aggregation), so a script can ask Prometheus the same
-/// query and compare: the fleet view adds no numbers of its own.
+/// The counts (``versions``, ``instancesByJob``, ``downByJob``, ``stuckCandidates``) are
+/// aggregations Prometheus evaluates, none needing the others' answers: their answers are a few series whatever the size of the fleet. Per-instance rows
+/// are asked only for one page of one asset (``members(of:asset:target:jobs:)``, then
+/// ``details(asset:instances:)``). Every query is plain PromQL an operator can paste into
+/// Prometheus or Grafana and compare: the fleet view adds no numbers of its own.
 public struct FleetQueries: Sendable, Equatable {
   /// The label matchers inside the braces, e.g. `job="assets"`; empty selects every series.
   public let matchers: String
@@ -27,21 +30,152 @@ public struct FleetQueries: Sendable, Equatable {
     self.stuckAfterSeconds = max(1, stuckAfterSeconds)
   }
 
-  private func select(_ metric: String) -> String { "\(metric){\(matchers)}" }
+  /// `metric{<matchers>, <extra>}`; `extra` are complete matchers such as `asset="flags"`.
+  func select(_ metric: String, _ extra: [String] = []) -> String {
+    let all = (matchers.isEmpty ? [] : [matchers]) + extra
+    return "\(metric){\(all.joined(separator: ","))}"
+  }
+
+  private static func asset(_ asset: String) -> String { "asset=" + PromQLText.string(asset) }
+
+  private static func jobs(_ jobs: [String]) -> [String] {
+    jobs.isEmpty ? [] : ["job=~" + PromQLText.string(PromQLText.alternatives(jobs.sorted()))]
+  }
+
+  // MARK: - The raw series (what the rows are made of)
 
   /// One info series per instance and asset: `version`, `target_version`, `state`, `error_kind`.
-  public var assetInfo: String { select("remote_assets_asset_info") }
+  public var assetInfo: String { select(Names.info) }
   /// When each asset last refreshed successfully (Unix seconds).
-  public var lastSuccess: String { select("remote_assets_last_success_timestamp_seconds") }
+  public var lastSuccess: String { select(Names.lastSuccess) }
   /// Failed refreshes in a row per asset.
-  public var consecutiveFailures: String { select("remote_assets_consecutive_failures") }
+  public var consecutiveFailures: String { select(Names.failures) }
   /// 1 where the asset was behind its target at every scrape of the stuck window.
-  public var behindThroughout: String {
-    "min_over_time(\(select("remote_assets_asset_behind"))[\(stuckAfterSeconds)s])"
-  }
+  public var behindThroughout: String { behindThroughout([]) }
   /// Whether Prometheus reached each target at its last scrape.
   public var up: String { select("up") }
 
-  /// Every query, in the order the fleet view asks them.
-  public var all: [String] { [assetInfo, lastSuccess, consecutiveFailures, behindThroughout, up] }
+  private func behindThroughout(_ extra: [String]) -> String {
+    "min_over_time(\(select(Names.behind, extra))[\(stuckAfterSeconds)s])"
+  }
+
+  /// The raw queries, one series per instance and asset: what `fleet` asked before it counted
+  /// in Prometheus, and what the benchmark has curl fetch for comparison.
+  public var raw: [String] { [assetInfo, lastSuccess, consecutiveFailures, behindThroughout, up] }
+
+  // MARK: - Counts, evaluated in Prometheus
+
+  // An instance whose last scrape failed has no current series (Prometheus marks every series
+  // of a failed scrape stale), so the counts of reported assets need no `unless` on `up == 0`
+  // (which would cost as much as the count itself).
+
+  /// How many instances serve each (job, asset, target_version, version, state): the fleet's
+  /// targets, the converged counts and the jobs that expose assets, in a few series.
+  public var versions: String {
+    "count by (job, asset, target_version, version, state) (\(assetInfo))"
+  }
+  /// Instances per job, as Prometheus scrapes them (up or down).
+  public var instancesByJob: String { "count by (job) (\(up))" }
+  /// Instances per job whose last scrape failed.
+  public var downByJob: String { "count by (job) (\(up) == 0)" }
+  /// Per (asset, version, state), the instances that are failing or were behind at every scrape
+  /// of the stuck window: those not on the target are stuck. Needs no target, so it is asked
+  /// with the others.
+  public var stuckCandidates: String {
+    "count by (asset, version, state) (\(assetInfo) and on (instance, job, asset)"
+      + " (\(failingOrBehindThroughout([]))))"
+  }
+
+  /// The first round: the counts, none of which needs a target.
+  public var summary: [String] {
+    [versions, instancesByJob, downByJob, stuckCandidates]
+  }
+
+  /// The info series on the fleet's target, for every asset of `targets`: `version="T"`, or
+  /// `state="fresh"` for assets without a target; assets sharing a target share a selector.
+  func onTarget(_ targets: [AssetTarget]) -> String {
+    var byVersion: [String?: [String]] = [:]
+    for target in targets { byVersion[target.version, default: []].append(target.asset) }
+    let versions = byVersion.keys.sorted { ($0 ?? "") < ($1 ?? "") }
+    return versions.map { version in
+      let assets = byVersion[version] ?? []
+      let asset =
+        assets.count == 1
+        ? Self.asset(assets[0])
+        : "asset=~" + PromQLText.string(PromQLText.alternatives(assets.sorted()))
+      let wanted = version.map { "version=" + PromQLText.string($0) } ?? "state=\"fresh\""
+      return select(Names.info, [asset, wanted])
+    }
+    .joined(separator: " or ")
+  }
+
+  /// Failing, or behind at every scrape of the stuck window.
+  private func failingOrBehindThroughout(_ extra: [String]) -> String {
+    "\(select(Names.failures, extra)) > 0 or \(behindThroughout(extra)) == 1"
+  }
+
+  /// The stuck info series: not converged, and failing or behind throughout.
+  private func stuck(_ targets: [AssetTarget], _ extra: [String]) -> String {
+    "\(select(Names.info, extra)) and on (instance, job, asset)"
+      + " (\(failingOrBehindThroughout(extra)))"
+      + " unless on (instance, job, asset) (\(onTarget(targets)))"
+  }
+
+  // MARK: - One page of one asset
+
+  /// `(instance, job)` of the instances of `mark` for one asset: the class a page is cut from.
+  /// `jobs` are the jobs that expose assets (down and no-data instances come from their `up`).
+  /// Each class is exactly what the counts count.
+  public func members(of mark: RolloutMark, asset: String, target: AssetTarget, jobs: [String])
+    -> String
+  {
+    let one = [Self.asset(asset)]
+    let upInJobs = select("up", Self.jobs(jobs))
+    let set: String
+    switch mark {
+    case .down: set = "\(upInJobs) == 0"
+    case .unknown: set = "\(upInJobs) == 1 unless on (instance, job) \(select(Names.info, one))"
+    case .converged: set = onTarget([target])
+    case .stuck: set = stuck([target], one)
+    case .behind:
+      set =
+        "\(select(Names.info, one)) unless on (instance, job, asset) (\(onTarget([target])))"
+        + " unless on (instance, job, asset) (\(failingOrBehindThroughout(one)))"
+    }
+    return "group by (instance, job) (\(set))"
+  }
+
+  /// The series of one asset on the listed instances: info, last success, failures, behind
+  /// throughout, up (the raw queries narrowed to one page).
+  public func details(asset: String, instances: [String]) -> [String] {
+    let page = "instance=~" + PromQLText.string(PromQLText.alternatives(instances))
+    let one = [Self.asset(asset), page]
+    return [
+      select(Names.info, one), select(Names.lastSuccess, one), select(Names.failures, one),
+      behindThroughout(one), select("up", [page]),
+    ]
+  }
+
+  /// The metric names (those of `AssetMetricNames`, which FleetModel does not depend on).
+  enum Names {
+    static let info = "remote_assets_asset_info"
+    static let behind = "remote_assets_asset_behind"
+    static let lastSuccess = "remote_assets_last_success_timestamp_seconds"
+    static let failures = "remote_assets_consecutive_failures"
+  }
+}
+
+/// The version an asset's rollout aims at: the highest `target_version` any instance reports,
+/// or nil when none names one (then `fresh` counts as converged).
+public struct AssetTarget: Sendable, Equatable {
+  /// The asset id.
+  public var asset: String
+  /// The target version, nil when no instance names one.
+  public var version: String?
+
+  /// Creates a target.
+  public init(asset: String, version: String?) {
+    self.asset = asset
+    self.version = version
+  }
 }

@@ -92,7 +92,8 @@ public struct FleetRow: Sendable, Equatable, Identifiable {
   }
 }
 
-/// How far one asset's rollout has got: N of M instances converged on the target.
+/// How far one asset's rollout has got: N of M instances converged on the target, and where the
+/// others stand. Every count comes from an aggregation Prometheus evaluated.
 public struct AssetRollout: Sendable, Equatable {
   /// The asset id.
   public var asset: String
@@ -100,20 +101,45 @@ public struct AssetRollout: Sendable, Equatable {
   public var target: String?
   /// Instances serving the target.
   public var converged: Int
-  /// Instances that hold the asset (down ones included).
+  /// Instances counted for the asset: every instance of the jobs that expose assets (down ones
+  /// and those reporting nothing for it included), plus any reporting it without an `up`.
   public var instances: Int
   /// Instances flagged stuck.
   public var stuck: Int
+  /// Instances not on the target yet, neither failing nor behind for the whole stuck window.
+  public var behind: Int
+  /// Instances Prometheus could not scrape at its last attempt.
+  public var down: Int
+  /// Instances that are up but report nothing for the asset.
+  public var unknown: Int
 
-  /// Creates a rollout summary.
-  public init(asset: String, target: String?, converged: Int, instances: Int, stuck: Int) {
+  /// Creates a rollout summary; without `behind`, `down` and `unknown`, the instances not
+  /// converged nor stuck count as behind.
+  public init(
+    asset: String, target: String?, converged: Int, instances: Int, stuck: Int,
+    behind: Int? = nil, down: Int = 0, unknown: Int = 0
+  ) {
     self.asset = asset
     self.target = target
     self.converged = converged
     self.instances = instances
     self.stuck = stuck
+    self.behind = behind ?? max(0, instances - converged - stuck - down - unknown)
+    self.down = down
+    self.unknown = unknown
   }
 
   /// Whether every instance converged.
   public var isComplete: Bool { converged == instances }
+
+  /// How many instances have `mark`.
+  public func count(_ mark: RolloutMark) -> Int {
+    switch mark {
+    case .converged: converged
+    case .behind: behind
+    case .stuck: stuck
+    case .down: down
+    case .unknown: unknown
+    }
+  }
 }

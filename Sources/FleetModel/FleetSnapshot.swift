@@ -1,38 +1,47 @@
 import Foundation
 
-/// The whole fleet at one evaluation time: a row per instance and asset, and per asset how far
-/// its rollout has got. Built by ``FleetSnapshot/init(at:results:queries:)`` from the answers to
-/// ``FleetQueries``; pure.
+/// The fleet at one evaluation time: per asset how far its rollout has got, how many instances
+/// are down and how many rows are stuck (counted by Prometheus), and one page of one asset's rows.
+/// Built by ``FleetSnapshot/init(at:counts:page:members:details:queries:)``; pure.
 public struct FleetSnapshot: Sendable, Equatable {
   /// The evaluation time of the queries.
   public var at: Date
-  /// Every row, ordered by instance then asset.
+  /// The rows of the page, most urgent first (or, for a snapshot made from rows, as given).
   public var rows: [FleetRow]
   /// One summary per asset, ordered by asset.
   public var rollouts: [AssetRollout]
+  /// Stuck rows (instance x asset), all assets together.
+  public var stuck: Int
+  /// Instances Prometheus could not scrape.
+  public var downInstances: Int
+  /// Instances of the jobs that expose assets.
+  public var instances: Int
+  /// Which page of which asset `rows` is; nil for a snapshot made from rows.
+  public var page: FleetPage?
 
-  /// Creates a snapshot from rows and summaries made elsewhere (tests, decoding).
+  /// Creates a snapshot from rows and summaries made elsewhere (tests, decoding); the instance
+  /// counts are those of `rows`.
   public init(at: Date, rows: [FleetRow], rollouts: [AssetRollout]) {
     self.at = at
     self.rows = rows
     self.rollouts = rollouts
+    stuck = rows.filter { $0.mark == .stuck }.count
+    downInstances = Set(rows.filter { $0.up == false }.map(\.instance)).count
+    instances = Set(rows.map(\.instance)).count
+    page = nil
   }
 
-  /// The instances, in row order, each once.
-  public var instances: [String] {
-    var seen = Set<String>()
-    return rows.map(\.instance).filter { seen.insert($0).inserted }
-  }
-
-  /// Instances with at least one stuck row.
-  public var stuckInstances: [String] {
-    var seen = Set<String>()
-    return rows.filter { $0.mark == .stuck }.map(\.instance).filter { seen.insert($0).inserted }
-  }
-
-  /// Instances Prometheus could not scrape.
-  public var downInstances: [String] {
-    var seen = Set<String>()
-    return rows.filter { $0.up == false }.map(\.instance).filter { seen.insert($0).inserted }
+  /// Creates a snapshot from its parts.
+  public init(
+    at: Date, rows: [FleetRow], rollouts: [AssetRollout], stuck: Int,
+    downInstances: Int, instances: Int, page: FleetPage?
+  ) {
+    self.at = at
+    self.rows = rows
+    self.rollouts = rollouts
+    self.stuck = stuck
+    self.downInstances = downInstances
+    self.instances = instances
+    self.page = page
   }
 }

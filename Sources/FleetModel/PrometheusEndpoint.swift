@@ -2,55 +2,86 @@ import AssetModel
 import Foundation
 
 /// Where Prometheus' HTTP API is: a base URL (with or without a trailing slash, maybe under a
-/// path prefix) and optional basic-auth credentials, and the request URLs built from it. Pure.
+/// path prefix) parsed as a ``RemoteURL`` (so no URL the HTTP client cannot take ever reaches
+/// it), optional basic-auth credentials, and the request URLs built from it. Pure.
 public struct PrometheusEndpoint: Sendable, Equatable {
-  /// The base URL without credentials and without trailing slashes, e.g.
-  /// `http://127.0.0.1:9090` or `https://mon.example.com/prometheus`.
-  public let base: String
+  /// The parsed base URL, without credentials, query, fragment or trailing slashes.
+  public let url: RemoteURL
   /// `user:password` for basic auth, if any; never shown.
   public let credentials: String?
+
+  /// The base URL as shown, e.g. `http://127.0.0.1:9090` or
+  /// `https://mon.example.com/prometheus`.
+  public var base: String {
+    let text = url.absoluteString
+    return url.pathAndQuery == "/" ? String(text.dropLast()) : text
+  }
 
   /// Parses `url`; credentials come from the URL's user info or, when given, `credentials`
   /// (`user:password`, e.g. from an environment variable).
   ///
-  /// - Throws: ``PrometheusAPIError`` when `url` is not an absolute `http` or `https` URL with a
-  ///   host, or has a query or fragment.
-  public init(url: String, credentials: String? = nil) throws {
-    let shown = TerminalText.sanitize(url, maxLength: 200)
-    guard var parts = URLComponents(string: url.trimmingCharacters(in: .whitespaces)),
-      let scheme = parts.scheme?.lowercased(), scheme == "http" || scheme == "https",
-      let host = parts.host, !host.isEmpty
-    else {
+  /// - Throws: ``PrometheusAPIError`` when `url` is not an absolute `http` or `https` URL the
+  ///   HTTP client can take (``RemoteURL``: host, port 1 to 65535, URL characters), or has a
+  ///   query or fragment.
+  public init(url text: String, credentials: String? = nil) throws {
+    let trimmed = text.trimmingCharacters(in: .whitespaces)
+    let shown = TerminalText.sanitize(trimmed, maxLength: 200)
+    let parsed: RemoteURL
+    do {
+      parsed = try RemoteURL(trimmed)
+    } catch {
       throw PrometheusAPIError(
         "--prometheus needs Prometheus' http:// or https:// URL, such as http://127.0.0.1:9090;"
-          + " got \(shown).")
+          + " got \(shown): \(error.description).")
     }
-    guard parts.query == nil, parts.fragment == nil else {
+    guard !parsed.pathAndQuery.contains("?"), !trimmed.contains("#") else {
       throw PrometheusAPIError(
         "--prometheus takes Prometheus' base URL without a query or fragment; got \(shown).")
     }
-    var userInfo: String?
-    if let user = parts.user {
-      userInfo = user + ":" + (parts.password ?? "")
+    var path = parsed.pathAndQuery
+    while path.hasSuffix("/") { path.removeLast() }
+    let origin =
+      parsed.scheme.rawValue + "://" + (parsed.isIPv6Literal ? "[\(parsed.host)]" : parsed.host)
+      + (parsed.explicitPort.map { ":\($0)" } ?? "")
+    do {
+      self.url = try RemoteURL(origin + (path.isEmpty ? "/" : path))
+    } catch {
+      throw PrometheusAPIError("--prometheus: \(shown) is not a usable URL (\(error)).")
     }
-    parts.user = nil
-    parts.password = nil
-    while parts.path.hasSuffix("/") { parts.path.removeLast() }
-    guard let text = parts.string else {
-      throw PrometheusAPIError("--prometheus: \(shown) is not a usable URL.")
-    }
-    base = text
-    self.credentials = credentials ?? userInfo
+    self.credentials =
+      credentials ?? parsed.userInfo.map { $0.removingPercentEncoding ?? $0 }
   }
 
-  /// The URL of an instant query for `query` evaluated at `time`.
-  public func queryURL(_ query: String, at time: Date) -> String {
-    base + "/api/v1/query?query=" + Self.encode(query) + "&time="
-      + String(format: "%.3f", time.timeIntervalSince1970)
+  /// The URL of `path` (which starts with `/`) under the base, parsed again.
+  ///
+  /// - Throws: ``PrometheusAPIError`` when the result is not a ``RemoteURL`` (it always is for
+  ///   the API's own paths).
+  public func apiURL(_ path: String) throws -> RemoteURL {
+    do {
+      return try RemoteURL(base + path)
+    } catch {
+      throw PrometheusAPIError("Cannot build the request URL for \(path): \(error).")
+    }
+  }
+
+  /// The longest query form sent in a GET's URL; a longer one (a page of many instances) is
+  /// POSTed, so it never meets a URL limit.
+  public static let maximumGETForm = 4000
+
+  /// The URL of an instant query: with the form (``queryForm(_:at:)``) as its query for a GET,
+  /// or bare (`/api/v1/query`) for a POST of the form.
+  public func queryURL(form: String? = nil) throws -> RemoteURL {
+    try apiURL("/api/v1/query" + (form.map { "?" + $0 } ?? ""))
+  }
+
+  /// The form of an instant query for `query` evaluated at `time`
+  /// (`application/x-www-form-urlencoded`).
+  public func queryForm(_ query: String, at time: Date) -> String {
+    "query=" + Self.encode(query) + "&time=" + String(format: "%.3f", time.timeIntervalSince1970)
   }
 
   /// The URL of the loaded configuration (`/api/v1/status/config`).
-  public var configURL: String { base + "/api/v1/status/config" }
+  public func configURL() throws -> RemoteURL { try apiURL("/api/v1/status/config") }
 
   /// The `Authorization` header's value for the credentials, if any.
   public var authorization: String? {

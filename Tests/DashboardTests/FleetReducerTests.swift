@@ -93,4 +93,22 @@ import Testing
     _ = FleetReducer.reduce(&state, .snapshot(snapshot), now: FleetFixtures.now)
     #expect(state.selectedID == "10.0.0.4:9464 motd")
   }
+
+  @Test func arrowsAskForAnotherAssetsRowsAndBracketsForAnotherPage() {
+    var state = FleetFixtures.loaded()
+    #expect(FleetFixtures.press([.right], &state) == [.refresh])
+    #expect(state.request == FleetPageRequest(asset: "motd", page: 1))
+    FleetFixtures.press([.right], &state)
+    #expect(state.request.asset == "flags", "wraps around")
+    #expect(FleetFixtures.press([.character("]")], &state).isEmpty, "no page yet")
+    var paged = FleetFixtures.snapshot
+    paged.page = FleetPage(asset: "flags", number: 1, size: 8, total: 20)
+    _ = FleetReducer.reduce(&state, .snapshot(paged), now: FleetFixtures.now)
+    #expect(FleetFixtures.press([.character("]")], &state) == [.refresh])
+    #expect(state.request == FleetPageRequest(asset: "flags", page: 2))
+    #expect(FleetFixtures.press([.character("[")], &state).isEmpty, "already on page 1")
+    let header = ScreenText.characters(
+      FleetRenderer.render(state, width: 120, height: 40, now: FleetFixtures.now))[0]
+    #expect(header.contains("flags rows 1-8 of 20"), "\(header)")
+  }
 }

@@ -18,14 +18,19 @@ enum FleetAPIComparison {
       try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
     #expect(
       Array(json.keys).sorted() == [
-        "at", "evaluatedAt", "prometheus", "rollouts", "rows", "selector",
+        "at", "downInstances", "evaluatedAt", "instances", "page", "prometheus", "rollouts",
+        "rows", "selector", "stuck",
       ])
+    // The rows are the most urgent asset's (flags, which has the stuck instance).
+    let page = try #require(json["page"] as? [String: Any])
+    #expect(page["asset"] as? String == "flags")
     let time = try #require(json["evaluatedAt"] as? Double)
     let rows = try #require(json["rows"] as? [[String: Any]])
     func row(_ instance: String, _ asset: String) -> [String: Any]? {
       rows.first { $0["instance"] as? String == instance && $0["asset"] as? String == asset }
     }
     let info = try await prometheus.vector("remote_assets_asset_info\(selector)", time: time)
+      .filter { $0.labels["asset"] == "flags" }
     #expect(rows.count == info.count)
     for sample in info {
       let labels = sample.labels
@@ -48,7 +53,8 @@ enum FleetAPIComparison {
     }
     let times = try JSONDecoder().decode(Times.self, from: Data(result.stdout.utf8)).rows
     let successes = try await prometheus.vector(
-      "remote_assets_last_success_timestamp_seconds\(selector)", time: time)
+      "remote_assets_last_success_timestamp_seconds\(selector)", time: time
+    ).filter { $0.labels["asset"] == "flags" }
     #expect(successes.count == rows.count)
     for sample in successes {
       let entry = try #require(
@@ -58,7 +64,8 @@ enum FleetAPIComparison {
       #expect(entry.lastSuccess == Double(sample.value), "as Prometheus returns it")
     }
     let failures = try await prometheus.vector(
-      "remote_assets_consecutive_failures\(selector)", time: time)
+      "remote_assets_consecutive_failures\(selector)", time: time
+    ).filter { $0.labels["asset"] == "flags" }
     for sample in failures {
       let entry = try #require(row(sample.labels["instance"] ?? "", sample.labels["asset"] ?? ""))
       #expect(entry["consecutiveFailures"] as? Int == Int(sample.value))

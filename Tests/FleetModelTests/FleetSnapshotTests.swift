@@ -3,7 +3,7 @@ import Testing
 
 @testable import FleetModel
 
-@Suite("Fleet snapshot")
+@Suite("Fleet counts, pages and rows")
 struct FleetSnapshotTests {
   private let queries = try! FleetQueries(selector: #"{job="assets"}"#, stuckAfterSeconds: 60)
   private let now = Date(timeIntervalSince1970: 1_700_000_100)
@@ -12,101 +12,158 @@ struct FleetSnapshotTests {
     PrometheusSample(labels: labels, value: value, timestamp: now.timeIntervalSince1970)
   }
 
-  private func info(
-    _ instance: String, _ asset: String, version: String, target: String, state: String = "fresh",
-    errorKind: String = ""
+  private func group(
+    _ asset: String, version: String, target: String?, state: String = "fresh", _ count: Double
   ) -> PrometheusSample {
-    sample(
-      [
-        "instance": instance, "job": "assets", "asset": asset, "version": version,
-        "target_version": target, "state": state, "error_kind": errorKind,
-      ], 1)
+    var labels = ["job": "assets", "asset": asset, "version": version, "state": state]
+    labels["target_version"] = target
+    return sample(labels, count)
   }
 
-  /// Three instances rolling `flags` from 1 to 2: a converged, b failing, c not yet.
-  private var results: FleetSnapshot.QueryResults {
+  /// Four instances rolling `flags` from 1 to 2: a converged, b failing (stuck), c behind with
+  /// its own old target, d down; e up without data; a `prometheus` job outside the fleet.
+  private var summary: FleetSnapshot.QueryResults {
     [
-      queries.assetInfo: [
-        info("a:1", "flags", version: "2", target: "2"),
-        info("b:1", "flags", version: "1", target: "2", state: "failed", errorKind: "http"),
-        info("c:1", "flags", version: "1", target: "1"),
+      queries.versions: [
+        group("flags", version: "2", target: "2", 1),
+        group("flags", version: "1", target: "2", state: "failed", 1),
+        group("flags", version: "1", target: "1", 1),
       ],
-      queries.lastSuccess: [
-        sample(["instance": "a:1", "asset": "flags"], 1_700_000_090),
-        sample(["instance": "b:1", "asset": "flags"], 1_700_000_000),
+      queries.instancesByJob: [
+        sample(["job": "assets"], 5), sample(["job": "prometheus"], 1),
       ],
-      queries.consecutiveFailures: [
-        sample(["instance": "a:1", "asset": "flags"], 0),
-        sample(["instance": "b:1", "asset": "flags"], 3),
-        sample(["instance": "c:1", "asset": "flags"], 0),
-      ],
-      queries.behindThroughout: [],
-      queries.up: [
-        sample(["instance": "a:1", "job": "assets"], 1),
-        sample(["instance": "b:1", "job": "assets"], 1),
-        sample(["instance": "c:1", "job": "assets"], 1),
-        sample(["instance": "d:1", "job": "assets"], 0),
-        sample(["instance": "prom:9090", "job": "prometheus"], 1),
+      queries.downByJob: [sample(["job": "assets"], 1)],
+      queries.stuckCandidates: [
+        sample(["asset": "flags", "version": "1", "state": "failed"], 1),
+        sample(["asset": "flags", "version": "2", "state": "failed"], 1),
       ],
     ]
   }
 
-  @Test func rowsPerInstanceAndAssetWithMarks() {
-    let fleet = FleetSnapshot(at: now, results: results, queries: queries)
-    #expect(fleet.rows.map(\.id) == ["a:1 flags", "b:1 flags", "c:1 flags", "d:1 flags"])
-    #expect(fleet.rows.map(\.mark) == [.converged, .stuck, .behind, .down])
-    #expect(fleet.rows.allSatisfy { $0.fleetTarget == "2" })
-    #expect(fleet.rows[1].errorKind == "http")
-    #expect(fleet.rows[1].consecutiveFailures == 3)
-    #expect(fleet.rows[0].secondsSinceSuccess(at: now) == 10)
-    #expect(fleet.rows[2].lastSuccess == nil)
-    #expect(fleet.stuckInstances == ["b:1"])
-    #expect(fleet.downInstances == ["d:1"])
-  }
-
-  @Test func rolloutCountsConvergedOfAllInstances() {
-    let fleet = FleetSnapshot(at: now, results: results, queries: queries)
+  @Test func countsComeFromTheAggregations() {
+    let counts = FleetCounts(results: summary, queries: queries)
+    #expect(counts.targets == [AssetTarget(asset: "flags", version: "2")])
+    #expect(counts.jobs == ["assets"])
+    #expect(counts.instances == 5)
+    #expect(counts.downInstances == 1)
+    #expect(counts.stuck == 1)
     #expect(
-      fleet.rollouts == [
-        AssetRollout(asset: "flags", target: "2", converged: 1, instances: 4, stuck: 1)
+      counts.rollouts == [
+        AssetRollout(
+          asset: "flags", target: "2", converged: 1, instances: 5, stuck: 1, behind: 1, down: 1,
+          unknown: 1)
       ])
-  }
-
-  @Test func behindForTheWholeWindowIsStuckWithoutFailures() {
-    var results = results
-    results[queries.behindThroughout] = [sample(["instance": "c:1", "asset": "flags"], 1)]
-    let fleet = FleetSnapshot(at: now, results: results, queries: queries)
-    #expect(fleet.rows[2].mark == .stuck)
+    #expect(counts.mostUrgentAsset == "flags")
   }
 
   @Test func fleetTargetIsTheHighestVersionNumerically() {
-    var results = results
-    results[queries.assetInfo] = [
-      info("a:1", "flags", version: "2026.11.9", target: "2026.11.9"),
-      info("b:1", "flags", version: "2026.11.9", target: "2026.11.10"),
-    ]
-    let fleet = FleetSnapshot(at: now, results: results, queries: queries)
-    #expect(fleet.rollouts.first?.target == "2026.11.10")
-    #expect(fleet.rows.first?.mark == .behind)
+    let targets = FleetCounts.targets(versions: [
+      group("flags", version: "2026.11.9", target: "2026.11.9", 3),
+      group("flags", version: "2026.11.9", target: "2026.11.10", 1),
+      group("motd", version: "x", target: nil, 2),
+    ])
+    #expect(
+      targets == [
+        AssetTarget(asset: "flags", version: "2026.11.10"),
+        AssetTarget(asset: "motd", version: nil),
+      ])
   }
 
-  @Test func withoutTargetsFreshCountsAsConverged() {
-    var results = results
-    results[queries.assetInfo] = [
-      info("a:1", "motd", version: "x", target: "", state: "fresh"),
-      info("b:1", "motd", version: "y", target: "", state: "stale"),
+  @Test func withoutATargetFreshCountsAsConverged() {
+    var results = summary
+    results[queries.versions] = [
+      group("motd", version: "x", target: nil, 2),
+      group("motd", version: "y", target: nil, state: "stale", 1),
     ]
-    let fleet = FleetSnapshot(at: now, results: results, queries: queries)
-    #expect(fleet.rows.prefix(2).map(\.mark) == [.converged, .behind])
-    #expect(fleet.rollouts.first?.target == nil)
+    let counts = FleetCounts(results: results, queries: queries)
+    #expect(counts.rollouts.first?.target == nil)
+    #expect(counts.rollouts.first?.converged == 2)
+    #expect(counts.rollouts.first?.behind == 1)
+    #expect(
+      queries.onTarget(counts.targets)
+        == #"remote_assets_asset_info{job="assets",asset="motd",state="fresh"}"#)
   }
 
-  @Test func upInstanceWithoutAssetInfoIsUnknown() {
-    var results = results
-    results[queries.up]?.append(sample(["instance": "e:1", "job": "assets"], 1))
-    let fleet = FleetSnapshot(at: now, results: results, queries: queries)
-    #expect(fleet.rows.last?.id == "e:1 flags")
-    #expect(fleet.rows.last?.mark == .unknown)
+  @Test func pagesCutTheMarksInUrgencyOrder() {
+    let rollout = AssetRollout(
+      asset: "flags", target: "2", converged: 6, instances: 10, stuck: 1, behind: 1, down: 1,
+      unknown: 1)
+    let first = FleetPage(rollout: rollout, number: 1, size: 3)
+    #expect(first.pages == 4)
+    #expect(first.slices(of: rollout).map(\.mark) == [.down, .stuck, .unknown])
+    let second = FleetPage(rollout: rollout, number: 2, size: 3)
+    #expect(second.slices(of: rollout).map(\.mark) == [.behind, .converged])
+    #expect(second.slices(of: rollout).map(\.range) == [0..<1, 0..<2])
+    let last = FleetPage(rollout: rollout, number: 99, size: 3)
+    #expect(last.number == 4)
+    #expect(last.slices(of: rollout).map(\.range) == [5..<6])
+  }
+
+  @Test func membersAreOrderedByInstanceNumerically() {
+    let ordered = FleetPage.ordered([
+      sample(["instance": "h:10", "job": "assets"], 1),
+      sample(["instance": "h:9", "job": "assets"], 1),
+      sample(["instance": "h:9", "job": "assets"], 1),
+    ])
+    #expect(ordered.map(\.instance) == ["h:9", "h:10"])
+  }
+
+  @Test func pageRowsTakeTheirMarkFromTheListingAndTheirFieldsFromTheirSeries() {
+    let counts = FleetCounts(results: summary, queries: queries)
+    let page = FleetPage(rollout: counts.rollouts[0], number: 1, size: 10)
+    let b = FleetPage.Member(instance: "b:1", job: "assets")
+    let a = FleetPage.Member(instance: "a:1", job: "assets")
+    let details = queries.details(asset: "flags", instances: ["b:1", "a:1"])
+    let results: FleetSnapshot.QueryResults = [
+      details[0]: [
+        sample(
+          [
+            "instance": "b:1", "job": "assets", "asset": "flags", "version": "1",
+            "target_version": "2", "state": "FAILED", "error_kind": "http",
+          ], 1),
+        sample(
+          [
+            "instance": "a:1", "job": "assets", "asset": "flags", "version": "2",
+            "target_version": "2", "state": "fresh",
+          ], 1),
+      ],
+      details[1]: [sample(["instance": "a:1", "job": "assets", "asset": "flags"], 1_700_000_090)],
+      details[2]: [sample(["instance": "b:1", "job": "assets", "asset": "flags"], 3)],
+      details[3]: [],
+      details[4]: [
+        sample(["instance": "a:1", "job": "assets"], 1),
+        sample(["instance": "b:1", "job": "assets"], 1),
+      ],
+    ]
+    let fleet = FleetSnapshot(
+      at: now, counts: counts, page: page, members: [(.stuck, [b]), (.converged, [a])],
+      details: results, queries: queries)
+    #expect(fleet.rows.map(\.id) == ["b:1 flags", "a:1 flags"])
+    #expect(fleet.rows.map(\.mark) == [.stuck, .converged])
+    #expect(fleet.rows[0].state == "failed")
+    #expect(fleet.rows[0].consecutiveFailures == 3)
+    #expect(fleet.rows[0].errorKind == "http")
+    #expect(fleet.rows.allSatisfy { $0.fleetTarget == "2" && $0.up == true })
+    #expect(fleet.rows[1].secondsSinceSuccess(at: now) == 10)
+    #expect(fleet.stuck == 1)
+    #expect(fleet.downInstances == 1)
+    #expect(fleet.page?.total == 5)
+  }
+
+  @Test func queriesAreAggregationsWithTheSelector() throws {
+    #expect(
+      queries.versions
+        == #"count by (job, asset, target_version, version, state) (remote_assets_asset_info{job="assets"})"#
+    )
+    #expect(queries.downByJob == #"count by (job) (up{job="assets"} == 0)"#)
+    let target = AssetTarget(asset: #"a"b"#, version: "2")
+    #expect(
+      queries.members(of: .down, asset: target.asset, target: target, jobs: ["assets"])
+        == #"group by (instance, job) (up{job="assets",job=~"assets"} == 0)"#)
+    #expect(
+      queries.details(asset: "flags", instances: ["10.0.0.1:9464"])[4]
+        == #"up{job="assets",instance=~"10\\.0\\.0\\.1:9464"}"#)
+    #expect(queries.onTarget([target]).contains(#"asset="a\"b""#))
   }
 
   @Test func selectorIsTakenWithOrWithoutBraces() throws {
@@ -125,5 +182,10 @@ struct FleetSnapshotTests {
     #expect(VersionOrder.precedes("v1.9", "v1.10"))
     #expect(!VersionOrder.precedes("b", "a"))
     #expect(VersionOrder.precedes("1.0", "1.0.1"))
+  }
+
+  @Test func promQLTextEscapes() {
+    #expect(PromQLText.string(#"a"b\c"#) == #""a\"b\\c""#)
+    #expect(PromQLText.regexLiteral("a.b|c") == #"a\.b\|c"#)
   }
 }

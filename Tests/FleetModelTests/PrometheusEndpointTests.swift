@@ -13,10 +13,29 @@ struct PrometheusEndpointTests {
         == "https://mon.example.com/prometheus")
   }
 
-  @Test func queryURLEncodesEverythingButUnreservedCharacters() throws {
+  @Test func queryFormEncodesEverythingButUnreservedCharacters() throws {
     let endpoint = try PrometheusEndpoint(url: "http://h:9090/")
-    let url = endpoint.queryURL(#"a{job="x"} + 1"#, at: Date(timeIntervalSince1970: 1.5))
-    #expect(url == "http://h:9090/api/v1/query?query=a%7Bjob%3D%22x%22%7D%20%2B%201&time=1.500")
+    let form = endpoint.queryForm(#"a{job="x"} + 1"#, at: Date(timeIntervalSince1970: 1.5))
+    #expect(form == "query=a%7Bjob%3D%22x%22%7D%20%2B%201&time=1.500")
+    #expect(try endpoint.queryURL().absoluteString == "http://h:9090/api/v1/query")
+    #expect(
+      try endpoint.queryURL(form: form).absoluteString
+        == "http://h:9090/api/v1/query?query=a%7Bjob%3D%22x%22%7D%20%2B%201&time=1.500")
+    let prefixed = try PrometheusEndpoint(url: "https://mon.example.com/prometheus/")
+    #expect(
+      try prefixed.configURL().absoluteString
+        == "https://mon.example.com/prometheus/api/v1/status/config")
+  }
+
+  @Test func aPortOutsideOneTo65535IsRefusedInWordsNotACrash() throws {
+    for url in ["http://127.0.0.1:70000", "http://[::1]:65536/", "http://h:0", "http://h:-1"] {
+      let error = #expect(throws: PrometheusAPIError.self, "\(url)") {
+        try PrometheusEndpoint(url: url)
+      }
+      let text = error.map(String.init(describing:)) ?? ""
+      #expect(text.contains("http:// or https:// URL") && text.contains("port"), "\(text)")
+    }
+    #expect(try PrometheusEndpoint(url: "http://127.0.0.1:65535").url.port == 65535)
   }
 
   @Test func credentialsComeFromTheURLOrTheEnvironmentAndLeaveTheShownURL() throws {
@@ -29,7 +48,10 @@ struct PrometheusEndpointTests {
   }
 
   @Test func badURLsAreRefusedInWords() {
-    for url in ["", "127.0.0.1:9090", "ftp://h/", "http://", "http://h:9090/?x=1"] {
+    for url in [
+      "", "127.0.0.1:9090", "ftp://h/", "http://", "http://h:9090/?x=1", "http://h:9090/#x",
+      "http://h 1:9090",
+    ] {
       #expect(throws: PrometheusAPIError.self, "\(url)") { try PrometheusEndpoint(url: url) }
     }
   }

@@ -16,6 +16,11 @@ struct FleetFooterWidget {
         key: "/", short: "filter",
         long: "filter by instance, asset, state or rollout (enter keeps, esc clears)", priority: 1),
       .init(key: "s", short: "sort", long: "cycle the sort column (S reverses)", priority: 4),
+      .init(
+        key: glyphs.ellipsis == "…" ? "\u{2190}\u{2192}" : "left/right", short: "asset",
+        long: "show the previous or next asset's rows",
+        priority: 5),
+      .init(key: "[ ]", short: "page", long: "show the previous or next page of rows", priority: 5),
       .init(key: "r", short: "query", long: "query Prometheus now", priority: 3),
       .init(key: "?", short: "help", long: "show this help", priority: 0),
       .init(key: "q", short: "quit", long: "quit (also Ctrl-C)", priority: 0),

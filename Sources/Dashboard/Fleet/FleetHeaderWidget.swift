@@ -33,13 +33,20 @@ struct FleetHeaderWidget: Widget {
         "\(rollout.asset) \(rollout.converged)/\(rollout.instances)", style, priority: 2,
         spacing: 1, group: index == 0 ? 0 : nil)
     }
-    let stuck = snapshot.stuckInstances.count
+    let stuck = snapshot.stuck
     if stuck > 0 {
       line.add("\(stuck) stuck", context.style(.stuck), priority: 0, spacing: 3)
     }
-    let down = snapshot.downInstances.count
+    let down = snapshot.downInstances
     if down > 0 {
       line.add("\(down) down", context.style(.down), priority: 0, spacing: stuck > 0 ? 1 : 3)
+    }
+    if let page = snapshot.page, page.total > 0 {
+      let first = page.firstRow + 1
+      let last = min(page.total, page.firstRow + page.size)
+      line.add(
+        "\(page.asset) rows \(first)-\(last) of \(page.total)", context.theme.muted, priority: 4,
+        spacing: 3)
     }
     if let updated = state.updatedAt {
       line.add(

@@ -25,7 +25,9 @@ public enum FleetEffect: Sendable, Equatable {
 /// The fleet view's one state transition; a plain function of its arguments.
 ///
 /// The table keys (moving, `/` filter, `s`/`S` sort, Enter detail, Esc) are the dashboard's own
-/// (`TableKeys`, `FilterKeys`); `r` queries now, `?` shows the keys, `q` quits.
+/// (`TableKeys`, `FilterKeys`); `←` `→` show the previous or next asset's rows, `[` `]` the
+/// previous or next page of them (each asks Prometheus at once), `r` queries now, `?` shows the
+/// keys, `q` quits.
 public enum FleetReducer {
   /// Applies `input` to `state` at `now`; returns what the host must do.
   public static func reduce(_ state: inout FleetState, _ input: FleetInput, now: Date)
@@ -66,9 +68,38 @@ public enum FleetReducer {
     switch key {
     case .character("q"): return [.quit]
     case .character("r"): return [.refresh]
+    case .left, .right: return switchAsset(by: key == .left ? -1 : 1, &state)
+    case .character("["), .character("]"):
+      return turnPage(by: key == .character("[") ? -1 : 1, &state)
     case .character("?"): state.showsHelp = true
     default: break
     }
     return []
+  }
+
+  /// Asks for the asset `step` places away (in the header's order, wrapping), page 1.
+  private static func switchAsset(by step: Int, _ state: inout FleetState) -> [FleetEffect] {
+    guard let snapshot = state.snapshot, !snapshot.rollouts.isEmpty else { return [] }
+    let assets = snapshot.rollouts.map(\.asset)
+    let current = state.request.asset ?? snapshot.page?.asset
+    let index = current.flatMap { assets.firstIndex(of: $0) } ?? 0
+    let next = assets[((index + step) % assets.count + assets.count) % assets.count]
+    state.request = FleetPageRequest(asset: next, page: 1)
+    state.scrollOffset = 0
+    state.selectedID = nil
+    state.selectedRowHint = 0
+    return [.refresh]
+  }
+
+  /// Asks for the page `step` away, within the pages there are.
+  private static func turnPage(by step: Int, _ state: inout FleetState) -> [FleetEffect] {
+    guard let page = state.snapshot?.page else { return [] }
+    let number = min(max(1, page.number + step), page.pages)
+    guard number != page.number else { return [] }
+    state.request = FleetPageRequest(asset: page.asset, page: number)
+    state.scrollOffset = 0
+    state.selectedID = nil
+    state.selectedRowHint = 0
+    return [.refresh]
   }
 }

@@ -34,11 +34,14 @@ public struct FleetState: Sendable, Equatable {
   public internal(set) var showsHelp = false
   /// The terminal size last known.
   public internal(set) var terminalSize: TerminalSize?
+  /// The asset and page of rows wanted from Prometheus (`←` `→` change the asset, `[` `]` the
+  /// page); the rows shown are the page that last arrived.
+  public internal(set) var request: FleetPageRequest
 
   /// Creates a state waiting for Prometheus' first answer.
   public init(
     options: DashboardOptions, source: String, interval: TimeInterval,
-    terminalSize: TerminalSize? = nil
+    terminalSize: TerminalSize? = nil, request: FleetPageRequest = .init()
   ) {
     self.options = DashboardOptions(
       configPath: nil, readonly: true, color: options.color, unicode: options.unicode,
@@ -46,6 +49,7 @@ public struct FleetState: Sendable, Equatable {
     self.source = source
     self.interval = interval
     self.terminalSize = terminalSize
+    self.request = request
   }
 
   /// The rows shown: those passing the filter (instance, asset, state, mark, version or error

@@ -1,13 +1,15 @@
 import CursesTerminal
 import Dashboard
+import FleetModel
 import Foundation
 import Synchronization
 import TerminalCore
 
-/// Fleet answers waiting for the terminal thread, and the user's "query now" going the other
-/// way. Both sides only take the lock for an append or a swap.
+/// Fleet answers waiting for the terminal thread, and the user's "query now" (with the asset and
+/// page wanted) going the other way. Both sides only take the lock for an append or a swap.
 final class FleetInbox: Sendable {
-  private let state = Mutex<(inputs: [FleetInput], refreshWanted: Bool)>(([], false))
+  private let state = Mutex<(inputs: [FleetInput], refreshWanted: Bool, request: FleetPageRequest)>(
+    ([], false, FleetPageRequest()))
 
   /// Queues an answer (or a failure) from the poller.
   func post(_ input: FleetInput) { state.withLock { $0.inputs.append(input) } }
@@ -20,8 +22,16 @@ final class FleetInbox: Sendable {
     }
   }
 
-  /// Asks the poller to query at once.
-  func requestRefresh() { state.withLock { $0.refreshWanted = true } }
+  /// Asks the poller to query at once, for `request`'s rows.
+  func requestRefresh(_ request: FleetPageRequest) {
+    state.withLock {
+      $0.refreshWanted = true
+      $0.request = request
+    }
+  }
+
+  /// The rows the view wants now.
+  var request: FleetPageRequest { state.withLock { $0.request } }
 
   /// Whether a refresh was asked for since the last call (and clears the request).
   func takeRefreshRequest() -> Bool {
@@ -54,7 +64,8 @@ final class FleetApp: TerminalApplication {
       options: DashboardOptions(
         color: options.color && capabilities.colors,
         unicode: options.unicode && capabilities.unicode, timeZone: options.timeZone),
-      source: state.source, interval: state.interval, terminalSize: size)
+      source: state.source, interval: state.interval, terminalSize: size,
+      request: state.request)
   }
 
   func handle(_ key: Key, now: Date) -> Bool {
@@ -87,7 +98,7 @@ final class FleetApp: TerminalApplication {
   private func apply(_ input: FleetInput, now: Date) {
     for effect in FleetReducer.reduce(&state, input, now: now) {
       switch effect {
-      case .refresh: inbox.requestRefresh()
+      case .refresh: inbox.requestRefresh(state.request)
       case .quit: quit = true
       }
     }

@@ -14,7 +14,8 @@ struct FleetCommand: AsyncParsableCommand {
       Reads the remote_assets_* metrics that `assetwatch serve --metrics` exposes, through
       Prometheus' HTTP query API. An instance converged when it serves the fleet's target (the
       highest target_version any instance reports); it is stuck when it is behind and failing,
-      or behind for longer than --stuck-after.
+      or behind for longer than --stuck-after. Prometheus does the counting (count by ...);
+      rows are fetched one page of one asset at a time, problem instances first.
 
       Examples:
         assetwatch fleet --prometheus http://127.0.0.1:9090
@@ -38,6 +39,24 @@ struct FleetCommand: AsyncParsableCommand {
       "Seconds an instance may stay behind the target before it is flagged stuck.",
       valueName: "seconds"))
   var stuckAfter = 600
+
+  @Option(
+    help: ArgumentHelp(
+      "The asset whose rows are shown (default: the one with the most stuck instances).",
+      valueName: "id"))
+  var asset: String?
+
+  @Option(help: ArgumentHelp("Which page of the asset's rows to print (from 1).", valueName: "n"))
+  var page = 1
+
+  @Option(help: ArgumentHelp("Rows per page (1 to 10000).", valueName: "n"))
+  var pageSize = 100
+
+  @Option(
+    help: ArgumentHelp(
+      "Evaluate at this Unix time instead of now (--json/--plain; e.g. to page at one time).",
+      valueName: "seconds"))
+  var at: Double?
 
   @Option(help: ArgumentHelp("Seconds one request to Prometheus may take.", valueName: "seconds"))
   var timeout = 10
@@ -65,6 +84,13 @@ struct FleetCommand: AsyncParsableCommand {
     if !(1...86400).contains(stuckAfter) {
       throw ValidationError("--stuck-after must be between 1 and 86400 seconds.")
     }
+    if page < 1 { throw ValidationError("--page starts at 1.") }
+    if let at, !(at > 0 && at < 1e11) {
+      throw ValidationError("--at must be a Unix time in seconds.")
+    }
+    if !(1...10000).contains(pageSize) {
+      throw ValidationError("--page-size must be between 1 and 10000.")
+    }
     if !(1...300).contains(timeout) {
       throw ValidationError("--timeout must be between 1 and 300 seconds.")
     }
@@ -82,13 +108,25 @@ struct FleetCommand: AsyncParsableCommand {
         credentials = value
       }
       let endpoint = try PrometheusEndpoint(url: prometheus, credentials: credentials)
+      let queries = try FleetQueries(selector: selector, stuckAfterSeconds: stuckAfter)
+      // The client last: once made, it must be shut down (below) on every path.
       fetcher = FleetFetcher(
         client: PrometheusClient(endpoint: endpoint, timeout: .seconds(timeout)),
-        queries: try FleetQueries(selector: selector, stuckAfterSeconds: stuckAfter))
+        queries: queries, pageSize: pageSize)
     } catch {
       Console.printError("assetwatch fleet: \(error)")
       throw ExitCode(2)
     }
+    do {
+      try await show(fetcher, environment: environment)
+    } catch {
+      await fetcher.client.shutdown()
+      throw error
+    }
+    await fetcher.client.shutdown()
+  }
+
+  private func show(_ fetcher: FleetFetcher, environment: [String: String]) async throws {
     if json || plain { return try await printOnce(fetcher) }
     // Without a terminal curses can drive, one plain snapshot (said on stderr when stdout is a
     // terminal; a pipe expects the table and needs no explanation).
@@ -105,7 +143,10 @@ struct FleetCommand: AsyncParsableCommand {
   private func printOnce(_ fetcher: FleetFetcher) async throws {
     let snapshot: FleetSnapshot
     do {
-      snapshot = try await fetcher.snapshot().0
+      snapshot = try await fetcher.snapshot(
+        FleetPageRequest(asset: asset, page: page), strict: asset != nil,
+        at: at.map { Date(timeIntervalSince1970: ($0 * 1000).rounded() / 1000) }
+          ?? FleetFetcher.now())
     } catch {
       Console.printError("assetwatch fleet: \(error)")
       throw ExitCode(1)
@@ -128,9 +169,12 @@ struct FleetCommand: AsyncParsableCommand {
       seconds = min(60, max(1, await fetcher.client.scrapeInterval() ?? 5))
     }
     let inbox = FleetInbox()
+    // The first round asks for --asset and --page; later ones for what the keys chose.
+    inbox.requestRefresh(FleetPageRequest(asset: asset, page: page))
+    _ = inbox.takeRefreshRequest()
     let poller = Task.detached {
       while !Task.isCancelled {
-        inbox.post(await fetcher.input())
+        inbox.post(await fetcher.input(inbox.request))
         // Wait for the next round, or less when `r` asks for one (checked every 100 ms).
         let due = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
         while ContinuousClock.now < due, !inbox.takeRefreshRequest(), !Task.isCancelled {
@@ -143,7 +187,7 @@ struct FleetCommand: AsyncParsableCommand {
     let app = FleetApp(
       state: FleetState(
         options: DashboardOptions(color: wantColor), source: fetcher.client.endpoint.base,
-        interval: seconds),
+        interval: seconds, request: FleetPageRequest(asset: asset, page: page)),
       inbox: inbox)
     let code: Int32
     do {

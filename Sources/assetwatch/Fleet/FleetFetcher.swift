@@ -2,28 +2,83 @@ import Dashboard
 import FleetModel
 import Foundation
 
-/// Asks every fleet query at one evaluation time and builds the fleet from the answers.
+/// Asks the fleet's queries at one evaluation time, in rounds that each depend on the last: the
+/// counts; the listing of the marks the page touches; the series of the page's rows. Every answer is small whatever
+/// the size of the fleet.
 struct FleetFetcher: Sendable {
   let client: PrometheusClient
   let queries: FleetQueries
+  /// Rows per page.
+  let pageSize: Int
 
-  /// The fleet at `time` (now, to the millisecond, by default): all queries run at once, each
-  /// evaluated at `time`.
+  /// The fleet at `time` (now, to the millisecond, by default), with the page `request` asks
+  /// for; every query is evaluated at `time`, so the rounds agree with each other.
   ///
-  /// - Throws: ``PrometheusAPIError`` from the first query that failed.
-  func snapshot(at time: Date = Self.now()) async throws -> (
-    FleetSnapshot, FleetSnapshot.QueryResults
-  ) {
+  /// - Throws: ``PrometheusAPIError`` from the first query that failed, or when `strict` and the
+  ///   requested asset is not in the fleet.
+  func snapshot(
+    _ request: FleetPageRequest = .init(), strict: Bool = false, at time: Date = Self.now()
+  )
+    async throws -> FleetSnapshot
+  {
+    let results = try await ask(queries.summary, at: time)
+    let counts = FleetCounts(results: results, queries: queries)
+    var asset = request.asset
+    if let wanted = asset, !counts.rollouts.contains(where: { $0.asset == wanted }) {
+      if strict {
+        let known = counts.rollouts.map(\.asset).prefix(20).joined(separator: ", ")
+        throw PrometheusAPIError(
+          "No instance reports the asset \(OutsideText.line(wanted))"
+            + (known.isEmpty ? "." : "; the fleet's assets: \(known)."))
+      }
+      asset = nil
+    }
+    let page = try await page(asset ?? counts.mostUrgentAsset, request, counts, at: time)
+    return FleetSnapshot(
+      at: time, counts: counts, page: page?.page, members: page?.members ?? [],
+      details: page?.details ?? [:], queries: queries)
+  }
+
+  /// One page of `asset`: the marks it touches listed, cut, and its rows' series asked.
+  private func page(
+    _ asset: String?, _ request: FleetPageRequest, _ counts: FleetCounts, at time: Date
+  ) async throws -> (
+    page: FleetPage, members: [(mark: RolloutMark, members: [FleetPage.Member])],
+    details: FleetSnapshot.QueryResults
+  )? {
+    guard let chosen = asset,
+      let rollout = counts.rollouts.first(where: { $0.asset == chosen }),
+      let target = counts.targets.first(where: { $0.asset == chosen })
+    else { return nil }
+    let page = FleetPage(rollout: rollout, number: request.page, size: pageSize)
+    let slices = page.slices(of: rollout)
+    let listings = slices.map {
+      queries.members(of: $0.mark, asset: chosen, target: target, jobs: counts.jobs)
+    }
+    let listed = try await ask(listings, at: time)
+    let members = zip(slices, listings).map { slice, query in
+      let all = FleetPage.ordered(listed[query] ?? [])
+      let range = slice.range.clamped(to: 0..<all.count)
+      return (mark: slice.mark, members: Array(all[range]))
+    }
+    let instances = members.flatMap { $0.members.map(\.instance) }
+    let details =
+      instances.isEmpty
+      ? [:] : try await ask(queries.details(asset: chosen, instances: instances), at: time)
+    return (page, members, details)
+  }
+
+  /// Asks `list` at once, each evaluated at `time`.
+  private func ask(_ list: [String], at time: Date) async throws -> FleetSnapshot.QueryResults {
     let client = self.client
-    let results = try await withThrowingTaskGroup(of: (String, [PrometheusSample]).self) { group in
-      for query in queries.all {
+    return try await withThrowingTaskGroup(of: (String, [PrometheusSample]).self) { group in
+      for query in Set(list) {
         group.addTask { (query, try await client.query(query, at: time)) }
       }
       var results: FleetSnapshot.QueryResults = [:]
       for try await (query, samples) in group { results[query] = samples }
       return results
     }
-    return (FleetSnapshot(at: time, results: results, queries: queries), results)
   }
 
   /// Now, to the millisecond: the precision of the `time` parameter sent, so `--json`'s
@@ -33,9 +88,9 @@ struct FleetFetcher: Sendable {
   }
 
   /// What the view gets for one round of queries: the fleet, or why there is none.
-  func input() async -> FleetInput {
+  func input(_ request: FleetPageRequest) async -> FleetInput {
     do {
-      return .snapshot(try await snapshot().0)
+      return .snapshot(try await snapshot(request))
     } catch {
       return .queryFailed(OutsideText.line(String(describing: error)))
     }

@@ -5,18 +5,21 @@ import Foundation
 /// `fleet --json`: one snapshot of the fleet.
 ///
 /// Keys come out in this order: `prometheus`, `selector`, `evaluatedAt` (Unix seconds, the `time`
-/// every query was evaluated at), `at` (the same, ISO 8601 UTC), `rollouts` (per asset: `asset`,
-/// `target`, `converged`, `instances`, `stuck`), `rows` (per instance and asset: `instance`,
-/// `job`, `asset`, `up`, `version`, `targetVersion`, `fleetTarget`, `state`, `errorKind`,
-/// `lastSuccess` (Unix seconds, as Prometheus returns it), `consecutiveFailures`, `rollout`:
-/// `converged`, `behind`, `stuck`, `down` or `unknown`). Absent values are `null`.
+/// every query was evaluated at), `at` (the same, ISO 8601 UTC), `instances`, `downInstances`,
+/// `stuck` (stuck rows, instance x asset, all assets), `rollouts` (per asset: `asset`, `target`, `converged`, `instances`, `stuck`,
+/// `behind`, `down`, `unknown`), `page` (`asset`, `number`, `size`, `pages`, `rows`: which rows
+/// follow; null when the fleet has no asset), `rows` (one page of one asset, most urgent first:
+/// `instance`, `job`, `asset`, `up`, `version`, `targetVersion`, `fleetTarget`, `state`,
+/// `errorKind`, `lastSuccess` (Unix seconds, as Prometheus returns it), `consecutiveFailures`,
+/// `rollout`: `converged`, `behind`, `stuck`, `down` or `unknown`). Absent values are `null`.
 struct FleetOutput: Encodable {
   var prometheus: String
   var selector: String
   var snapshot: FleetSnapshot
 
   private enum Keys: String, CodingKey {
-    case prometheus, selector, evaluatedAt, at, rollouts, rows
+    case prometheus, selector, evaluatedAt, at, instances, downInstances, stuck
+    case rollouts, page, rows
   }
 
   func encode(to encoder: any Encoder) throws {
@@ -25,15 +28,37 @@ struct FleetOutput: Encodable {
     try c.encode(OutsideText.json(selector), forKey: .selector)
     try c.encode(snapshot.at.timeIntervalSince1970, forKey: .evaluatedAt)
     try c.encode(JSONTime.format(snapshot.at), forKey: .at)
+    try c.encode(snapshot.instances, forKey: .instances)
+    try c.encode(snapshot.downInstances, forKey: .downInstances)
+    try c.encode(snapshot.stuck, forKey: .stuck)
     try c.encode(snapshot.rollouts.map(Rollout.init), forKey: .rollouts)
+    try c.encode(snapshot.page.map(Page.init), forKey: .page)
     try c.encode(snapshot.rows.map(Row.init), forKey: .rows)
+  }
+
+  private struct Page: Encodable {
+    let page: FleetPage
+    init(_ page: FleetPage) { self.page = page }
+
+    private enum Keys: String, CodingKey { case asset, number, size, pages, rows }
+
+    func encode(to encoder: any Encoder) throws {
+      var c = encoder.container(keyedBy: Keys.self)
+      try c.encode(OutsideText.json(page.asset), forKey: .asset)
+      try c.encode(page.number, forKey: .number)
+      try c.encode(page.size, forKey: .size)
+      try c.encode(page.pages, forKey: .pages)
+      try c.encode(page.total, forKey: .rows)
+    }
   }
 
   private struct Rollout: Encodable {
     let value: AssetRollout
     init(_ value: AssetRollout) { self.value = value }
 
-    private enum Keys: String, CodingKey { case asset, target, converged, instances, stuck }
+    private enum Keys: String, CodingKey {
+      case asset, target, converged, instances, stuck, behind, down, unknown
+    }
 
     func encode(to encoder: any Encoder) throws {
       var c = encoder.container(keyedBy: Keys.self)
@@ -42,6 +67,9 @@ struct FleetOutput: Encodable {
       try c.encode(value.converged, forKey: .converged)
       try c.encode(value.instances, forKey: .instances)
       try c.encode(value.stuck, forKey: .stuck)
+      try c.encode(value.behind, forKey: .behind)
+      try c.encode(value.down, forKey: .down)
+      try c.encode(value.unknown, forKey: .unknown)
     }
   }
 
@@ -81,8 +109,19 @@ enum FleetPlainTable {
       var line =
         "\(rollout.asset): \(rollout.converged)/\(rollout.instances) converged"
         + (rollout.target.map { " on \($0)" } ?? "")
-      if rollout.stuck > 0 { line += ", \(rollout.stuck) stuck" }
-      out.append(line)
+      for (count, word) in [
+        (rollout.stuck, "stuck"), (rollout.behind, "behind"), (rollout.down, "down"),
+        (rollout.unknown, "without data"),
+      ] where count > 0 {
+        line += ", \(count) \(word)"
+      }
+      out.append(OutsideText.cell(line, maxLength: 400))
+    }
+    if let page = snapshot.page {
+      out.append(
+        OutsideText.cell(
+          "Rows of \(page.asset), page \(page.number) of \(page.pages) (\(page.total) rows,"
+            + " most urgent first)", maxLength: 400))
     }
     out.append("")
     let header = ["INSTANCE", "ASSET", "ROLLOUT", "VERSION", "TARGET", "STATE", "LAST OK", "ERROR"]

@@ -1,0 +1,106 @@
+/// The fleet in numbers, from the answers to the counting queries of ``FleetQueries`` (a few
+/// series each, whatever the size of the fleet): each asset's target and rollout, the instances,
+/// how many are down, and how many rows (instance x asset) are stuck. Pure.
+public struct FleetCounts: Sendable, Equatable {
+  /// Per asset, ordered by asset.
+  public var rollouts: [AssetRollout]
+  /// Per asset, the fleet's target.
+  public var targets: [AssetTarget]
+  /// The jobs that expose assets (empty when none does yet).
+  public var jobs: [String]
+  /// Instances of those jobs (of every job when none exposes assets yet).
+  public var instances: Int
+  /// Of those, the ones whose last scrape failed.
+  public var downInstances: Int
+  /// Stuck rows (instance x asset), all assets together.
+  public var stuck: Int
+
+  /// The answers to the ``FleetQueries``, keyed by query text.
+  public typealias QueryResults = [String: [PrometheusSample]]
+
+  /// The targets, read from the answer to ``FleetQueries/versions``: per asset the highest
+  /// `target_version` (``VersionOrder``), nil when no instance names one.
+  public static func targets(versions: [PrometheusSample]) -> [AssetTarget] {
+    var targets: [String: String?] = [:]
+    for sample in versions {
+      guard let asset = sample["asset"] else { continue }
+      let known = targets[asset] ?? nil
+      guard let target = sample["target_version"] else {
+        if targets[asset] == nil { targets[asset] = .some(nil) }
+        continue
+      }
+      if let known, !VersionOrder.precedes(known, target) { continue }
+      targets[asset] = .some(target)
+    }
+    return targets.keys.sorted(by: VersionOrder.precedes).map {
+      AssetTarget(asset: $0, version: targets[$0] ?? nil)
+    }
+  }
+
+  /// Counts from `results`, which holds the answers to ``FleetQueries/summary``.
+  ///
+  /// An asset's instances are the instances of the jobs that expose assets; of them, `down`
+  /// ones failed their last scrape (and report nothing: Prometheus marks the series of a failed
+  /// scrape stale), `unknown` ones are up and report nothing for the asset; the rest report it and are converged (serve the target; `fresh` when there is none), stuck
+  /// (counted by Prometheus) or behind.
+  public init(results: QueryResults, queries: FleetQueries) {
+    let versions = results[queries.versions] ?? []
+    let targets = Self.targets(versions: versions)
+    let jobs = Set(versions.compactMap { $0["job"] })
+    func byJob(_ query: String) -> Int {
+      (results[query] ?? []).reduce(0) { total, sample in
+        guard jobs.isEmpty || jobs.contains(sample["job"] ?? "") else { return total }
+        return total + Self.count(sample)
+      }
+    }
+    let instances = byJob(queries.instancesByJob)
+    let down = byJob(queries.downByJob)
+    let candidates = results[queries.stuckCandidates] ?? []
+    self.rollouts = targets.map { target in
+      func onTarget(_ sample: PrometheusSample) -> Bool {
+        target.version.map { sample["version"] == $0 } ?? (sample["state"] == "fresh")
+      }
+      var reported = 0
+      var converged = 0
+      for sample in versions where sample["asset"] == target.asset {
+        let n = Self.count(sample)
+        reported += n
+        if onTarget(sample) { converged += n }
+      }
+      var stuck = 0
+      for sample in candidates where sample["asset"] == target.asset && !onTarget(sample) {
+        stuck += Self.count(sample)
+      }
+      let stuckCount = min(stuck, reported - converged)
+      let unknown = max(0, instances - down - reported)
+      return AssetRollout(
+        asset: target.asset, target: target.version, converged: converged,
+        instances: reported + down + unknown, stuck: stuckCount,
+        behind: reported - converged - stuckCount, down: down, unknown: unknown)
+    }
+    self.targets = targets
+    self.jobs = jobs.sorted()
+    self.instances = instances
+    self.downInstances = down
+    self.stuck = rollouts.reduce(0) { $0 + $1.stuck }
+  }
+
+  /// The asset a page shows first: the one with the most stuck instances, then the most behind
+  /// or without data, then the first by name; nil when there is none.
+  public var mostUrgentAsset: String? {
+    rollouts.enumerated().min { a, b in
+      let x = a.element
+      let y = b.element
+      if x.stuck != y.stuck { return x.stuck > y.stuck }
+      if x.behind + x.unknown != y.behind + y.unknown {
+        return x.behind + x.unknown > y.behind + y.unknown
+      }
+      return a.offset < b.offset
+    }?.element.asset
+  }
+
+  private static func count(_ sample: PrometheusSample) -> Int {
+    guard let value = sample.value, value.isFinite, value > 0 else { return 0 }
+    return Int(min(value, 1e12))
+  }
+}
