@@ -1,3 +1,4 @@
+import AssetModel
 /// The PromQL instant queries the fleet view asks, built from an optional label selector.
 ///
 /// The counts (``versions``, ``instancesByJob``, ``downByJob``, ``stuckCandidates``) are
@@ -156,12 +157,13 @@ public struct FleetQueries: Sendable, Equatable {
     ]
   }
 
-  /// The metric names (those of `AssetMetricNames`, which FleetModel does not depend on).
+  /// The metric names the queries read: the exporter's own (``AssetMetricNames``, the one home
+  /// of the series contract).
   enum Names {
-    static let info = "remote_assets_asset_info"
-    static let behind = "remote_assets_asset_behind"
-    static let lastSuccess = "remote_assets_last_success_timestamp_seconds"
-    static let failures = "remote_assets_consecutive_failures"
+    static let info = AssetMetricNames.assetInfo
+    static let behind = AssetMetricNames.assetBehind
+    static let lastSuccess = AssetMetricNames.lastSuccessTimestamp
+    static let failures = AssetMetricNames.consecutiveFailures
   }
 }
 
