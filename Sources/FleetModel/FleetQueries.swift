@@ -1,4 +1,5 @@
 import AssetModel
+
 /// The PromQL instant queries the fleet view asks, built from an optional label selector.
 ///
 /// The counts (``versions``, ``instancesByJob``, ``downByJob``, ``stuckCandidates``) are
