@@ -27,9 +27,9 @@ public struct AssetDefaults: Sendable, Equatable {
   /// Request headers (`"headers"`; none). The manifest request sends them too.
   public var headers: [HeaderField] = []
   /// TLS settings for `https://` (`"tls"`; the system's trust store).
-  public var tls: TLSSettings?
+  package var tls: TLSSettings?
   /// Which proxy to use (`"proxy"`; the environment's).
-  public var proxy: ProxySetting = .environment
+  package var proxy: ProxySetting = .environment
 
   /// The documented values.
   public init() {}

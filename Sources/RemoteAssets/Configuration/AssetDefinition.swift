@@ -111,9 +111,9 @@ public struct AssetDefinition: Sendable, Equatable {
   /// Whether plain `http://` to a non-loopback host is allowed.
   public var allowInsecure: Bool
   /// TLS material (`"tls"`): a CA to trust, a client certificate (nil: the system's roots only).
-  public var tls: TLSSettings? = nil
+  package var tls: TLSSettings? = nil
   /// Which proxy to use (`"proxy"`); by default the environment's (`HTTPS_PROXY`, `NO_PROXY`).
-  public var proxy: ProxySetting = .environment
+  package var proxy: ProxySetting = .environment
 
   /// Creates a definition with the documented defaults (``AssetDefaults/standard``).
   public init(

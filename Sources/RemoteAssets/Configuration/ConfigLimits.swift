@@ -5,7 +5,7 @@ import Foundation
 ///
 /// A value outside its range is refused by ``ConfigurationLoader`` with an error naming the range;
 /// nothing is clamped silently.
-public enum ConfigLimits {
+package enum ConfigLimits {
   /// `maxBytes`: 1 byte to 1 TiB.
   public static let maxBytes: ClosedRange<Int64> = 1...(1 << 40)
   /// `size` (the exact expected size): 0 to 1 TiB.

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Parsers for the config file's value syntaxes: durations, sizes, ids, `${ENV}` templates, hosts.
-public enum ConfigValues {
+package enum ConfigValues {
   /// Parses `250ms`, `30s`, `5m`, `1h`, `2d` (or a bare number of seconds) into seconds.
   ///
   /// Returns nil for anything that is not a finite, non-negative decimal number with an optional
@@ -113,7 +113,7 @@ public enum ConfigValues {
   }
 
   /// A `${NAME}` without a default whose variable is not set.
-  public struct MissingVariable: Error, Equatable {
+  package struct MissingVariable: Error, Equatable {
     /// The variable's name.
     public var name: String
   }

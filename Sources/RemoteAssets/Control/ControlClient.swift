@@ -4,7 +4,7 @@ import NIOPosix
 import Synchronization
 
 /// Why a control connection failed.
-public enum ControlClientError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum ControlClientError: Error, Sendable, Equatable, CustomStringConvertible {
   /// Nothing listens on the socket (or it does not exist).
   case cannotConnect(path: String, reason: String)
   /// The server turned this client away (another user, too many watchers).
@@ -37,7 +37,7 @@ public enum ControlClientError: Error, Sendable, Equatable, CustomStringConverti
 /// let reply = try await client.send(.refresh(id: "feature-flags"))
 /// await client.close()
 /// ```
-public final class ControlClient: Sendable {
+package final class ControlClient: Sendable {
   /// The server's greeting.
   public let hello: ControlHello
   /// Every event the engine publishes, starting with a snapshot; ends when the connection does.

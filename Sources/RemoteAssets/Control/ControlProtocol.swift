@@ -7,7 +7,7 @@ import Foundation
 /// `log`), and a ``ControlReply`` (`"type":"reply"`) for each request. Client to server: a
 /// ``ControlRequest`` per line, e.g. `{"id":1,"command":"refresh","asset":"feature-flags"}`.
 /// Dates are ISO 8601 strings with fractional seconds.
-public enum ControlProtocol {
+package enum ControlProtocol {
   /// The protocol version this library speaks (sent in the hello).
   public static let version = 1
 
@@ -15,7 +15,8 @@ public enum ControlProtocol {
   public static let socketFileName = "control.sock"
 
   /// The longest request line the server reads, in bytes; a longer one closes the connection.
-  public static let defaultMaxLineLength = 64 * 1024
+  /// The same as ``ControlServerOptions``' default.
+  package static let defaultMaxLineLength = 64 * 1024
 
   /// Encodes one message as a single line (with the trailing newline).
   ///
@@ -62,7 +63,7 @@ public enum ControlProtocol {
 }
 
 /// The first line the server sends on every connection.
-public struct ControlHello: Sendable, Equatable, Codable {
+package struct ControlHello: Sendable, Equatable, Codable {
   /// Always `"hello"`.
   public var type = "hello"
   /// The protocol version the server speaks (``ControlProtocol/version``).
@@ -90,7 +91,7 @@ public struct ControlHello: Sendable, Equatable, Codable {
 }
 
 /// A command sent to the server; `id` is echoed in the reply.
-public struct ControlRequest: Sendable, Equatable, Encodable {
+package struct ControlRequest: Sendable, Equatable, Encodable {
   /// Every command word, in the order the help lists them.
   public static let commandWords = [
     "refresh", "refreshAll", "reset", "drop", "rollback", "pause", "resume",
@@ -118,7 +119,7 @@ public struct ControlRequest: Sendable, Equatable, Encodable {
 }
 
 /// The outcome of one refresh, as sent in a reply.
-public struct ControlRefreshResult: Sendable, Equatable, Codable {
+package struct ControlRefreshResult: Sendable, Equatable, Codable {
   /// The asset.
   public var asset: String
   /// How it ended (`updated`, `notModified`, `inFlight`, `failed` or `cancelled` on the wire).
@@ -138,7 +139,7 @@ public struct ControlRefreshResult: Sendable, Equatable, Codable {
 }
 
 /// The server's answer to one request (or to a line it could not read: `id` is then absent).
-public struct ControlReply: Sendable, Equatable, Codable {
+package struct ControlReply: Sendable, Equatable, Codable {
   /// Always `"reply"`.
   public var type = "reply"
   /// The request's id; `nil` when the line had none or could not be parsed.
@@ -166,7 +167,7 @@ public struct ControlReply: Sendable, Equatable, Codable {
 }
 
 /// One line from the server, decoded.
-public enum ControlMessage: Sendable, Equatable {
+package enum ControlMessage: Sendable, Equatable {
   /// The greeting.
   case hello(ControlHello)
   /// An engine event.

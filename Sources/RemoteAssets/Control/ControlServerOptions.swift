@@ -28,7 +28,7 @@ public struct ControlServerOptions: Sendable {
   /// Creates options; every field has a safe default.
   public init(
     socketPath: String? = nil, readOnly: Bool = false, allowedUIDs: Set<UInt32>? = nil,
-    socketMode: UInt32 = 0o600, maxLineLength: Int = ControlProtocol.defaultMaxLineLength,
+    socketMode: UInt32 = 0o600, maxLineLength: Int = 64 * 1024,
     maxConnections: Int = 64, maxCommandsInFlight: Int = 16
   ) {
     self.socketPath = socketPath

@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 /// What a ``ControlSession`` reports.
-public enum ControlUpdate: Sendable, Equatable {
+package enum ControlUpdate: Sendable, Equatable {
   /// A connection was made (again); a snapshot event follows.
   case connected(ControlHello)
   /// An engine event.
@@ -18,7 +18,7 @@ public enum ControlUpdate: Sendable, Equatable {
 /// let session = ControlSession(path: "/var/cache/app")
 /// for await update in session.updates() { … }
 /// ```
-public final class ControlSession: Sendable {
+package final class ControlSession: Sendable {
   /// The socket, or a cache directory holding `control.sock`.
   public let path: String
   /// How long to wait between connection attempts.

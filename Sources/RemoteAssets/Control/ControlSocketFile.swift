@@ -7,7 +7,7 @@ import Foundation
 #endif
 
 /// Why the control socket could not be opened.
-public struct ControlSocketError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct ControlSocketError: Error, Sendable, Equatable, CustomStringConvertible {
   /// The socket path.
   public var path: String
   /// Why, in plain words.

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A command that cannot be carried out (unknown id, nothing to roll back to, disk failure).
-public struct CommandError: Error, Sendable, CustomStringConvertible {
+package struct CommandError: Error, Sendable, CustomStringConvertible {
   /// Why, in plain words.
   public var message: String
   public var description: String { message }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The result of re-hashing one asset's cached copy.
-public struct VerifyResult: Sendable, Equatable {
+package struct VerifyResult: Sendable, Equatable {
   /// The asset.
   public var id: String
   /// Whether a cached copy was checked (false: it serves a bundled copy or nothing).
@@ -29,7 +29,7 @@ extension AssetEngine {
   ///
   /// - Parameter ids: the assets to check; nil checks all.
   /// - Returns: one result per asset, in config order.
-  public func verify(_ ids: [String]? = nil) async -> [VerifyResult] {
+  package func verify(_ ids: [String]? = nil) async -> [VerifyResult] {
     let wanted = ids.map(Set.init)
     var results: [VerifyResult] = []
     for id in order where wanted?.contains(id) ?? true {

@@ -67,17 +67,29 @@ public actor AssetEngine {
   ///     `canFetch` a URL is used.
   ///   - clock: time source (inject ``ManualClock`` in tests).
   ///   - logger: swift-log logger (header values are never logged).
-  ///   - backoff: the retry policy after failures.
   ///   - metricsFactory: where metrics go; the bootstrapped `MetricsSystem.factory` by default.
   ///   - environment: where the default HTTP fetcher reads `HTTPS_PROXY`, `NO_PROXY` and the
   ///     other proxy variables (the process's by default).
-  /// - Throws: ``CacheDirectoryError`` when the cache folder is one the engine refuses (a
-  ///   symlink, writable by others, or a non-empty folder it did not make). A cache that cannot
-  ///   be written opens read-only instead (see ``CacheStore/isReadOnly``).
+  /// - Throws: an error naming the folder and the fix when the cache folder is one the engine
+  ///   refuses (a symlink, writable by others, or a non-empty folder it did not make). A cache
+  ///   that cannot be written opens read-only instead.
   public init(
     configuration: EngineConfiguration, fetchers: [any AssetFetcher]? = nil,
     clock: any EngineClock = SystemClock(),
-    logger: Logger = Logger(label: "RemoteAssets"), backoff: Backoff = Backoff(),
+    logger: Logger = Logger(label: "RemoteAssets"),
+    metricsFactory: (any MetricsFactory)? = nil,
+    environment: [String: String] = ProcessInfo.processInfo.environment
+  ) throws {
+    try self.init(
+      configuration: configuration, fetchers: fetchers, clock: clock, logger: logger,
+      backoff: Backoff(), metricsFactory: metricsFactory, environment: environment)
+  }
+
+  /// Creates an engine with its own retry policy after failures (see ``init(configuration:fetchers:clock:logger:metricsFactory:environment:)``).
+  package init(
+    configuration: EngineConfiguration, fetchers: [any AssetFetcher]? = nil,
+    clock: any EngineClock = SystemClock(),
+    logger: Logger = Logger(label: "RemoteAssets"), backoff: Backoff,
     metricsFactory: (any MetricsFactory)? = nil,
     environment: [String: String] = ProcessInfo.processInfo.environment
   ) throws {

@@ -1,7 +1,7 @@
 import Foundation
 
 /// When to try again after failures: exponential backoff with full jitter, honouring `Retry-After`.
-public struct Backoff: Sendable, Equatable {
+package struct Backoff: Sendable, Equatable {
   /// The first window, in seconds.
   public var base: TimeInterval
   /// The largest window, in seconds (15 minutes by default).

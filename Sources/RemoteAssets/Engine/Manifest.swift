@@ -1,9 +1,9 @@
 import Foundation
 
 /// A rollout manifest: `{ "version": "...", "assets": [ {id, url, size, sha256, version, essential} ] }`.
-public struct Manifest: Sendable, Equatable, Codable {
+package struct Manifest: Sendable, Equatable, Codable {
   /// One asset's target.
-  public struct Entry: Sendable, Equatable, Codable {
+  package struct Entry: Sendable, Equatable, Codable {
     public var id: String
     public var url: String?
     public var size: Int64?

@@ -24,9 +24,9 @@ public struct FetchRequest: Sendable {
   /// version they belong to. The fetcher asks for the rest with `Range` + `If-Range`.
   public var resume: (offset: Int64, etag: String)?
   /// TLS material for `https://` (nil: the system's roots, no client certificate).
-  public var tls: TLSSettings?
+  package var tls: TLSSettings?
   /// Which proxy to use (by default the environment's, as curl reads it).
-  public var proxy: ProxySetting = .environment
+  package var proxy: ProxySetting = .environment
 
   /// Creates a request.
   public init(
@@ -58,12 +58,16 @@ public struct FetchMetadata: Sendable, Equatable {
   public var lastModified: String?
   /// The header fields that decide freshness (`Cache-Control`, `Expires`, `Date`, `Age`), when
   /// the source has any; assets whose ttl is `"server"` follow them (see ``FreshnessHeaders``).
-  public var freshness: FreshnessHeaders?
+  package var freshness: FreshnessHeaders?
 
   /// Creates metadata.
-  public init(
-    etag: String? = nil, lastModified: String? = nil, freshness: FreshnessHeaders? = nil
-  ) {
+  public init(etag: String? = nil, lastModified: String? = nil) {
+    self.etag = etag
+    self.lastModified = lastModified
+  }
+
+  /// Creates metadata with the response's freshness headers.
+  package init(etag: String?, lastModified: String?, freshness: FreshnessHeaders?) {
     self.etag = etag
     self.lastModified = lastModified
     self.freshness = freshness

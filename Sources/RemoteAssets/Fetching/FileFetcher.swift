@@ -9,7 +9,7 @@ import Foundation
 ///
 /// Only regular files are read, and nothing blocks: the file is opened with `O_NONBLOCK`, so a
 /// FIFO (or a device) at the path is refused at once instead of hanging the refresh.
-public struct FileFetcher: AssetFetcher {
+package struct FileFetcher: AssetFetcher {
   /// Creates a file fetcher.
   public init() {}
 

@@ -21,7 +21,7 @@ import Synchronization
 ///
 /// Header values never appear in an error: the client's own error descriptions (which can quote
 /// them) are never used, and every message is passed through a ``SecretRedactor``.
-public final class HTTPFetcher: AssetFetcher {
+package final class HTTPFetcher: AssetFetcher {
   /// One client per distinct (TLS settings, proxy), made when first needed.
   let clients: HTTPClientPool
   /// The proxy variables read at creation (`HTTPS_PROXY`, `NO_PROXY`, ...).
@@ -298,7 +298,9 @@ public final class HTTPFetcher: AssetFetcher {
         return .restartWithoutRange
       }
       return .done(
-        .downloaded(FetchMetadata(etag: resume.etag, freshness: FreshnessHeaders(headers))))
+        .downloaded(
+          FetchMetadata(etag: resume.etag, lastModified: nil, freshness: FreshnessHeaders(headers)))
+      )
     default:
       deadline.limitBody(to: Int64(Self.errorSnippetBytes))
       let snippet = await Self.errorSnippet(response.body, redactor: redactor)

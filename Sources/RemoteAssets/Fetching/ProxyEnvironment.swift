@@ -14,7 +14,7 @@ import Foundation
 /// when `REQUEST_METHOD` is set (a CGI process, where `HTTP_PROXY` could come from a request's
 /// `Proxy:` header: the "httpoxy" attack curl avoids by ignoring it always); and a `NO_PROXY`
 /// entry may name a port (`host:8443`, `[::1]:8080`), matching only that port.
-public struct ProxyEnvironment: Sendable, Hashable {
+package struct ProxyEnvironment: Sendable, Hashable {
   /// The proxy for `http://` URLs, as written.
   public var httpProxy: String?
   /// The proxy for `https://` URLs, as written.

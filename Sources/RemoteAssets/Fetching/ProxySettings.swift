@@ -4,9 +4,9 @@ import Foundation
 ///
 /// The credentials are never shown: ``description`` prints `http://***@host:port` when the URL
 /// carried a user name or password.
-public struct ProxyServer: Sendable, Hashable, CustomStringConvertible {
+package struct ProxyServer: Sendable, Hashable, CustomStringConvertible {
   /// How the proxy is spoken to.
-  public enum Kind: String, Sendable, Hashable {
+  package enum Kind: String, Sendable, Hashable {
     /// An HTTP proxy: absolute-form requests for `http://`, `CONNECT` tunnels for `https://`.
     case http
     /// A SOCKS5 proxy (`socks5://` or `socks5h://`).
@@ -101,7 +101,7 @@ public struct ProxyServer: Sendable, Hashable, CustomStringConvertible {
 
 /// Why a proxy setting cannot be used, in words that never repeat the setting (it may hold a
 /// password).
-public struct ProxyProblem: Error, Sendable, Equatable, CustomStringConvertible {
+package struct ProxyProblem: Error, Sendable, Equatable, CustomStringConvertible {
   /// What is wrong, to follow the setting's name ("HTTPS_PROXY is not a proxy URL ...").
   public var message: String
   /// Creates a problem.
@@ -110,7 +110,7 @@ public struct ProxyProblem: Error, Sendable, Equatable, CustomStringConvertible 
 }
 
 /// An asset's proxy choice, from its config's `"proxy"` field.
-public enum ProxySetting: Sendable, Hashable {
+package enum ProxySetting: Sendable, Hashable {
   /// Follow `HTTPS_PROXY` / `HTTP_PROXY` / `ALL_PROXY` / `NO_PROXY` (the default).
   case environment
   /// Never use a proxy (`"proxy": "none"`).

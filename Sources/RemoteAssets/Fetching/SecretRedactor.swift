@@ -7,7 +7,7 @@
 /// that ends inside a value (a snippet cut at its length limit) loses that tail too. Values
 /// shorter than ``minimumLength`` characters are not searched for: they cannot be told from
 /// ordinary words ("1", "yes") and a secret that short is no secret.
-public struct SecretRedactor: Sendable {
+package struct SecretRedactor: Sendable {
   /// What replaces a secret.
   public static let placeholder = "<redacted>"
   /// The shortest value searched for.

@@ -7,7 +7,7 @@ import Foundation
 /// ```swift
 /// let tls = TLSSettings(caFile: "/etc/assetwatch/ca.pem")   // the system's roots stay trusted
 /// ```
-public struct TLSSettings: Sendable, Hashable {
+package struct TLSSettings: Sendable, Hashable {
   /// PEM file of CA certificates to trust.
   public var caFile: String?
   /// PEM file of the client certificate (the leaf first, then any intermediates).
@@ -33,7 +33,7 @@ public struct TLSSettings: Sendable, Hashable {
 }
 
 /// Why TLS settings cannot be used: the field at fault and what is wrong with it.
-public struct TLSSettingsProblem: Error, Sendable, Equatable, CustomStringConvertible {
+package struct TLSSettingsProblem: Error, Sendable, Equatable, CustomStringConvertible {
   /// `caFile`, `certFile`, `keyFile` or `systemRoots`.
   public var field: String
   /// What is wrong, in plain words (names the file, never its contents).

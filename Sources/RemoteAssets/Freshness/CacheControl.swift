@@ -20,12 +20,12 @@ import Foundation
 /// cc.maxAge                // .seconds(3600)
 /// cc.mustRevalidate        // true
 /// ```
-public struct CacheControl: Sendable, Equatable {
+package struct CacheControl: Sendable, Equatable {
   /// The largest delta-seconds a cache must represent; larger values become this one.
   public static let maxDeltaSeconds = 2_147_483_648
 
   /// One directive as written, name lowercased.
-  public struct Directive: Sendable, Equatable {
+  package struct Directive: Sendable, Equatable {
     /// The directive name, lowercased.
     public var name: String
     /// The value after `=` (a quoted-string unquoted and unescaped); `nil` when none was given.
@@ -43,7 +43,7 @@ public struct CacheControl: Sendable, Equatable {
   }
 
   /// A `delta-seconds` argument.
-  public enum DeltaSeconds: Sendable, Equatable {
+  package enum DeltaSeconds: Sendable, Equatable {
     /// A valid number of seconds, capped at 2^31.
     case seconds(Int)
     /// Present but not digits only (or malformed around it).

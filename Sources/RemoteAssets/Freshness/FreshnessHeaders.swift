@@ -7,7 +7,7 @@ import NIOHTTP1
 /// with the cached copy so that a 304 can update them (RFC 9111 §4.3.4), and evaluates the lot
 /// with ``FreshnessPolicy``. A custom fetcher that knows how long its data stays good can say so
 /// with `FreshnessHeaders(cacheControl: ["max-age=60"])`.
-public struct FreshnessHeaders: Sendable, Equatable, Codable {
+package struct FreshnessHeaders: Sendable, Equatable, Codable {
   /// Every `Cache-Control` field line, in order.
   public var cacheControl: [String]
   /// The first `Expires` field value.

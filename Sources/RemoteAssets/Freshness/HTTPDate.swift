@@ -14,7 +14,7 @@ import Foundation
 /// HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 GMT")   // 784111777 seconds after 1970
 /// HTTPDate.format(Date(timeIntervalSince1970: 0))   // "Thu, 01 Jan 1970 00:00:00 GMT"
 /// ```
-public enum HTTPDate {
+package enum HTTPDate {
   static let dayNames = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
   static let longDayNames = [
     "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday",

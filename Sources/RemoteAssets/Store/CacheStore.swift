@@ -16,7 +16,7 @@ import Synchronization
 ///
 /// A cache that cannot be written (a read-only mount, a folder of another user) opens read-only:
 /// intact copies are served, nothing is written, and ``isReadOnly`` says so.
-public struct CacheStore: Sendable {
+package struct CacheStore: Sendable {
   /// The cache root.
   public let root: URL
   /// Whether the cache cannot be written: nothing is committed, swept or kept for resume.
@@ -672,7 +672,7 @@ final class SharedCounter: Sendable {
 }
 
 /// A cache folder the engine refuses to use, and what to do about it.
-public struct CacheDirectoryError: Error, Sendable, CustomStringConvertible {
+package struct CacheDirectoryError: Error, Sendable, CustomStringConvertible {
   /// The folder (or file in it) at fault.
   public var path: String
   /// What is wrong, and the fix.

@@ -7,7 +7,7 @@ import Foundation
 #endif
 
 /// A storage failure with the path and the OS error text.
-public struct StorageError: Error, Sendable, CustomStringConvertible {
+package struct StorageError: Error, Sendable, CustomStringConvertible {
   /// What was being done ("fsync", "rename", ...).
   public var operation: String
   /// The path involved.

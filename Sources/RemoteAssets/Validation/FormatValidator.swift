@@ -4,7 +4,7 @@ import Foundation
 ///
 /// JSON and text are read whole (they are small and bounded by `maxBytes`); PNG and JPEG read only
 /// their headers; binary is not read at all (size and hash are checked while streaming).
-public enum FormatValidator {
+package enum FormatValidator {
   /// Validates the file at `path`.
   ///
   /// - Returns: nil when valid, else the reason in plain words.
