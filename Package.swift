@@ -172,7 +172,9 @@ let package = Package(
         .product(name: "NIOHTTP1", package: "swift-nio"),
       ]),
     .testTarget(name: "DemoOriginTests", dependencies: ["DemoOrigin", "AssetWatchTestKit"]),
-    .testTarget(name: "TUFTests", dependencies: ["TUF", "AssetModel"], exclude: ["Fixtures"]),
+    .testTarget(
+      name: "TUFTests", dependencies: ["TUF", "AssetModel", "AssetWatchTestKit"],
+      exclude: ["Fixtures"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -8,9 +8,7 @@ import Foundation
 /// with that advice.
 public enum TUFRepositoryFixture {
   /// Why the fixture could not be built.
-  public struct Failure: Error, Sendable, CustomStringConvertible {
-    public var description: String
-  }
+  public typealias Failure = PythonTUFScript.Failure
 
   /// Built once (Swift's `static let` runs the initializer once, thread-safely).
   private static let built: Result<URL, Failure> = build()
@@ -76,57 +74,8 @@ public enum TUFRepositoryFixture {
   }
 
   private static func build() -> Result<URL, Failure> {
-    let root = AssetWatchBinary.packageRoot
-    let python =
-      ProcessInfo.processInfo.environment["ASSETWATCH_TUF_PYTHON"]
-      ?? root.appendingPathComponent(".build/tuf-venv/bin/python").path
-    guard FileManager.default.isExecutableFile(atPath: python) else {
-      return .failure(
-        Failure(
-          description:
-            "No python-tuf venv at \(python): run scripts/tuf-venv.sh (or set ASSETWATCH_TUF_PYTHON)"
-        ))
-    }
-    removeStaleFolders()
-    let out = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "assetwatch-tufrepo-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString)")
-    let script = root.appendingPathComponent("Tests/TUFTests/Fixtures/make_updater_repo.py").path
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: python)
-    process.arguments = [script, out.path, String(Int(Date().timeIntervalSince1970))]
-    let errors = Pipe()
-    process.standardError = errors
-    process.standardOutput = FileHandle.nullDevice
-    do {
-      try process.run()
-    } catch {
-      return .failure(Failure(description: "Could not run \(python): \(error)"))
-    }
-    let stderr = errors.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
-      return .failure(
-        Failure(
-          description:
-            "make_updater_repo.py failed (\(process.terminationStatus)): \(String(decoding: stderr, as: UTF8.self))"
-        ))
-    }
-    return .success(out)
-  }
-
-  /// Fixture folders of earlier runs (no test run outlives an hour) are removed, so runs do not
-  /// pile them up (Swift Testing has no end-of-run hook).
-  private static func removeStaleFolders() {
-    let fm = FileManager.default
-    let tmp = fm.temporaryDirectory
-    guard let names = try? fm.contentsOfDirectory(atPath: tmp.path) else { return }
-    for name in names where name.hasPrefix("assetwatch-tufrepo-") {
-      let url = tmp.appendingPathComponent(name)
-      guard let attributes = try? fm.attributesOfItem(atPath: url.path),
-        let modified = attributes[.modificationDate] as? Date,
-        Date().timeIntervalSince(modified) > 3600
-      else { continue }
-      try? fm.removeItem(at: url)
-    }
+    PythonTUFScript.run(
+      "make_updater_repo.py", prefix: "assetwatch-tufrepo",
+      arguments: [String(Int(Date().timeIntervalSince1970))])
   }
 }

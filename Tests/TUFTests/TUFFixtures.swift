@@ -1,3 +1,4 @@
+import AssetWatchTestKit
 import Foundation
 import Testing
 
@@ -7,15 +8,10 @@ import Testing
 /// run, in a temporary folder. The Python is the venv `scripts/tuf-venv.sh` makes
 /// (`.build/tuf-venv/bin/python`), or `ASSETWATCH_TUF_PYTHON`. Without it the tests fail.
 enum TUFFixtures {
-  struct Failure: Error, Sendable, CustomStringConvertible {
-    var description: String
-  }
+  typealias Failure = PythonTUFScript.Failure
 
   /// The reference "now" every fixture date is relative to (whole seconds).
   static let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
-
-  static let packageRoot = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
   /// Built lazily (Swift's `static let` runs the initializer once, thread-safely).
   static let built: Result<URL, Failure> = build()
@@ -23,58 +19,9 @@ enum TUFFixtures {
   static func folder() throws -> URL { try built.get() }
 
   private static func build() -> Result<URL, Failure> {
-    let python =
-      ProcessInfo.processInfo.environment["ASSETWATCH_TUF_PYTHON"]
-      ?? packageRoot.appendingPathComponent(".build/tuf-venv/bin/python").path
-    guard FileManager.default.isExecutableFile(atPath: python) else {
-      return .failure(
-        Failure(
-          description:
-            "No python-tuf venv at \(python): run scripts/tuf-venv.sh (or set ASSETWATCH_TUF_PYTHON)"
-        ))
-    }
-    removeStaleFolders()
-    let out = FileManager.default.temporaryDirectory
-      .appendingPathComponent(
-        "assetwatch-tuf-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString)")
-    let script = packageRoot.appendingPathComponent("Tests/TUFTests/Fixtures/make_repos.py").path
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: python)
-    process.arguments = [script, out.path, String(Int(now.timeIntervalSince1970))]
-    let errors = Pipe()
-    process.standardError = errors
-    process.standardOutput = FileHandle.nullDevice
-    do {
-      try process.run()
-    } catch {
-      return .failure(Failure(description: "Could not run \(python): \(error)"))
-    }
-    let stderr = errors.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
-      return .failure(
-        Failure(
-          description:
-            "make_repos.py failed (\(process.terminationStatus)): \(String(decoding: stderr, as: UTF8.self))"
-        ))
-    }
-    return .success(out)
-  }
-
-  /// Fixture folders of earlier runs (no test outlives an hour) are removed, so runs do not pile
-  /// them up in the temporary directory (Swift Testing has no end-of-run hook).
-  private static func removeStaleFolders() {
-    let fm = FileManager.default
-    let tmp = fm.temporaryDirectory
-    guard let names = try? fm.contentsOfDirectory(atPath: tmp.path) else { return }
-    for name in names where name.hasPrefix("assetwatch-tuf-") {
-      let url = tmp.appendingPathComponent(name)
-      guard let attributes = try? fm.attributesOfItem(atPath: url.path),
-        let modified = attributes[.modificationDate] as? Date,
-        Date().timeIntervalSince(modified) > 3600
-      else { continue }
-      try? fm.removeItem(at: url)
-    }
+    PythonTUFScript.run(
+      "make_repos.py", prefix: "assetwatch-tuf", arguments: [String(Int(now.timeIntervalSince1970))]
+    )
   }
 
   static func bytes(_ scenario: String, _ file: String) throws -> [UInt8] {
