@@ -8,7 +8,7 @@ import Foundation
 /// its own storage folder and a generated config that scrapes `targets` every second (by
 /// default). A real Prometheus, so the fleet view is tested against the API operators run.
 ///
-/// Prefer ``withPrometheus(targets:scrapeInterval:metricsPath:honorLabels:scrapeTimeout:_:)``, which stops the server and
+/// Prefer ``withPrometheus(targets:scrapeInterval:metricsPath:honorLabels:scrapeTimeout:ruleFiles:_:)``, which stops the server and
 /// removes its folder when the body ends, also when the body throws.
 public final class PrometheusServer: Sendable {
   /// The scrape job's name (the `job` label of every scraped series).
@@ -38,13 +38,14 @@ public final class PrometheusServer: Sendable {
   ///
   /// With `honorLabels`, the targets are pages that speak for many instances
   /// (``SyntheticFleet``): the job is ``exporterJob`` and the page's own `instance` and `job`
-  /// labels are kept. `scrapeTimeout` defaults to the interval.
+  /// labels are kept. `scrapeTimeout` defaults to the interval. `ruleFiles` are loaded as the
+  /// config's `rule_files` (evaluated every `scrapeInterval`).
   ///
   /// - Throws: ``PrometheusServerError`` when Prometheus is not installed, exits, or never
   ///   becomes ready.
   public init(
     targets: [String], scrapeInterval: String = "1s", metricsPath: String = "/metrics",
-    honorLabels: Bool = false, scrapeTimeout: String? = nil
+    honorLabels: Bool = false, scrapeTimeout: String? = nil, ruleFiles: [URL] = []
   ) async throws {
     guard let binary = ExternalTool.path("prometheus") else {
       throw PrometheusServerError("prometheus is not installed (apt-get install -y prometheus)")
@@ -61,6 +62,7 @@ public final class PrometheusServer: Sendable {
         scrape_interval: \(scrapeInterval)
         scrape_timeout: \(scrapeTimeout ?? scrapeInterval)
         evaluation_interval: \(scrapeInterval)
+      rule_files: [\(ruleFiles.map { "'\($0.path)'" }.joined(separator: ", "))]
       scrape_configs:
         - job_name: \(honorLabels ? Self.exporterJob : Self.job)
           honor_labels: \(honorLabels)
@@ -195,12 +197,12 @@ public typealias PrometheusServerError = PrometheusServer.PrometheusServerError
 /// - Throws: ``PrometheusServerError`` when Prometheus cannot start, or what `body` throws.
 public func withPrometheus<T>(
   targets: [String], scrapeInterval: String = "1s", metricsPath: String = "/metrics",
-  honorLabels: Bool = false, scrapeTimeout: String? = nil,
+  honorLabels: Bool = false, scrapeTimeout: String? = nil, ruleFiles: [URL] = [],
   _ body: (PrometheusServer) async throws -> T
 ) async throws -> T {
   let server = try await PrometheusServer(
     targets: targets, scrapeInterval: scrapeInterval, metricsPath: metricsPath,
-    honorLabels: honorLabels, scrapeTimeout: scrapeTimeout)
+    honorLabels: honorLabels, scrapeTimeout: scrapeTimeout, ruleFiles: ruleFiles)
   defer { server.stop() }
   return try await body(server)
 }

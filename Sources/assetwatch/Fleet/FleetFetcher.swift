@@ -10,6 +10,8 @@ struct FleetFetcher: Sendable {
   let queries: FleetQueries
   /// Rows per page.
   let pageSize: Int
+  /// Whether the counts come from the recording rules (``FleetRecordingRules``).
+  var counts: FleetCountPreference = .auto
 
   /// The fleet at `time` (now, to the millisecond, by default), with the page `request` asks
   /// for; every query is evaluated at `time`, so the rounds agree with each other.
@@ -21,7 +23,18 @@ struct FleetFetcher: Sendable {
   )
     async throws -> FleetSnapshot
   {
-    let results = try await ask(queries.summary, at: time)
+    var source = try await countSource()
+    var results: FleetSnapshot.QueryResults = [:]
+    if source == .recorded {
+      // Asked under the recorded names, filed under the raw queries they replace.
+      let recorded = FleetRecordingRules.summary(queries)
+      let answers = try await ask(Array(recorded.values), at: time)
+      results = recorded.mapValues { answers[$0] ?? [] }
+      // No recorded versions at `time` (an `--at` before the rules were loaded, or a fleet
+      // without assets): the raw series decide, unless the recorded ones were demanded.
+      if results[queries.versions]?.isEmpty ?? true, counts == .auto { source = .raw }
+    }
+    if source == .raw { results = try await ask(queries.summary, at: time) }
     let counts = FleetCounts(results: results, queries: queries)
     var asset = request.asset
     if let wanted = asset, !counts.rollouts.contains(where: { $0.asset == wanted }) {
@@ -34,9 +47,31 @@ struct FleetFetcher: Sendable {
       asset = nil
     }
     let page = try await page(asset ?? counts.mostUrgentAsset, request, counts, at: time)
-    return FleetSnapshot(
+    var snapshot = FleetSnapshot(
       at: time, counts: counts, page: page?.page, members: page?.members ?? [],
       details: page?.details ?? [:], queries: queries)
+    snapshot.countSource = source
+    return snapshot
+  }
+
+  /// Where this round's counts come from: the recorded series when ``counts`` allows and the
+  /// rules are loaded, evaluated and as expected (one small request per round, so rules loaded
+  /// while the view runs are picked up); the raw series otherwise.
+  ///
+  /// - Throws: ``PrometheusAPIError`` when ``counts`` is `.recorded` and the rules cannot be used.
+  private func countSource() async throws -> FleetCountSource {
+    switch counts {
+    case .raw: return .raw
+    case .auto, .recorded:
+      var problem = FleetRecordingRules.unsuitable(queries)
+      if problem == nil { problem = await client.recordingRulesProblem() }
+      guard let problem else { return .recorded }
+      if counts == .recorded {
+        throw PrometheusAPIError(
+          "--counts recorded: \(problem) (deploy/prometheus/assetwatch-recording-rules.yml).")
+      }
+      return .raw
+    }
   }
 
   /// One page of `asset`: the marks it touches listed, cut, and its rows' series asked.

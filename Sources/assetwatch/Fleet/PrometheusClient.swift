@@ -60,6 +60,20 @@ final class PrometheusClient: Sendable {
     return ScrapeInterval.global(inConfigYAML: yaml)
   }
 
+  /// Why the recording rules (``FleetRecordingRules``) cannot be used, nil when they can: one GET
+  /// of `/api/v1/rules?type=record` (a few kB). A failed request is a reason, not an error: the
+  /// fleet view then counts the raw series.
+  func recordingRulesProblem() async -> String? {
+    do {
+      let url = try endpoint.apiURL("/api/v1/rules?type=record")
+      let (status, body) = try await send(url, form: nil, what: nil)
+      guard status == 200 else { return "Prometheus answered /api/v1/rules with HTTP \(status)" }
+      return FleetRecordingRules.problem(rulesAnswer: body)
+    } catch {
+      return OutsideText.cell(String(describing: error), maxLength: 160)
+    }
+  }
+
   private var seconds: Int64 { max(1, Int64(timeout.components.seconds)) }
 
   /// One request (POST with `form`, else GET); the status and the body (bounded, decompressed).
