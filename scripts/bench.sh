@@ -408,15 +408,16 @@ bench_fleet() {
       echo "fleet $size: Prometheus holds $have of $want info series after 15 min; skipped" >&2
       kill "$ppid"; wait "$ppid" 2>/dev/null || true; continue
     fi
-    # Wait (bounded, 10 min) for a rule evaluation that saw every shard.
-    local recorded=0; started=$SECONDS
+    # Wait (bounded, 10 min) for a whole evaluation of the rules that started after every shard
+    # was in (the group's lastEvaluation is set when all its rules are done).
+    local ingested evaluated=""; ingested=$(date -u +%Y-%m-%dT%H:%M:%S); started=$SECONDS
     while [ $((SECONDS - started)) -lt 600 ]; do
-      recorded=$(curl -sf "$P/api/v1/query" --data-urlencode 'query=sum(assetwatch:remote_assets_asset_info:count_by_job_asset_target_version_version_state{job="assets"})' \
-        | python3 -c 'import sys, json; r = json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else 0)' 2>/dev/null || echo 0)
-      [ "$recorded" = "$want" ] && break
+      evaluated=$(curl -sf "$P/api/v1/rules?type=record" \
+        | python3 -c 'import sys, json; g = [g for g in json.load(sys.stdin)["data"]["groups"] if g["name"] == "assetwatch-fleet"]; print(g[0]["lastEvaluation"][:19] if g else "")' 2>/dev/null || true)
+      [[ "$evaluated" > "$ingested" ]] && break
       sleep 2
     done
-    [ "$recorded" = "$want" ] || echo "fleet $size: the recording rules count $recorded of $want info series" >&2
+    [[ "$evaluated" > "$ingested" ]] || echo "fleet $size: the recording rules were not evaluated after the ingest" >&2
     local ruletime; ruletime=$(curl -s "$P/api/v1/rules?type=record" \
       | python3 -c 'import sys, json; g = [g for g in json.load(sys.stdin)["data"]["groups"] if g["name"] == "assetwatch-fleet"]; print("%.2f" % g[0]["evaluationTime"] if g else "?")')
     local scrape; scrape=$(curl -s "$P/api/v1/query" --data-urlencode 'query=max(scrape_duration_seconds{job="fleet-exporter"})' \

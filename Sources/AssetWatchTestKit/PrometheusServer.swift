@@ -169,6 +169,37 @@ public final class PrometheusServer: Sendable {
     throw PrometheusServerError("timed out waiting on \(query); last answer: \(last)")
   }
 
+  /// Polls `/api/v1/rules` (bounded) until every rule group has finished an evaluation that
+  /// started after `time` (its `lastEvaluation`, set when the whole group was evaluated).
+  ///
+  /// - Throws: ``PrometheusServerError`` with the last answer on timeout, or when no group is
+  ///   loaded.
+  public func waitUntilRulesEvaluated(after time: Date, timeout: TimeInterval = 180) async throws {
+    let deadline = Date().addingTimeInterval(timeout)
+    var last = ""
+    while Date() < deadline {
+      if let (status, body) = try? await get("/api/v1/rules"), status == 200,
+        let root = try? JSONSerialization.jsonObject(with: body) as? [String: Any],
+        let data = root["data"] as? [String: Any],
+        let groups = data["groups"] as? [[String: Any]]
+      {
+        last = String(decoding: body, as: UTF8.self)
+        guard !groups.isEmpty else { throw PrometheusServerError("no rule group is loaded") }
+        let done = groups.allSatisfy { group in
+          // Go's RFC 3339 in UTC; whole seconds compared, so a later second is after `time`.
+          guard let text = group["lastEvaluation"] as? String, text.count >= 19,
+            let seconds = try? Date.ISO8601FormatStyle(timeZone: .gmt).parse(
+              String(text.prefix(19)) + "Z")
+          else { return false }
+          return seconds.timeIntervalSince1970 > time.timeIntervalSince1970.rounded(.down)
+        }
+        if done { return }
+      }
+      try await Task.sleep(for: .milliseconds(200))
+    }
+    throw PrometheusServerError("the rules were not evaluated after \(time): \(last.suffix(2000))")
+  }
+
   /// Stops Prometheus and removes its folder.
   public func stop() {
     if process.isRunning {

@@ -1,3 +1,4 @@
+import AssetModel
 import Foundation
 
 /// The recording rules of `deploy/prometheus/assetwatch-recording-rules.yml`: each precomputes
@@ -130,10 +131,9 @@ package enum FleetRecordingRules {
   /// Why the answer to `GET /api/v1/rules?type=record` does not show the rules ready (missing,
   /// not yet evaluated or failing, another expression, split across groups), nil when it does.
   package static func problem(rulesAnswer body: Data) -> String? {
-    guard let root = try? JSONSerialization.jsonObject(with: body) as? [String: Any],
-      root["status"] as? String == "success", let data = root["data"] as? [String: Any],
-      let groups = data["groups"] as? [[String: Any]]
-    else { return "Prometheus' /api/v1/rules answer is not the API's JSON" }
+    guard let groups = groups(body) else {
+      return "Prometheus' /api/v1/rules answer is not the API's JSON"
+    }
     var found: [String: (group: String, rule: [String: Any])] = [:]
     for group in groups {
       let name = group["name"] as? String ?? ""
@@ -160,6 +160,40 @@ package enum FleetRecordingRules {
       return "the recording rules are not in one group (evaluated at different times)"
     }
     return nil
+  }
+
+  /// When the last complete evaluation of the group holding the rules started (`lastEvaluation`
+  /// of `/api/v1/rules`, set once every rule of the group was evaluated), nil when unknown. The
+  /// recorded samples of that evaluation are stamped at or before it and those of an evaluation
+  /// still under way after it, so the counts asked at this time come from one evaluation.
+  package static func lastEvaluation(rulesAnswer body: Data) -> Date? {
+    guard let groups = groups(body) else { return nil }
+    for group in groups {
+      let rules = group["rules"] as? [[String: Any]] ?? []
+      guard rules.contains(where: { $0["name"] as? String == versions }),
+        let text = group["lastEvaluation"] as? String
+      else { continue }
+      return rfc3339(text)
+    }
+    return nil
+  }
+
+  /// Go's RFC 3339 in UTC with up to nine fraction digits (`2026-11-25T15:50:08.909699722Z`).
+  static func rfc3339(_ text: String) -> Date? {
+    guard text.count >= 20, text.hasSuffix("Z") else { return nil }
+    let whole = String(text.prefix(19)) + "Z"
+    guard let date = ISO8601Time.parse(whole), date.timeIntervalSince1970 > 0 else { return nil }
+    let rest = text.dropFirst(19).dropLast()
+    guard !rest.isEmpty else { return date }
+    guard rest.first == ".", let fraction = Double("0" + rest), fraction < 1 else { return nil }
+    return date.addingTimeInterval(fraction)
+  }
+
+  private static func groups(_ body: Data) -> [[String: Any]]? {
+    guard let root = try? JSONSerialization.jsonObject(with: body) as? [String: Any],
+      root["status"] as? String == "success", let data = root["data"] as? [String: Any]
+    else { return nil }
+    return data["groups"] as? [[String: Any]]
   }
 
   private static func squeezed(_ text: String) -> String {

@@ -179,7 +179,8 @@ struct FleetSyntheticTests {
         }
         let info = try await prometheus.vector("count(remote_assets_asset_info)")
         let reported = try #require(info.first?.value)
-        // A rule evaluation after the whole fleet was scraped.
+        // A whole evaluation of the rules after the whole fleet was scraped, and its series.
+        try await prometheus.waitUntilRulesEvaluated(after: Date())
         try await prometheus.waitUntil(#"sum(assetwatch:up:count_by_job{job="assets"})"#) {
           $0.first?.value == "\(Self.instances)"
         }

@@ -130,4 +130,31 @@ struct FleetRecordingRulesTests {
     #expect(FleetRecordingRules.problem(rulesAnswer: try Self.answer(groups: 2)) != nil)
     #expect(FleetRecordingRules.problem(rulesAnswer: Data("<html>".utf8)) != nil)
   }
+
+  @Test func theLastEvaluationIsReadToTheNanosecondFromTheRulesGroup() throws {
+    let date = try #require(FleetRecordingRules.rfc3339("2026-11-25T15:50:08.909699722Z"))
+    #expect(abs(date.timeIntervalSince1970 - 1_795_621_808.909_699_7) < 1e-5)
+    #expect(
+      FleetRecordingRules.rfc3339("2026-11-25T15:50:08Z")?.timeIntervalSince1970 == 1_795_621_808)
+    #expect(FleetRecordingRules.rfc3339("0001-01-01T00:00:00Z") == nil)
+    #expect(FleetRecordingRules.rfc3339("2026-11-25T15:50:08.9+01:00") == nil)
+    var rules: [[String: Any]] = FleetRecordingRules.rules.map {
+      ["name": $0.record, "query": $0.expr, "health": "ok"]
+    }
+    let body: [String: Any] = [
+      "status": "success",
+      "data": [
+        "groups": [
+          ["name": "other", "rules": [], "lastEvaluation": "2026-11-25T15:00:00Z"],
+          ["name": "fleet", "rules": rules, "lastEvaluation": "2026-11-25T15:50:08.5Z"],
+        ]
+      ],
+    ]
+    let data = try JSONSerialization.data(withJSONObject: body)
+    #expect(
+      FleetRecordingRules.lastEvaluation(rulesAnswer: data)?.timeIntervalSince1970
+        == 1_795_621_808.5)
+    rules.removeAll()
+    #expect(FleetRecordingRules.lastEvaluation(rulesAnswer: Data("{}".utf8)) == nil)
+  }
 }

@@ -23,12 +23,20 @@ struct FleetFetcher: Sendable {
   )
     async throws -> FleetSnapshot
   {
-    var source = try await countSource()
+    var (source, evaluated) = try await countSource()
     var results: FleetSnapshot.QueryResults = [:]
     if source == .recorded {
-      // Asked under the recorded names, filed under the raw queries they replace.
+      // Asked under the recorded names, filed under the raw queries they replace, at the start
+      // of the rules' last complete evaluation (to the millisecond, down): all four from that
+      // one evaluation, never half of one still under way.
       let recorded = FleetRecordingRules.summary(queries)
-      let answers = try await ask(Array(recorded.values), at: time)
+      let countsTime =
+        evaluated.map {
+          min(
+            time,
+            Date(timeIntervalSince1970: ($0.timeIntervalSince1970 * 1000).rounded(.down) / 1000))
+        } ?? time
+      let answers = try await ask(Array(recorded.values), at: countsTime)
       results = recorded.mapValues { answers[$0] ?? [] }
       // No recorded versions at `time` (an `--at` before the rules were loaded, or a fleet
       // without assets): the raw series decide, unless the recorded ones were demanded.
@@ -54,23 +62,25 @@ struct FleetFetcher: Sendable {
     return snapshot
   }
 
-  /// Where this round's counts come from: the recorded series when ``counts`` allows and the
-  /// rules are loaded, evaluated and as expected (one small request per round, so rules loaded
-  /// while the view runs are picked up); the raw series otherwise.
+  /// Where this round's counts come from, and when the rules last finished an evaluation: the
+  /// recorded series when ``counts`` allows and the rules are loaded, evaluated and as expected
+  /// (one small request per round, so rules loaded while the view runs are picked up); the raw
+  /// series otherwise.
   ///
   /// - Throws: ``PrometheusAPIError`` when ``counts`` is `.recorded` and the rules cannot be used.
-  private func countSource() async throws -> FleetCountSource {
+  private func countSource() async throws -> (FleetCountSource, Date?) {
     switch counts {
-    case .raw: return .raw
+    case .raw: return (.raw, nil)
     case .auto, .recorded:
       var problem = FleetRecordingRules.unsuitable(queries)
-      if problem == nil { problem = await client.recordingRulesProblem() }
-      guard let problem else { return .recorded }
+      var evaluated: Date?
+      if problem == nil { (problem, evaluated) = await client.recordingRules() }
+      guard let problem else { return (.recorded, evaluated) }
       if counts == .recorded {
         throw PrometheusAPIError(
           "--counts recorded: \(problem) (deploy/prometheus/assetwatch-recording-rules.yml).")
       }
-      return .raw
+      return (.raw, nil)
     }
   }
 

@@ -60,17 +60,23 @@ final class PrometheusClient: Sendable {
     return ScrapeInterval.global(inConfigYAML: yaml)
   }
 
-  /// Why the recording rules (``FleetRecordingRules``) cannot be used, nil when they can: one GET
-  /// of `/api/v1/rules?type=record` (a few kB). A failed request is a reason, not an error: the
+  /// Whether the recording rules (``FleetRecordingRules``) can be used: why not, or when their
+  /// last complete evaluation started (nil when Prometheus does not say). One GET of
+  /// `/api/v1/rules?type=record` (a few kB). A failed request is a reason, not an error: the
   /// fleet view then counts the raw series.
-  func recordingRulesProblem() async -> String? {
+  func recordingRules() async -> (problem: String?, lastEvaluation: Date?) {
     do {
       let url = try endpoint.apiURL("/api/v1/rules?type=record")
       let (status, body) = try await send(url, form: nil, what: nil)
-      guard status == 200 else { return "Prometheus answered /api/v1/rules with HTTP \(status)" }
-      return FleetRecordingRules.problem(rulesAnswer: body)
+      guard status == 200 else {
+        return ("Prometheus answered /api/v1/rules with HTTP \(status)", nil)
+      }
+      return (
+        FleetRecordingRules.problem(rulesAnswer: body),
+        FleetRecordingRules.lastEvaluation(rulesAnswer: body)
+      )
     } catch {
-      return OutsideText.cell(String(describing: error), maxLength: 160)
+      return (OutsideText.cell(String(describing: error), maxLength: 160), nil)
     }
   }
 
