@@ -364,9 +364,13 @@ if has firstframe; then bench_dashboard_firstframe; fi
 if has storm; then bench_dashboard_storm; fi
 
 # The fleet view against a real Prometheus scraping a synthetic fleet (scripts/fleet-page.py:
-# pages of 1,000 instances each, scraped with honor_labels), per size NxA: `fleet --json` (counts
-# and one page of 100 rows, evaluated at one time) against curl fetching the five raw queries the
-# old fleet view asked (compressed, in parallel), and assetwatch's peak RSS.
+# pages of 1,000 instances each, scraped with honor_labels) and loading
+# deploy/prometheus/assetwatch-recording-rules.yml, per size NxA: `fleet --json` (counts and one
+# page of 100 rows, evaluated at one time) reading the recorded counts, and with `--counts raw`
+# (Prometheus counts the raw series at query time), each against curl fetching the five raw
+# queries the first fleet view asked (compressed, in parallel); the two sources' counts are
+# checked equal; assetwatch's peak RSS; the rule group's evaluation time (Prometheus' cost, once
+# per evaluation interval instead of once per refresh).
 bench_fleet() {
   command -v prometheus >/dev/null 2>&1 || { echo "fleet: needs prometheus (apt-get install -y prometheus)" >&2; return; }
   local size n a dir prom ppid interval shards targets t
@@ -380,7 +384,8 @@ bench_fleet() {
     prom=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
     rm -rf "$WORK/prom-data"; mkdir -p "$WORK/prom-data"
     {
-      printf 'global:\n  scrape_interval: %ss\n  scrape_timeout: %ss\nscrape_configs:\n' "$interval" "$((interval - 5))"
+      printf 'global:\n  scrape_interval: %ss\n  scrape_timeout: %ss\n  evaluation_interval: %ss\n' "$interval" "$((interval - 5))" "$interval"
+      printf 'rule_files:\n  - %s\nscrape_configs:\n' "$PWD/deploy/prometheus/assetwatch-recording-rules.yml"
       printf '  - job_name: fleet-exporter\n    honor_labels: true\n    static_configs:\n'
       for s in $(seq 0 $((shards - 1))); do
         printf "      - targets: ['127.0.0.1:%s']\n        labels: { __metrics_path__: /fleet-%s/%s.prom, instance: 'page-%s' }\n" "$PORT" "$size" "$s" "$s"
@@ -403,6 +408,18 @@ bench_fleet() {
       echo "fleet $size: Prometheus holds $have of $want info series after 15 min; skipped" >&2
       kill "$ppid"; wait "$ppid" 2>/dev/null || true; continue
     fi
+    # Wait (bounded, 10 min) for a whole evaluation of the rules that started after every shard
+    # was in (the group's lastEvaluation is set when all its rules are done).
+    local ingested evaluated=""; ingested=$(date -u +%Y-%m-%dT%H:%M:%S); started=$SECONDS
+    while [ $((SECONDS - started)) -lt 600 ]; do
+      evaluated=$(curl -sf "$P/api/v1/rules?type=record" \
+        | python3 -c 'import sys, json; g = [g for g in json.load(sys.stdin)["data"]["groups"] if g["name"] == "assetwatch-fleet"]; print(g[0]["lastEvaluation"][:19] if g else "")' 2>/dev/null || true)
+      [[ "$evaluated" > "$ingested" ]] && break
+      sleep 2
+    done
+    [[ "$evaluated" > "$ingested" ]] || echo "fleet $size: the recording rules were not evaluated after the ingest" >&2
+    local ruletime; ruletime=$(curl -s "$P/api/v1/rules?type=record" \
+      | python3 -c 'import sys, json; g = [g for g in json.load(sys.stdin)["data"]["groups"] if g["name"] == "assetwatch-fleet"]; print("%.2f" % g[0]["evaluationTime"] if g else "?")')
     local scrape; scrape=$(curl -s "$P/api/v1/query" --data-urlencode 'query=max(scrape_duration_seconds{job="fleet-exporter"})' \
       | python3 -c 'import sys, json; r = json.load(sys.stdin)["data"]["result"]; print("%.1f" % float(r[0]["value"][1]) if r else "?")')
     t=$(date +%s.%3N)
@@ -414,19 +431,32 @@ bench_fleet() {
     done
     sed -i '$ d' "$WORK/fleet.curl"
     # One untimed round of each first: Prometheus' first queries after the ingest are cold.
-    "$BIN" fleet --prometheus "$P" --selector '{job="assets"}' --json --at "$t" --timeout 120 >/dev/null
+    # Both sources give the same counts (and the default reads the recorded ones).
+    "$BIN" fleet --prometheus "$P" --selector '{job="assets"}' --json --at "$t" --timeout 120 > "$WORK/fleet-recorded.json"
+    "$BIN" fleet --prometheus "$P" --selector '{job="assets"}' --json --at "$t" --timeout 120 --counts raw > "$WORK/fleet-raw.json"
+    python3 - "$WORK/fleet-recorded.json" "$WORK/fleet-raw.json" <<'PY' || echo "fleet $size: the recorded and the raw counts differ" >&2
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+assert a["counts"] == "recorded" and b["counts"] == "raw", (a["counts"], b["counts"])
+strip = lambda d: {k: v for k, v in d.items() if k not in ("counts",)}
+assert strip(a) == strip(b)
+PY
     curl -sSf --compressed --parallel -K "$WORK/fleet.curl" 2>/dev/null
-    AW=(); CU=(); RSS=()
+    AW=(); AR=(); CU=(); RSS=()
     for _ in $(seq 1 "$RUNS"); do
       read -r s r < <(measure "$BIN" fleet --prometheus "$P" --selector '{job="assets"}' --json --at "$t" --timeout 120)
       AW+=("$s"); RSS+=("$r")
+      read -r s _ < <(measure "$BIN" fleet --prometheus "$P" --selector '{job="assets"}' --json --at "$t" --timeout 120 --counts raw)
+      AR+=("$s")
       read -r s _ < <(measure curl -sSf --compressed --parallel -K "$WORK/fleet.curl")
       CU+=("$s")
     done
-    local aw cu rss
-    aw=$(median "${AW[@]}"); cu=$(median "${CU[@]}"); rss=$(median "${RSS[@]}")
-    row "fleet --json ${n}x${a} vs curl 5 raw queries" "${aw}s vs ${cu}s" "$(ratio "$aw" "$cu")x"
-    row "fleet --json ${n}x${a}, peak RSS" "$((rss / 1024)) MiB" "-"
+    local aw ar cu rss
+    aw=$(median "${AW[@]}"); ar=$(median "${AR[@]}"); cu=$(median "${CU[@]}"); rss=$(median "${RSS[@]}")
+    row "fleet --json ${n}x${a} (recorded counts) vs curl 5 raw queries" "${aw}s vs ${cu}s" "$(ratio "$aw" "$cu")x"
+    row "fleet --json ${n}x${a} --counts raw vs curl 5 raw queries" "${ar}s vs ${cu}s" "$(ratio "$ar" "$cu")x"
+    row "fleet --json ${n}x${a}, peak RSS (recorded counts)" "$((rss / 1024)) MiB" "-"
+    row "fleet ${n}x${a}: one evaluation of the recording rules in Prometheus" "${ruletime}s (every ${interval}s)" "-"
     row "fleet ${n}x${a}: Prometheus scrape of a 1,000-instance page" "${scrape}s (interval ${interval}s)" "-"
     kill "$ppid"; wait "$ppid" 2>/dev/null || true
     rm -rf "$WORK/prom-data" "$dir"

@@ -8,7 +8,7 @@ import Foundation
 /// its own storage folder and a generated config that scrapes `targets` every second (by
 /// default). A real Prometheus, so the fleet view is tested against the API operators run.
 ///
-/// Prefer ``withPrometheus(targets:scrapeInterval:metricsPath:honorLabels:scrapeTimeout:_:)``, which stops the server and
+/// Prefer ``withPrometheus(targets:scrapeInterval:metricsPath:honorLabels:scrapeTimeout:ruleFiles:_:)``, which stops the server and
 /// removes its folder when the body ends, also when the body throws.
 public final class PrometheusServer: Sendable {
   /// The scrape job's name (the `job` label of every scraped series).
@@ -38,13 +38,14 @@ public final class PrometheusServer: Sendable {
   ///
   /// With `honorLabels`, the targets are pages that speak for many instances
   /// (``SyntheticFleet``): the job is ``exporterJob`` and the page's own `instance` and `job`
-  /// labels are kept. `scrapeTimeout` defaults to the interval.
+  /// labels are kept. `scrapeTimeout` defaults to the interval. `ruleFiles` are loaded as the
+  /// config's `rule_files` (evaluated every `scrapeInterval`).
   ///
   /// - Throws: ``PrometheusServerError`` when Prometheus is not installed, exits, or never
   ///   becomes ready.
   public init(
     targets: [String], scrapeInterval: String = "1s", metricsPath: String = "/metrics",
-    honorLabels: Bool = false, scrapeTimeout: String? = nil
+    honorLabels: Bool = false, scrapeTimeout: String? = nil, ruleFiles: [URL] = []
   ) async throws {
     guard let binary = ExternalTool.path("prometheus") else {
       throw PrometheusServerError("prometheus is not installed (apt-get install -y prometheus)")
@@ -61,6 +62,7 @@ public final class PrometheusServer: Sendable {
         scrape_interval: \(scrapeInterval)
         scrape_timeout: \(scrapeTimeout ?? scrapeInterval)
         evaluation_interval: \(scrapeInterval)
+      rule_files: [\(ruleFiles.map { "'\($0.path)'" }.joined(separator: ", "))]
       scrape_configs:
         - job_name: \(honorLabels ? Self.exporterJob : Self.job)
           honor_labels: \(honorLabels)
@@ -167,6 +169,37 @@ public final class PrometheusServer: Sendable {
     throw PrometheusServerError("timed out waiting on \(query); last answer: \(last)")
   }
 
+  /// Polls `/api/v1/rules` (bounded) until every rule group has finished an evaluation that
+  /// started after `time` (its `lastEvaluation`, set when the whole group was evaluated).
+  ///
+  /// - Throws: ``PrometheusServerError`` with the last answer on timeout, or when no group is
+  ///   loaded.
+  public func waitUntilRulesEvaluated(after time: Date, timeout: TimeInterval = 180) async throws {
+    let deadline = Date().addingTimeInterval(timeout)
+    var last = ""
+    while Date() < deadline {
+      if let (status, body) = try? await get("/api/v1/rules"), status == 200,
+        let root = try? JSONSerialization.jsonObject(with: body) as? [String: Any],
+        let data = root["data"] as? [String: Any],
+        let groups = data["groups"] as? [[String: Any]]
+      {
+        last = String(decoding: body, as: UTF8.self)
+        guard !groups.isEmpty else { throw PrometheusServerError("no rule group is loaded") }
+        let done = groups.allSatisfy { group in
+          // Go's RFC 3339 in UTC; whole seconds compared, so a later second is after `time`.
+          guard let text = group["lastEvaluation"] as? String, text.count >= 19,
+            let seconds = try? Date.ISO8601FormatStyle(timeZone: .gmt).parse(
+              String(text.prefix(19)) + "Z")
+          else { return false }
+          return seconds.timeIntervalSince1970 > time.timeIntervalSince1970.rounded(.down)
+        }
+        if done { return }
+      }
+      try await Task.sleep(for: .milliseconds(200))
+    }
+    throw PrometheusServerError("the rules were not evaluated after \(time): \(last.suffix(2000))")
+  }
+
   /// Stops Prometheus and removes its folder.
   public func stop() {
     if process.isRunning {
@@ -195,12 +228,12 @@ public typealias PrometheusServerError = PrometheusServer.PrometheusServerError
 /// - Throws: ``PrometheusServerError`` when Prometheus cannot start, or what `body` throws.
 public func withPrometheus<T>(
   targets: [String], scrapeInterval: String = "1s", metricsPath: String = "/metrics",
-  honorLabels: Bool = false, scrapeTimeout: String? = nil,
+  honorLabels: Bool = false, scrapeTimeout: String? = nil, ruleFiles: [URL] = [],
   _ body: (PrometheusServer) async throws -> T
 ) async throws -> T {
   let server = try await PrometheusServer(
     targets: targets, scrapeInterval: scrapeInterval, metricsPath: metricsPath,
-    honorLabels: honorLabels, scrapeTimeout: scrapeTimeout)
+    honorLabels: honorLabels, scrapeTimeout: scrapeTimeout, ruleFiles: ruleFiles)
   defer { server.stop() }
   return try await body(server)
 }

@@ -18,6 +18,8 @@ public struct FleetSnapshot: Sendable, Equatable {
   public var instances: Int
   /// Which page of which asset `rows` is; nil for a snapshot made from rows.
   public var page: FleetPage?
+  /// Where the counts came from: the recording rules or the raw series.
+  package var countSource: FleetCountSource = .raw
 
   /// Creates a snapshot from rows and summaries made elsewhere (tests, decoding); the instance
   /// counts are those of `rows`.

@@ -4,7 +4,8 @@ import Foundation
 import RemoteAssetsPrometheus
 import Testing
 
-/// The dashboard and the rules in deploy/ read only series the exporter makes.
+/// The dashboard and the rules in deploy/ (alerts and recording rules) read only series the
+/// exporter makes.
 @Suite struct DeployFilesTests {
   let root = AssetWatchBinary.packageRoot
 
@@ -69,6 +70,8 @@ import Testing
     for path in [
       "deploy/prometheus/assetwatch-rules.yml",
       "deploy/prometheus/tests/assetwatch-rules.test.yml",
+      "deploy/prometheus/assetwatch-recording-rules.yml",
+      "deploy/prometheus/tests/assetwatch-recording-rules.test.yml",
     ] {
       let text = try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
       let used = metricNames(in: text)

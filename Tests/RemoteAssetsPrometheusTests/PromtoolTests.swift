@@ -51,6 +51,19 @@ struct PromtoolTests {
     #expect(test.stdout.contains("SUCCESS"), "\(test.stdout)")
   }
 
+  @Test func theRecordingRulesCheckAndTheirUnitTestsPass() async throws {
+    let check = try await promtool([
+      "check", "rules", "deploy/prometheus/assetwatch-recording-rules.yml",
+    ])
+    #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
+    #expect(check.stdout.contains("4 rules found"), "\(check.stdout)")
+    let test = try await promtool([
+      "test", "rules", "deploy/prometheus/tests/assetwatch-recording-rules.test.yml",
+    ])
+    #expect(test.status == 0, "\(test.stdout)\(test.stderr)")
+    #expect(test.stdout.contains("SUCCESS"), "\(test.stdout)")
+  }
+
   @Test func theExampleScrapeConfigIsValid() async throws {
     let result = try await promtool(["check", "config", "deploy/prometheus/prometheus.yml"])
     #expect(result.status == 0, "\(result.stdout)\(result.stderr)")

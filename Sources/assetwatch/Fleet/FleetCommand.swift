@@ -14,8 +14,10 @@ struct FleetCommand: AsyncParsableCommand {
       Reads the remote_assets_* metrics that `assetwatch serve --metrics` exposes, through
       Prometheus' HTTP query API. An instance converged when it serves the fleet's target (the
       highest target_version any instance reports); it is stuck when it is behind and failing,
-      or behind for longer than --stuck-after. Prometheus does the counting (count by ...);
-      rows are fetched one page of one asset at a time, problem instances first.
+      or behind for longer than --stuck-after. Prometheus does the counting (count by ...):
+      from the recording rules of deploy/prometheus/assetwatch-recording-rules.yml when they
+      are loaded (at most one evaluation interval old), else over the raw series. Rows are
+      fetched one page of one asset at a time, problem instances first.
 
       Examples:
         assetwatch fleet --prometheus http://127.0.0.1:9090
@@ -39,6 +41,12 @@ struct FleetCommand: AsyncParsableCommand {
       "Seconds an instance may stay behind the target before it is flagged stuck.",
       valueName: "seconds"))
   var stuckAfter = 600
+
+  @Option(
+    help: ArgumentHelp(
+      "Where the counts come from: auto (the recording rules when loaded, else the raw series),"
+        + " raw, or recorded (fail without the rules).", valueName: "auto|raw|recorded"))
+  var counts = "auto"
 
   @Option(
     help: ArgumentHelp(
@@ -84,6 +92,9 @@ struct FleetCommand: AsyncParsableCommand {
     if !(1...86400).contains(stuckAfter) {
       throw ValidationError("--stuck-after must be between 1 and 86400 seconds.")
     }
+    if FleetCountPreference(rawValue: counts) == nil {
+      throw ValidationError("--counts is auto, raw or recorded.")
+    }
     if page < 1 { throw ValidationError("--page starts at 1.") }
     if let at, !(at > 0 && at < 1e11) {
       throw ValidationError("--at must be a Unix time in seconds.")
@@ -112,7 +123,8 @@ struct FleetCommand: AsyncParsableCommand {
       // The client last: once made, it must be shut down (below) on every path.
       fetcher = FleetFetcher(
         client: PrometheusClient(endpoint: endpoint, timeout: .seconds(timeout)),
-        queries: queries, pageSize: pageSize)
+        queries: queries, pageSize: pageSize,
+        counts: FleetCountPreference(rawValue: counts) ?? .auto)
     } catch {
       Console.printError("assetwatch fleet: \(error)")
       throw ExitCode(2)

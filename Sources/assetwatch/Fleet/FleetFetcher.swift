@@ -10,6 +10,8 @@ struct FleetFetcher: Sendable {
   let queries: FleetQueries
   /// Rows per page.
   let pageSize: Int
+  /// Whether the counts come from the recording rules (``FleetRecordingRules``).
+  var counts: FleetCountPreference = .auto
 
   /// The fleet at `time` (now, to the millisecond, by default), with the page `request` asks
   /// for; every query is evaluated at `time`, so the rounds agree with each other.
@@ -21,7 +23,26 @@ struct FleetFetcher: Sendable {
   )
     async throws -> FleetSnapshot
   {
-    let results = try await ask(queries.summary, at: time)
+    var (source, evaluated) = try await countSource()
+    var results: FleetSnapshot.QueryResults = [:]
+    if source == .recorded {
+      // Asked under the recorded names, filed under the raw queries they replace, at the start
+      // of the rules' last complete evaluation (to the millisecond, down): all four from that
+      // one evaluation, never half of one still under way.
+      let recorded = FleetRecordingRules.summary(queries)
+      let countsTime =
+        evaluated.map {
+          min(
+            time,
+            Date(timeIntervalSince1970: ($0.timeIntervalSince1970 * 1000).rounded(.down) / 1000))
+        } ?? time
+      let answers = try await ask(Array(recorded.values), at: countsTime)
+      results = recorded.mapValues { answers[$0] ?? [] }
+      // No recorded versions at `time` (an `--at` before the rules were loaded, or a fleet
+      // without assets): the raw series decide, unless the recorded ones were demanded.
+      if results[queries.versions]?.isEmpty ?? true, counts == .auto { source = .raw }
+    }
+    if source == .raw { results = try await ask(queries.summary, at: time) }
     let counts = FleetCounts(results: results, queries: queries)
     var asset = request.asset
     if let wanted = asset, !counts.rollouts.contains(where: { $0.asset == wanted }) {
@@ -34,9 +55,33 @@ struct FleetFetcher: Sendable {
       asset = nil
     }
     let page = try await page(asset ?? counts.mostUrgentAsset, request, counts, at: time)
-    return FleetSnapshot(
+    var snapshot = FleetSnapshot(
       at: time, counts: counts, page: page?.page, members: page?.members ?? [],
       details: page?.details ?? [:], queries: queries)
+    snapshot.countSource = source
+    return snapshot
+  }
+
+  /// Where this round's counts come from, and when the rules last finished an evaluation: the
+  /// recorded series when ``counts`` allows and the rules are loaded, evaluated and as expected
+  /// (one small request per round, so rules loaded while the view runs are picked up); the raw
+  /// series otherwise.
+  ///
+  /// - Throws: ``PrometheusAPIError`` when ``counts`` is `.recorded` and the rules cannot be used.
+  private func countSource() async throws -> (FleetCountSource, Date?) {
+    switch counts {
+    case .raw: return (.raw, nil)
+    case .auto, .recorded:
+      var problem = FleetRecordingRules.unsuitable(queries)
+      var evaluated: Date?
+      if problem == nil { (problem, evaluated) = await client.recordingRules() }
+      guard let problem else { return (.recorded, evaluated) }
+      if counts == .recorded {
+        throw PrometheusAPIError(
+          "--counts recorded: \(problem) (deploy/prometheus/assetwatch-recording-rules.yml).")
+      }
+      return (.raw, nil)
+    }
   }
 
   /// One page of `asset`: the marks it touches listed, cut, and its rows' series asked.

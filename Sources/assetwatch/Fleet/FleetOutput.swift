@@ -6,7 +6,9 @@ import Foundation
 ///
 /// Keys come out in this order: `prometheus`, `selector`, `evaluatedAt` (Unix seconds, the `time`
 /// every query was evaluated at), `at` (the same, ISO 8601 UTC), `instances`, `downInstances`,
-/// `stuck` (stuck rows, instance x asset, all assets), `rollouts` (per asset: `asset`, `target`, `converged`, `instances`, `stuck`,
+/// `stuck` (stuck rows, instance x asset, all assets), `counts` (`recorded`: the counts are
+/// the recording rules' series, at most one rule evaluation interval old; `raw`: counted from
+/// the raw series at `evaluatedAt`), `rollouts` (per asset: `asset`, `target`, `converged`, `instances`, `stuck`,
 /// `behind`, `down`, `unknown`), `page` (`asset`, `number`, `size`, `pages`, `rows`: which rows
 /// follow; null when the fleet has no asset), `rows` (one page of one asset, most urgent first:
 /// `instance`, `job`, `asset`, `up`, `version`, `targetVersion`, `fleetTarget`, `state`,
@@ -18,7 +20,7 @@ struct FleetOutput: Encodable {
   var snapshot: FleetSnapshot
 
   private enum Keys: String, CodingKey {
-    case prometheus, selector, evaluatedAt, at, instances, downInstances, stuck
+    case prometheus, selector, evaluatedAt, at, instances, downInstances, stuck, counts
     case rollouts, page, rows
   }
 
@@ -31,6 +33,7 @@ struct FleetOutput: Encodable {
     try c.encode(snapshot.instances, forKey: .instances)
     try c.encode(snapshot.downInstances, forKey: .downInstances)
     try c.encode(snapshot.stuck, forKey: .stuck)
+    try c.encode(snapshot.countSource.rawValue, forKey: .counts)
     try c.encode(snapshot.rollouts.map(Rollout.init), forKey: .rollouts)
     try c.encode(snapshot.page.map(Page.init), forKey: .page)
     try c.encode(snapshot.rows.map(Row.init), forKey: .rows)
@@ -104,7 +107,10 @@ struct FleetOutput: Encodable {
 enum FleetPlainTable {
   /// The lines, every cell cleaned of terminal controls.
   static func lines(_ snapshot: FleetSnapshot, prometheus: String) -> [String] {
-    var out = ["Prometheus \(prometheus) at \(JSONTime.format(snapshot.at) ?? "-")"]
+    var out = [
+      "Prometheus \(prometheus) at \(JSONTime.format(snapshot.at) ?? "-")"
+        + (snapshot.countSource == .recorded ? " (counts from the recording rules)" : "")
+    ]
     for rollout in snapshot.rollouts {
       var line =
         "\(rollout.asset): \(rollout.converged)/\(rollout.instances) converged"

@@ -60,6 +60,26 @@ final class PrometheusClient: Sendable {
     return ScrapeInterval.global(inConfigYAML: yaml)
   }
 
+  /// Whether the recording rules (``FleetRecordingRules``) can be used: why not, or when their
+  /// last complete evaluation started (nil when Prometheus does not say). One GET of
+  /// `/api/v1/rules?type=record` (a few kB). A failed request is a reason, not an error: the
+  /// fleet view then counts the raw series.
+  func recordingRules() async -> (problem: String?, lastEvaluation: Date?) {
+    do {
+      let url = try endpoint.apiURL("/api/v1/rules?type=record")
+      let (status, body) = try await send(url, form: nil, what: nil)
+      guard status == 200 else {
+        return ("Prometheus answered /api/v1/rules with HTTP \(status)", nil)
+      }
+      return (
+        FleetRecordingRules.problem(rulesAnswer: body),
+        FleetRecordingRules.lastEvaluation(rulesAnswer: body)
+      )
+    } catch {
+      return (OutsideText.cell(String(describing: error), maxLength: 160), nil)
+    }
+  }
+
   private var seconds: Int64 { max(1, Int64(timeout.components.seconds)) }
 
   /// One request (POST with `form`, else GET); the status and the body (bounded, decompressed).
