@@ -35,6 +35,8 @@ public actor LoopbackOrigin {
   private var received: [OriginRequest] = []
   private var waiters: [RequestWaiter] = []
   private var serving: Task<Void, Never>?
+  /// The listening channel; closed by ``shutdown()``.
+  private var listener: (any Channel)?
 
   private init(port: Int) {
     self.port = port
@@ -69,7 +71,11 @@ public actor LoopbackOrigin {
   public func shutdown() async throws {
     guard let task = serving else { return }
     serving = nil
-    task.cancel()
+    // Closing the listening channel ends the accept loop only after every connection accepted
+    // so far has been handed to it: a connection dropped unconsumed would deinit its writer
+    // unfinished, which NIO treats as a fatal error. The loop then cancels what is still open.
+    listener?.close(promise: nil)
+    listener = nil
     await task.value
     for waiter in waiters { waiter.continuation.resume() }
     waiters = []
@@ -78,6 +84,7 @@ public actor LoopbackOrigin {
   private func startServing(
     _ server: NIOAsyncChannel<NIOAsyncChannel<HTTPServerRequestPart, ByteBuffer>, Never>
   ) {
+    listener = server.channel
     serving = Task.detached { [self] in
       await Self.acceptConnections(server, origin: self)
     }
@@ -93,6 +100,9 @@ public actor LoopbackOrigin {
         for try await connection in inbound {
           group.addTask { await OriginConnection(origin: origin, connection: connection).run() }
         }
+        // The listener closed (shutdown): close the connections still open (each one's
+        // cancellation handler closes its channel) instead of waiting for their clients.
+        group.cancelAll()
       }
     }
   }
