@@ -123,9 +123,11 @@ import Testing
     #expect(store.hashes.count > count)
   }
 
-  /// Another process rolls the entry over while this rollback waits for the lock: it changes
-  /// nothing and says so, instead of swapping the other process's generations.
-  @Test func aRollbackWhoseEntryChangedMeanwhileChangesNothing() async throws {
+  /// An engine over a new cache that committed `v1` then `v2` of `flags` (so `previous` is
+  /// `v1`), with a second `CacheStore` on the same folder standing for another process.
+  static func withTwoGenerations(
+    _ body: (TemporaryDirectory, CacheStore, AssetEngine) async throws -> Void
+  ) async throws {
     try await withTemporaryDirectory { dir in
       let store = try CacheStore(root: dir.cache)
       let mine = ScriptedFetcher()
@@ -134,56 +136,56 @@ import Testing
         #expect(await a.refresh("flags").isUpdated)
         mine.set("v2", etag: "\"2\"")
         #expect(await a.refresh("flags").isUpdated)
-        let before = try #require(try store.readEntry("flags"))
-        var theirs = before
-        (theirs.current, theirs.previous) = (before.previous, before.current)
-        let engineStore = await a.store
-        let hashed = engineStore.hashes.count
-        let rollback = Task { try await a.rollback("flags") }
-        try await Self.whileHoldingTheLock(dir.cache) {
-          try await Self.waitForHashes(engineStore, beyond: hashed)
-        } change: {
-          try store.writeEntry(theirs)
-        }
-        let error = await #expect(throws: CommandError.self) { try await rollback.value }
-        #expect(error?.message.contains("changed the cached copy meanwhile") == true)
-        let after = try #require(try store.readEntry("flags"))
-        #expect(after.current?.sha256 == Self.sha("v1"))
-        #expect(after.previous?.sha256 == Self.sha("v2"))
+        try await body(dir, store, a)
       }
+    }
+  }
+
+  /// Another process rolls the entry over while this rollback waits for the lock: it changes
+  /// nothing and says so, instead of swapping the other process's generations.
+  @Test func aRollbackWhoseEntryChangedMeanwhileChangesNothing() async throws {
+    try await Self.withTwoGenerations { dir, store, a in
+      let before = try #require(try store.readEntry("flags"))
+      var theirs = before
+      (theirs.current, theirs.previous) = (before.previous, before.current)
+      let engineStore = await a.store
+      let hashed = engineStore.hashes.count
+      let rollback = Task { try await a.rollback("flags") }
+      try await Self.whileHoldingTheLock(dir.cache) {
+        try await Self.waitForHashes(engineStore, beyond: hashed)
+      } change: {
+        try store.writeEntry(theirs)
+      }
+      let error = await #expect(throws: CommandError.self) { try await rollback.value }
+      #expect(error?.message.contains("changed the cached copy meanwhile") == true)
+      let after = try #require(try store.readEntry("flags"))
+      #expect(after.current?.sha256 == Self.sha("v1"))
+      #expect(after.previous?.sha256 == Self.sha("v2"))
     }
   }
 
   /// A copy is damaged; while `verify` waits for the lock to confirm it, another process
   /// commits a good copy. The good copy is kept (and checked), the damaged one was never it.
   @Test func verifyNeverDiscardsACopyCommittedWhileItWaitedForTheLock() async throws {
-    try await withTemporaryDirectory { dir in
-      let store = try CacheStore(root: dir.cache)
-      let mine = ScriptedFetcher()
-      try await withEngine([Self.asset("flags")], cache: dir.cache, fetchers: [mine]) { a in
-        mine.set("v1", etag: "\"1\"")
-        #expect(await a.refresh("flags").isUpdated)
-        mine.set("v2", etag: "\"2\"")
-        #expect(await a.refresh("flags").isUpdated)
-        let fd = open(store.objectPath(Self.sha("v2")), O_WRONLY)
-        #expect(pwrite(fd, "X", 1, 0) == 1)
-        close(fd)
-        let before = try #require(try store.readEntry("flags"))
-        var theirs = before
-        (theirs.current, theirs.previous) = (before.previous, nil)
-        let engineStore = await a.store
-        let hashed = engineStore.hashes.count
-        let verify = Task { await a.verify() }
-        try await Self.whileHoldingTheLock(dir.cache) {
-          try await Self.waitForHashes(engineStore, beyond: hashed)
-        } change: {
-          try store.writeEntry(theirs)
-        }
-        #expect(await verify.value == [VerifyResult(id: "flags", checked: true, problem: nil)])
-        let after = try #require(try store.readEntry("flags"))
-        #expect(after.current?.sha256 == Self.sha("v1"))
-        #expect(after.lastError == nil)
+    try await Self.withTwoGenerations { dir, store, a in
+      let fd = open(store.objectPath(Self.sha("v2")), O_WRONLY)
+      #expect(pwrite(fd, "X", 1, 0) == 1)
+      close(fd)
+      let before = try #require(try store.readEntry("flags"))
+      var theirs = before
+      (theirs.current, theirs.previous) = (before.previous, nil)
+      let engineStore = await a.store
+      let hashed = engineStore.hashes.count
+      let verify = Task { await a.verify() }
+      try await Self.whileHoldingTheLock(dir.cache) {
+        try await Self.waitForHashes(engineStore, beyond: hashed)
+      } change: {
+        try store.writeEntry(theirs)
       }
+      #expect(await verify.value == [VerifyResult(id: "flags", checked: true, problem: nil)])
+      let after = try #require(try store.readEntry("flags"))
+      #expect(after.current?.sha256 == Self.sha("v1"))
+      #expect(after.lastError == nil)
     }
   }
 
