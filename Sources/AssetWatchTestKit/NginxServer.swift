@@ -116,6 +116,21 @@ public final class NginxServer: Sendable {
   }
 
   /// The access log's lines for GET requests of `path`.
+  /// The access-log lines of `path` once there are at least `count` (nginx writes a line after
+  /// the response has gone out, so a client can see the answer before its line exists); what
+  /// there is after `timeout` otherwise.
+  public func hits(_ path: String, atLeast count: Int, timeout: Duration = .seconds(10)) async
+    -> [String]
+  {
+    let deadline = ContinuousClock.now + timeout
+    var lines = hits(path)
+    while lines.count < count, ContinuousClock.now < deadline {
+      try? await Task.sleep(for: .milliseconds(10))
+      lines = hits(path)
+    }
+    return lines
+  }
+
   public func hits(_ path: String) -> [String] {
     let log =
       (try? String(contentsOf: root.appendingPathComponent("logs/access.log"), encoding: .utf8))
