@@ -72,8 +72,11 @@ let package = Package(
         .product(name: "Crypto", package: "swift-crypto"),
       ]
     ),
-    .executableTarget(
-      name: "assetwatch",
+    // The `assetwatch` executable: a few lines that call the CLI library.
+    .executableTarget(name: "assetwatch", dependencies: ["AssetWatchCLI"]),
+    // The commands, their options and output formats; tested in process by AssetWatchCLITests.
+    .target(
+      name: "AssetWatchCLI",
       dependencies: [
         "RemoteAssets", "Dashboard", "TerminalCore", "CursesTerminal", "DemoOrigin",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -172,6 +175,12 @@ let package = Package(
         .product(name: "NIOHTTP1", package: "swift-nio"),
       ]),
     .testTarget(name: "DemoOriginTests", dependencies: ["DemoOrigin", "AssetWatchTestKit"]),
+    .testTarget(
+      name: "AssetWatchCLITests",
+      dependencies: [
+        "AssetWatchCLI", "RemoteAssets", "AssetModel", "AssetWatchTestKit", "RemoteAssetsTestKit",
+        "DemoOrigin", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]),
     .testTarget(
       name: "TUFTests", dependencies: ["TUF", "AssetModel", "AssetWatchTestKit"],
       exclude: ["Fixtures"]),

@@ -1,9 +1,8 @@
 import ArgumentParser
 
 /// The `assetwatch` command: the dashboard by default, plus one-shot commands to drive the engine.
-@main
-struct AssetWatchCommand: AsyncParsableCommand {
-  static let configuration = CommandConfiguration(
+package struct AssetWatchCommand: AsyncParsableCommand {
+  package static let configuration = CommandConfiguration(
     commandName: "assetwatch",
     abstract: "Watch and manage remotely refreshed app assets.",
     discussion: """
@@ -21,4 +20,7 @@ struct AssetWatchCommand: AsyncParsableCommand {
     ],
     defaultSubcommand: WatchCommand.self
   )
+
+  /// Creates the root command (the argument parser fills in the subcommand).
+  package init() {}
 }
