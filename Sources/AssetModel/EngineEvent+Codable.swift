@@ -160,19 +160,23 @@ extension AssetCommand: Codable {
     case .rollback: "rollback"
     case .pauseAutoRefresh: "pause"
     case .resumeAutoRefresh: "resume"
+    case .verify: "verify"
+    case .verifyAll: "verifyAll"
     }
   }
 
   /// The asset a command names, if it names one.
   public var assetID: String? {
     switch self {
-    case .refresh(let id), .resetToBundled(let id), .dropCache(let id), .rollback(let id): id
-    case .refreshAll, .pauseAutoRefresh, .resumeAutoRefresh: nil
+    case .refresh(let id), .resetToBundled(let id), .dropCache(let id), .rollback(let id),
+      .verify(let id):
+      id
+    case .refreshAll, .pauseAutoRefresh, .resumeAutoRefresh, .verifyAll: nil
     }
   }
 
-  /// Decodes `{"command":"refresh"|"reset"|"drop"|"rollback","asset":ID}` or
-  /// `{"command":"refreshAll"|"pause"|"resume"}`.
+  /// Decodes `{"command":"refresh"|"reset"|"drop"|"rollback"|"verify","asset":ID}` or
+  /// `{"command":"refreshAll"|"pause"|"resume"|"verifyAll"}`.
   ///
   /// - Throws: `DecodingError` for an unknown command or a missing `asset`.
   public init(from decoder: any Decoder) throws {
@@ -187,6 +191,8 @@ extension AssetCommand: Codable {
     case "rollback": self = .rollback(id: try asset())
     case "pause": self = .pauseAutoRefresh
     case "resume": self = .resumeAutoRefresh
+    case "verify": self = .verify(id: try asset())
+    case "verifyAll": self = .verifyAll
     default:
       throw DecodingError.dataCorruptedError(
         forKey: .command, in: c, debugDescription: "unknown command \"\(word)\"")

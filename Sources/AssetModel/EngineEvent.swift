@@ -105,4 +105,8 @@ public enum AssetCommand: Sendable, Equatable, Hashable {
   case pauseAutoRefresh
   /// Restart automatic refreshes.
   case resumeAutoRefresh
+  /// Re-read and re-hash one asset's cached copy (a damaged copy falls back to the bundled one).
+  case verify(id: String)
+  /// Re-read and re-hash every cached copy.
+  case verifyAll
 }

@@ -4,66 +4,85 @@ import Dashboard
 import Foundation
 import RemoteAssets
 
-/// Runs an engine with auto-refresh under the dashboard or the plain printer until quit or a signal.
-struct WatchSession {
-  /// The engine, not started yet: the session starts it (while the dashboard is already up).
-  let engine: AssetEngine
+/// Runs the live view over an ``EngineLink`` (an engine of our own, or another process's over
+/// its control socket) under the dashboard or the plain printer until quit or a signal, then
+/// closes the link. The same code for both: the link is the only difference.
+struct WatchSession<Link: EngineLink> {
+  /// The link, not watching yet: the session starts it (while the dashboard is already up).
+  let link: Link
   /// How to draw: colours, or plain lines.
   let display: TerminalOptions
   /// Whether the dashboard offers the destructive actions.
   let safety: SafetyOptions
-  /// What the dashboard header names as the config.
-  let configLabel: String
+  /// What the dashboard header names as the config (nil: the engine's own, when attached).
+  let configLabel: String?
 
-  /// Runs until the user quits or a signal arrives, then shuts the engine down.
+  /// Runs until the user quits or a signal arrives, then closes the link.
   ///
   /// - Throws: `ExitCode` with the exit status when it is not 0 (130 SIGINT, 143 SIGTERM).
   func run() async throws {
     let environment = ProcessInfo.processInfo.environment
     let code: Int32
     if display.wantsDashboard(environment: environment) {
-      // Subscribed before the load: the dashboard's first frame does not wait for thousands of
-      // entries to be read; their rows arrive batch by batch.
-      let events = await engine.events()
-      let engine = self.engine
+      let link = self.link
       let (firstDraw, drawn) = AsyncStream.makeStream(of: Void.self)
       let loader = Task {
         // The first frame goes out before the load competes with it for the CPU.
         for await _ in firstDraw { break }
-        await engine.startProgressively()
-        await engine.startAutoRefresh()
+        await link.watch()
       }
-      code = await runDashboard(events, drawn: drawn, loaded: loader, environment: environment)
+      code = await runDashboard(drawn: drawn, loaded: loader, environment: environment)
       await loader.value
     } else {
-      await engine.start()
-      let events = await engine.events()
-      await engine.startAutoRefresh()
-      code = await runPlain(events)
+      await link.watch()
+      code = await runPlain()
     }
-    await engine.shutdown()
+    await link.close()
     if code != 0 { throw ExitCode(code) }
   }
 
   /// The ncurses dashboard; falls back to plain lines if the terminal cannot be opened.
   private func runDashboard(
-    _ events: AsyncStream<EngineEvent>, drawn: AsyncStream<Void>.Continuation,
-    loaded: Task<Void, Never>, environment: [String: String]
+    drawn: AsyncStream<Void>.Continuation, loaded: Task<Void, Never>,
+    environment: [String: String]
   ) async -> Int32 {
     // However the dashboard ends (or fails to open), the load is not left waiting for a frame.
     defer { drawn.finish() }
     let inbox = EventInbox()
+    let link = self.link
+    // Subscribed before the load: the dashboard's first frame does not wait for thousands of
+    // entries to be read; their rows arrive batch by batch.
+    let updates = await link.updates()
     let pump = Task.detached {
-      for await event in events { inbox.post(event) }
+      for await update in updates {
+        switch update {
+        case .event(let event): inbox.post(event)
+        case .connected: inbox.post(input: .connection(.connected))
+        case .disconnected: inbox.post(input: .connection(.disconnected(since: Date())))
+        }
+      }
       inbox.finish()
     }
     let (commands, continuation) = AsyncStream.makeStream(of: AssetCommand.self)
-    let engine = self.engine
     let commander = Task.detached {
       // Keys pressed while the engine loads act once it has loaded.
       await loaded.value
       // Each command runs on its own, so a long refresh never holds up a pause or a drop.
-      for await command in commands { Task { await engine.perform(command) } }
+      for await command in commands {
+        Task {
+          do {
+            try await link.perform(command)
+          } catch {
+            // The engine reports what it does as events; a refusal or a lost connection is
+            // only known here, so it becomes a line in the event pane.
+            inbox.post(
+              .log(
+                EngineLogEntry(
+                  at: Date(), assetID: command.assetID, level: .error,
+                  message: TerminalText.sanitize("\(error)"))))
+          }
+        }
+      }
     }
     defer {
       pump.cancel()
@@ -79,7 +98,8 @@ struct WatchSession {
       stormRate > 0
       ? Task.detached {
         await loaded.value
-        await EventStorm.run(rate: stormRate, assets: await engine.statuses(), inbox: inbox)
+        guard let assets = try? await link.snapshot().assets else { return }
+        await EventStorm.run(rate: stormRate, assets: assets, inbox: inbox)
       } : nil
     defer {
       storm?.cancel()
@@ -100,22 +120,31 @@ struct WatchSession {
       Console.printError("assetwatch: \(error); printing one line per event")
       drawn.finish()
       await loaded.value
-      return await runPlain(await engine.events())
+      return await runPlain()
     }
   }
 
-  /// Prints lines until SIGINT/SIGTERM; returns the exit status (130/143).
-  private func runPlain(_ events: AsyncStream<EngineEvent>) async -> Int32 {
+  /// Prints lines (and, when attached, connection changes) until SIGINT/SIGTERM; returns the
+  /// exit status (130/143).
+  private func runPlain() async -> Int32 {
     let watcher = SignalWatcher(signals: [SIGINT, SIGTERM])
     let signals = watcher.signals
     defer { withExtendedLifetime(watcher) {} }
+    let updates = await link.updates()
+    let socketPath = link.socketPath ?? ""
     return await withTaskGroup(of: Int32.self) { group in
       group.addTask {
         var printer = PlainEventPrinter()
-        for await event in events {
-          for line in printer.lines(for: event, now: Date()) {
-            FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        for await update in updates {
+          var lines: [String] = []
+          switch update {
+          case .connected(let pid):
+            lines = ["assetwatch: attached to \(socketPath) (engine pid \(pid))"]
+          case .event(let event): lines = printer.lines(for: event, now: Date())
+          case .disconnected(let reason):
+            lines = ["assetwatch: disconnected: \(TerminalText.sanitize(reason)); retrying"]
           }
+          for line in lines { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
         }
         return 0
       }

@@ -8,30 +8,33 @@ protocol AssetActionCommand: AsyncParsableCommand {
   var config: ConfigOptions { get }
   /// Whether to log the engine's work.
   var logging: LoggingOptions { get }
+  /// Which engine to act through: one of our own, or a running one (`--attach`).
+  var attaching: AttachOptions { get }
   /// The assets to act on.
   var ids: [String] { get }
   /// What the line printed after a success says (`rolled back`).
   static var pastTense: String { get }
-  /// Performs the action on one asset.
-  static func act(_ engine: AssetEngine, _ id: String) async throws
+  /// The command for one asset.
+  static func command(_ id: String) -> AssetCommand
 }
 
 extension AssetActionCommand {
   /// Acts on every id in turn; exits 1 if any failed (after trying the rest).
   func run() async throws {
-    let engine = try await EngineLauncher.start(config, logging: logging, only: Set(ids))
-    try await EngineLauncher.requireKnown(ids, engine: engine)
+    let link = try await EngineLinks.open(
+      config: config, attaching: attaching, logging: logging, only: Set(ids))
+    try await EngineLinks.requireKnown(ids, link: link)
     var failed = false
     for id in ids {
       do {
-        try await Self.act(engine, id)
+        try await link.perform(Self.command(id))
         Console.printLine("\(id)  \(Self.pastTense)")
       } catch {
         Console.printError("assetwatch: \(error)")
         failed = true
       }
     }
-    await engine.shutdown()
+    await link.close()
     if failed { throw ExitCode(1) }
   }
 }

@@ -59,7 +59,8 @@ struct DemoCommand: AsyncParsableCommand {
     defer { releases.cancel() }
     let engine = try await makeEngine(port: simulation.origin.port)
     let session = WatchSession(
-      engine: engine, display: display, safety: safety, configLabel: "demo: assets.example.json")
+      link: LocalEngineLink(engine: engine), display: display, safety: safety,
+      configLabel: "demo: assets.example.json")
     defer {
       // A cache the demo made for itself goes with it; one given by --cache-dir stays.
       if overrides.cacheDir == nil {

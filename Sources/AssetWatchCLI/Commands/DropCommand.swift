@@ -8,9 +8,8 @@ struct DropCommand: AssetActionCommand {
     discussion: "Example: assetwatch drop model")
   @OptionGroup(title: "Config Options") var config: ConfigOptions
   @OptionGroup(title: "Display Options") var logging: LoggingOptions
+  @OptionGroup(title: "Attach Options") var attaching: AttachOptions
   @Argument(help: "Asset ids.") var ids: [String]
   static let pastTense = "cache dropped"
-  static func act(_ engine: AssetEngine, _ id: String) async throws {
-    try await engine.dropCache(id)
-  }
+  static func command(_ id: String) -> AssetCommand { .dropCache(id: id) }
 }

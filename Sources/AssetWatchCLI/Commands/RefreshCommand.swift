@@ -19,42 +19,23 @@ struct RefreshCommand: AsyncParsableCommand {
   @OptionGroup(title: "Attach Options") var attaching: AttachOptions
 
   func run() async throws {
-    if let socket = try attaching.socketPath(config: config) {
-      return try await AttachedCommands.refresh(socket: socket, ids: ids, json: output.json)
+    let link = try await EngineLinks.open(
+      config: config, attaching: attaching, logging: logging, only: ids.isEmpty ? nil : Set(ids))
+    try await EngineLinks.requireKnown(ids, link: link)
+    var failed = false
+    var results: [ControlRefreshResult] = []
+    do {
+      results = try await link.refresh(ids)
+    } catch {
+      Console.printError("assetwatch: \(error)")
+      failed = true
     }
-    let engine = try await EngineLauncher.start(
-      config, logging: logging, only: ids.isEmpty ? nil : Set(ids))
-    let results: [(id: String, outcome: RefreshOutcome)]
-    if ids.isEmpty {
-      results = await engine.refreshAll()
-    } else {
-      try await EngineLauncher.requireKnown(ids, engine: engine)
-      var list: [(String, RefreshOutcome)] = []
-      for id in ids { list.append((id, await engine.refresh(id))) }
-      results = list
-    }
-    let statuses = await engine.statuses()
-    await engine.shutdown()
-    func version(_ id: String) -> String? { statuses.first { $0.id == id }?.version }
+    await link.close()
     if output.json {
-      try Console.printJSON(
-        RefreshOutput(
-          results: results.map {
-            RefreshOutput.Result(id: $0.id, outcome: $0.outcome, version: version($0.id))
-          }))
+      try Console.printJSON(RefreshOutput(results))
     } else {
-      for r in results {
-        var line = "\(r.id)  \(r.outcome.word)"
-        if case .failed(let e) = r.outcome {
-          line += "  \(e.message)"
-        } else if let v = version(r.id) {
-          line += "  \(v)"
-        }
-        Console.printLine(line)
-      }
+      for line in RefreshOutput.textLines(results) { Console.printLine(line) }
     }
-    if results.contains(where: { if case .failed = $0.outcome { true } else { false } }) {
-      throw ExitCode(1)
-    }
+    if failed || results.contains(where: { $0.error != nil }) { throw ExitCode(1) }
   }
 }

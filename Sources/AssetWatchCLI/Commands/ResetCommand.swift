@@ -8,9 +8,8 @@ struct ResetCommand: AssetActionCommand {
     discussion: "Example: assetwatch reset feature-flags")
   @OptionGroup(title: "Config Options") var config: ConfigOptions
   @OptionGroup(title: "Display Options") var logging: LoggingOptions
+  @OptionGroup(title: "Attach Options") var attaching: AttachOptions
   @Argument(help: "Asset ids.") var ids: [String]
   static let pastTense = "reset to bundled"
-  static func act(_ engine: AssetEngine, _ id: String) async throws {
-    try await engine.resetToBundled(id)
-  }
+  static func command(_ id: String) -> AssetCommand { .resetToBundled(id: id) }
 }

@@ -12,9 +12,8 @@ struct RollbackCommand: AssetActionCommand {
       """)
   @OptionGroup(title: "Config Options") var config: ConfigOptions
   @OptionGroup(title: "Display Options") var logging: LoggingOptions
+  @OptionGroup(title: "Attach Options") var attaching: AttachOptions
   @Argument(help: "Asset ids.") var ids: [String]
   static let pastTense = "rolled back"
-  static func act(_ engine: AssetEngine, _ id: String) async throws {
-    try await engine.rollback(id)
-  }
+  static func command(_ id: String) -> AssetCommand { .rollback(id: id) }
 }

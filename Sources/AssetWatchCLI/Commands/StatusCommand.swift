@@ -19,18 +19,17 @@ struct StatusCommand: AsyncParsableCommand {
   @OptionGroup var attaching: AttachOptions
 
   func run() async throws {
-    if let socket = try attaching.socketPath(config: config) {
-      return try await AttachedCommands.status(
-        socket: socket, json: output.json, refreshFirst: refresh, configLabel: config.file)
-    }
     // A look, not a tidy-up: the sweep would read every entry again (unless refreshing).
-    let engine = try await EngineLauncher.start(config, logging: logging, sweeping: refresh)
-    if refresh { _ = await engine.refreshAll() }
-    let snapshot = await engine.snapshot()
-    await engine.shutdown()
+    let link = try await EngineLinks.open(
+      config: config, attaching: attaching, logging: logging, sweeping: refresh)
+    if refresh { _ = try? await link.refresh([]) }
+    let snapshot = try await EngineLinks.snapshot(link)
+    await link.close()
     if output.json {
+      // An attached engine names its own config; ours is the one given.
+      let configPath = snapshot.info.configPath ?? config.file
       try Console.printStreamed { write in
-        try StatusOutput.stream(snapshot, configPath: config.file, to: write)
+        try StatusOutput.stream(snapshot, configPath: configPath, to: write)
       }
     } else {
       for line in StatusTable.lines(snapshot) { Console.printLine(line) }

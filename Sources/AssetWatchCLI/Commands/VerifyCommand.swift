@@ -11,32 +11,43 @@ struct VerifyCommand: AsyncParsableCommand {
       re-reads a large model; this command reads every byte. Exit 1 if any copy was damaged.
       Safe beside other processes using the cache: a copy one of them replaced while it was
       being read is not damage (the new one is checked), and a copy is set aside only after a
-      second look under the cache lock.
+      second look under the cache lock. With --attach, the running engine does the reading.
       Example: assetwatch verify model
       """)
   @OptionGroup(title: "Config Options") var config: ConfigOptions
   @OptionGroup(title: "Display Options") var logging: LoggingOptions
+  @OptionGroup(title: "Attach Options") var attaching: AttachOptions
   @Argument(help: "Asset ids (default: all).") var ids: [String] = []
 
   func run() async throws {
-    let engine = try await EngineLauncher.start(
-      config, logging: logging, only: ids.isEmpty ? nil : Set(ids))
-    try await EngineLauncher.requireKnown(ids, engine: engine)
-    let results = await engine.verify(ids.isEmpty ? nil : ids)
-    await engine.shutdown()
-    var damaged = false
-    for result in results {
+    let link = try await EngineLinks.open(
+      config: config, attaching: attaching, logging: logging, only: ids.isEmpty ? nil : Set(ids))
+    try await EngineLinks.requireKnown(ids, link: link)
+    let results: [ControlVerifyResult]
+    do {
+      results = try await link.verify(ids)
+    } catch {
+      Console.printError("assetwatch: \(error)")
+      await link.close()
+      throw ExitCode(1)
+    }
+    await link.close()
+    for line in Self.lines(results) { Console.printLine(line) }
+    if results.contains(where: { $0.problem != nil }) { throw ExitCode(1) }
+  }
+
+  /// One line per asset: `ID  intact`, `ID  no cached copy` or `ID  DAMAGED: why`.
+  static func lines(_ results: [ControlVerifyResult]) -> [String] {
+    results.map { result in
       let word: String
       if !result.checked {
         word = "no cached copy"
       } else if let problem = result.problem {
         word = "DAMAGED: \(TerminalText.sanitize(problem))"
-        damaged = true
       } else {
         word = "intact"
       }
-      Console.printLine("\(result.id)  \(word)")
+      return "\(result.asset)  \(word)"
     }
-    if damaged { throw ExitCode(1) }
   }
 }

@@ -43,64 +43,34 @@ struct WaitCommand: AsyncParsableCommand {
 
   func run() async throws {
     let seconds = ConfigValues.duration(timeout) ?? 300
-    if let socket = try attaching.socketPath(config: config) {
-      try await runAttached(socket: socket, seconds: seconds)
-      return
+    let link = try await EngineLinks.open(config: config, attaching: attaching, logging: logging)
+    let hasManifest: Bool
+    do {
+      hasManifest = try await link.followsManifest()
+    } catch {
+      Console.printError("assetwatch: \(error)")
+      await link.close()
+      throw ExitCode(1)
     }
-    let engine = try await EngineLauncher.start(config, logging: logging)
-    let hasManifest = engine.configuration.manifest != nil
     // Without a manifest the ids are all known now; with one, it may add the asset named.
-    if !hasManifest { try await EngineLauncher.requireKnown(ids, engine: engine) }
-    await engine.startAutoRefresh()
+    if !hasManifest { try await EngineLinks.requireKnown(ids, link: link) }
+    var last = try await EngineLinks.snapshot(link)
+    await link.keepRefreshing()
     let outcome = await waitLoop(seconds: seconds, hasManifest: hasManifest) {
-      await engine.snapshot()
-    }
-    let info = await engine.info()
-    await engine.shutdown()
-    try finish(outcome, info: info)
-  }
-
-  /// `wait --attach`: the same rule over a running engine's control socket. The engine is asked
-  /// to check everything now (the manifest first) rather than at its next interval; then its
-  /// state is read until the assets are on target or the time is up.
-  private func runAttached(socket: String, seconds: TimeInterval) async throws {
-    let first = try await connectOnce(socket)
-    let initial = try await firstSnapshot(first)
-    let hasManifest = initial.info.manifestVersion != nil || initial.info.manifestCheckedAt != nil
-    // The refresh runs in the engine; its reply may take as long as the slowest asset.
-    let kick = Task {
-      _ = try? await first.send(.refreshAll)
-      await first.close()
-    }
-    defer { kick.cancel() }
-    var last = initial
-    let outcome = await waitLoop(seconds: seconds, hasManifest: hasManifest) {
-      if let client = try? await ControlClient.connect(to: socket) {
-        for await event in client.events {
-          if case .snapshot(let snapshot) = event {
-            last = snapshot
-            break
-          }
-        }
-        await client.close()
-      }
+      // An attached engine that is briefly out of reach keeps its last known state.
+      if let snapshot = try? await link.snapshot() { last = snapshot }
       return last
     }
+    await link.close()
     try finish(outcome, info: last.info)
   }
 
-  /// What the loop ended with.
-  private enum LoopOutcome {
-    case done(RolloutProgress, elapsed: TimeInterval)
-    case unknown(String)
-    case interrupted(Int32)
-  }
-
-  /// Reads `snapshot` every ``pollInterval`` and prints progress until the assets are on target,
-  /// the time is up, an id turns out unknown, or a signal arrives.
+  /// Reads `snapshot` every ``pollInterval`` and prints progress until a ``WaitStep`` ends the
+  /// wait: the assets are on target, the time is up, an id turns out unknown, or a signal
+  /// arrives. Returns that step with the last progress and the time taken.
   private func waitLoop(
     seconds: TimeInterval, hasManifest: Bool, snapshot: () async -> EngineSnapshot
-  ) async -> LoopOutcome {
+  ) async -> (step: WaitStep, progress: RolloutProgress, elapsed: TimeInterval) {
     let interrupt = Mutex<Int32?>(nil)
     let watcher = SignalWatcher(signals: [SIGINT, SIGTERM])
     let signals = Task {
@@ -114,47 +84,43 @@ struct WaitCommand: AsyncParsableCommand {
     let deadline = started.addingTimeInterval(seconds)
     var printer = WaitProgressPrinter(
       stream: json ? .standardError : .standardOutput, started: started)
-    var progress: RolloutProgress
     while true {
       let current = await snapshot()
-      progress = RolloutProgress(
+      let progress = RolloutProgress(
         snapshot: current, ids: ids, manifestCheckedSince: hasManifest ? started : nil)
       printer.show(progress, at: current.at)
-      if progress.isConverged { break }
-      if progress.manifestProblem == nil, let unknown = progress.unknownIDs.first {
+      let step = WaitStep.decide(
+        progress, interruptedBy: interrupt.withLock { $0 }, now: Date(), deadline: deadline)
+      guard step == .keepWaiting else {
         printer.endLiveLine()
-        return .unknown(unknown)
+        return (step, progress, Date().timeIntervalSince(started))
       }
-      if let number = interrupt.withLock({ $0 }) {
-        printer.endLiveLine()
-        return .interrupted(number)
-      }
-      if Date() >= deadline { break }
       try? await Task.sleep(for: Self.pollInterval)
     }
-    printer.endLiveLine()
-    return .done(progress, elapsed: Date().timeIntervalSince(started))
   }
 
   /// Prints the result and exits as documented: 0 converged, 1 timed out or unknown id,
   /// 128 + signal when interrupted.
-  private func finish(_ outcome: LoopOutcome, info: EngineInfo) throws {
-    switch outcome {
-    case .unknown(let id):
+  private func finish(
+    _ outcome: (step: WaitStep, progress: RolloutProgress, elapsed: TimeInterval),
+    info: EngineInfo
+  ) throws {
+    let status = outcome.step.exitStatus ?? 1
+    switch outcome.step {
+    case .unknownAsset(let id):
       Console.printError(
         "assetwatch: no asset named \"\(TerminalText.sanitize(id))\" in the config or the manifest")
-      throw ExitCode(1)
-    case .interrupted(let number):
-      throw ExitCode(128 + number)
-    case .done(let progress, let elapsed):
+    case .interrupted:
+      break
+    case .converged, .timedOut, .keepWaiting:
       let report =
         json
-        ? [WaitResult(progress: progress, info: info, elapsed: elapsed).jsonText()]
+        ? [WaitResult(progress: outcome.progress, info: info, elapsed: outcome.elapsed).jsonText()]
         : WaitProgressPrinter.summary(
-          progress, info: info, elapsed: elapsed, timeout: timeout)
+          outcome.progress, info: info, elapsed: outcome.elapsed, timeout: timeout)
       // Unbuffered, like the progress lines, so the order on a shared pipe is kept.
       FileHandle.standardOutput.write(Data(report.map { $0 + "\n" }.joined().utf8))
-      if !progress.isConverged { throw ExitCode(1) }
     }
+    if status != 0 { throw ExitCode(status) }
   }
 }

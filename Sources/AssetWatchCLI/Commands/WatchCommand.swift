@@ -25,7 +25,9 @@ struct WatchCommand: AsyncParsableCommand {
           "--metrics \(address): this watch attaches to a running engine (\(socket)); give --metrics to its `assetwatch serve` instead"
         )
       }
-      return try await AttachedWatch(socketPath: socket, display: display, safety: safety).run()
+      return try await WatchSession(
+        link: SocketEngineLink(path: socket), display: display, safety: safety, configLabel: nil
+      ).run()
     }
     let metricsServer = try await MetricsServer.bind(metrics.address)
     // Not started: the dashboard draws at once and fills in its rows while the engine loads.
@@ -42,7 +44,8 @@ struct WatchCommand: AsyncParsableCommand {
       serving?.cancel()
     }
     try await WatchSession(
-      engine: engine, display: display, safety: safety, configLabel: config.file
+      link: LocalEngineLink(engine: engine), display: display, safety: safety,
+      configLabel: config.file
     ).run()
   }
 }

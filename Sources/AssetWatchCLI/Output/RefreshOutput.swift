@@ -32,13 +32,28 @@ struct RefreshOutput: Codable, Equatable {
   var results: [Result]
 }
 
-extension RefreshOutput.Result {
-  /// The result for `id`'s `outcome`, with the version the asset serves afterwards.
-  init(id: String, outcome: RefreshOutcome, version: String?) {
-    var error: String?
-    if case .failed(let failure) = outcome { error = OutsideText.json(failure.message) }
+extension RefreshOutput {
+  /// The `refresh --json` document for `results`, every string from outside cleaned.
+  init(_ results: [ControlRefreshResult]) {
     self.init(
-      id: OutsideText.json(id), outcome: outcome.kind, version: OutsideText.json(version),
-      error: error)
+      results: results.map {
+        Result(
+          id: OutsideText.json($0.asset), outcome: $0.outcome,
+          version: OutsideText.json($0.version), error: OutsideText.json($0.error))
+      })
+  }
+
+  /// What `refresh` prints without `--json`: one line per asset, `ID  OUTCOME` then the error,
+  /// or else the version served.
+  static func textLines(_ results: [ControlRefreshResult]) -> [String] {
+    results.map { result in
+      var line = "\(result.asset)  \(result.outcome)"
+      if let error = result.error {
+        line += "  \(error)"
+      } else if let version = result.version {
+        line += "  \(version)"
+      }
+      return line
+    }
   }
 }

@@ -20,6 +20,15 @@ enum ControlCommandRunner {
         error: failed.map { "\($0.asset): \($0.error ?? "")" },
         results: items)
     }
+    func verified(_ list: [VerifyResult]) -> ControlReply {
+      let items = list.map {
+        ControlVerifyResult(asset: $0.id, checked: $0.checked, problem: $0.problem)
+      }
+      let damaged = items.first { $0.problem != nil }
+      return ControlReply(
+        id: id, ok: damaged == nil, command: word,
+        error: damaged.map { "\($0.asset): \($0.problem ?? "")" }, verified: items)
+    }
     do {
       switch command {
       case .refresh(let asset):
@@ -34,6 +43,13 @@ enum ControlCommandRunner {
       case .rollback(let asset): try await engine.rollback(asset)
       case .pauseAutoRefresh: await engine.pauseAutoRefresh()
       case .resumeAutoRefresh: await engine.resumeAutoRefresh()
+      case .verify(let asset):
+        guard await engine.status(asset) != nil else {
+          return ControlReply(id: id, ok: false, command: word, error: "no asset named \(asset)")
+        }
+        return verified(await engine.verify([asset]))
+      case .verifyAll:
+        return verified(await engine.verify(nil))
       }
       return ControlReply(id: id, ok: true, command: word)
     } catch {

@@ -94,7 +94,8 @@ package struct ControlHello: Sendable, Equatable, Codable {
 package struct ControlRequest: Sendable, Equatable, Encodable {
   /// Every command word, in the order the help lists them.
   public static let commandWords = [
-    "refresh", "refreshAll", "reset", "drop", "rollback", "pause", "resume",
+    "refresh", "refreshAll", "reset", "drop", "rollback", "pause", "resume", "verify",
+    "verifyAll",
   ]
 
   /// The client's number for this request.
@@ -138,6 +139,24 @@ package struct ControlRefreshResult: Sendable, Equatable, Codable {
   }
 }
 
+/// What re-hashing one asset's cached copy found, as sent in a reply: `{"asset", "checked",
+/// "problem"}`.
+package struct ControlVerifyResult: Sendable, Equatable, Codable {
+  /// The asset.
+  public var asset: String
+  /// Whether a cached copy was checked (false: it serves a bundled copy or nothing).
+  public var checked: Bool
+  /// What was wrong, or nil when the copy is intact (or there was none).
+  public var problem: String?
+
+  /// Creates a result.
+  public init(asset: String, checked: Bool, problem: String?) {
+    self.asset = asset
+    self.checked = checked
+    self.problem = problem
+  }
+}
+
 /// The server's answer to one request (or to a line it could not read: `id` is then absent).
 package struct ControlReply: Sendable, Equatable, Codable {
   /// Always `"reply"`.
@@ -152,17 +171,20 @@ package struct ControlReply: Sendable, Equatable, Codable {
   public var error: String?
   /// Refresh outcomes, for `refresh` and `refreshAll`.
   public var results: [ControlRefreshResult]?
+  /// What re-hashing found, for `verify` and `verifyAll` (absent from other replies).
+  public var verified: [ControlVerifyResult]?
 
   /// Creates a reply.
   public init(
     id: Int?, ok: Bool, command: String? = nil, error: String? = nil,
-    results: [ControlRefreshResult]? = nil
+    results: [ControlRefreshResult]? = nil, verified: [ControlVerifyResult]? = nil
   ) {
     self.id = id
     self.ok = ok
     self.command = command
     self.error = error
     self.results = results
+    self.verified = verified
   }
 }
 

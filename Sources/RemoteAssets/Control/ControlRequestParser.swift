@@ -13,6 +13,8 @@ enum ControlRequestParser {
   }
 
   /// Parses `{"id":N,"command":WORD[,"asset":ID]}`.
+  ///
+  /// The words are ``ControlRequest/commandWords``; a new ``AssetCommand`` needs a case here.
   static func parse(_ line: Data) -> Request {
     if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return .empty }
     // JSONDecoder rather than JSONSerialization: on Linux a bridged NSNumber also passes
@@ -43,7 +45,9 @@ enum ControlRequestParser {
     case "drop": return asset().map { .command(id: id, .dropCache(id: $0)) } ?? needsAsset(word)
     case "rollback":
       return asset().map { .command(id: id, .rollback(id: $0)) } ?? needsAsset(word)
+    case "verify": return asset().map { .command(id: id, .verify(id: $0)) } ?? needsAsset(word)
     case "refreshAll": return .command(id: id, .refreshAll)
+    case "verifyAll": return .command(id: id, .verifyAll)
     case "pause": return .command(id: id, .pauseAutoRefresh)
     case "resume": return .command(id: id, .resumeAutoRefresh)
     default:

@@ -19,6 +19,8 @@ extension AssetEngine {
       case .rollback(let id): try await rollback(id)
       case .pauseAutoRefresh: pauseAutoRefresh()
       case .resumeAutoRefresh: resumeAutoRefresh()
+      case .verify(let id): _ = await verify([id])
+      case .verifyAll: _ = await verify(nil)
       }
     } catch {
       log(nil, .error, "\(error)")
