@@ -181,15 +181,16 @@ struct FleetCommand: AsyncParsableCommand {
       seconds = min(60, max(1, await fetcher.client.scrapeInterval() ?? 5))
     }
     let inbox = FleetInbox()
+    let refresh = FleetRefreshRequest()
     // The first round asks for --asset and --page; later ones for what the keys chose.
-    inbox.requestRefresh(FleetPageRequest(asset: asset, page: page))
-    _ = inbox.takeRefreshRequest()
+    refresh.ask(FleetPageRequest(asset: asset, page: page))
+    _ = refresh.take()
     let poller = Task.detached {
       while !Task.isCancelled {
-        inbox.post(await fetcher.input(inbox.request))
+        inbox.post(await fetcher.input(refresh.request))
         // Wait for the next round, or less when `r` asks for one (checked every 100 ms).
         let due = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-        while ContinuousClock.now < due, !inbox.takeRefreshRequest(), !Task.isCancelled {
+        while ContinuousClock.now < due, !refresh.take(), !Task.isCancelled {
           try? await Task.sleep(for: .milliseconds(100))
         }
       }
@@ -200,7 +201,7 @@ struct FleetCommand: AsyncParsableCommand {
       state: FleetState(
         options: DashboardOptions(color: wantColor), source: fetcher.client.endpoint.base,
         interval: seconds, request: FleetPageRequest(asset: asset, page: page)),
-      inbox: inbox)
+      inbox: inbox, refresh: refresh)
     let code: Int32
     do {
       code = try await CursesTerminal.runAsync(app, wantColor: wantColor).exitStatus
