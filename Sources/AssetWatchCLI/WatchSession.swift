@@ -85,7 +85,7 @@ struct WatchSession {
       storm?.cancel()
       if let statsPath, let stats { stats.write(to: statsPath) }
     }
-    let wantColor = !display.noColor && (environment["NO_COLOR"] ?? "").isEmpty
+    let wantColor = display.wantsColor(environment: environment)
     let app = DashboardApp(
       options: DashboardOptions(
         configPath: configLabel, readonly: safety.readonly, color: wantColor),

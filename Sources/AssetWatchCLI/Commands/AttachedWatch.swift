@@ -65,7 +65,7 @@ struct AttachedWatch {
       commander.cancel()
       continuation.finish()
     }
-    let wantColor = !display.noColor && (environment["NO_COLOR"] ?? "").isEmpty
+    let wantColor = display.wantsColor(environment: environment)
     let app = DashboardApp(
       options: DashboardOptions(configPath: nil, readonly: safety.readonly, color: wantColor),
       inbox: inbox, commands: continuation)

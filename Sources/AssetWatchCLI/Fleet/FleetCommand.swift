@@ -75,14 +75,15 @@ struct FleetCommand: AsyncParsableCommand {
       valueName: "name"))
   var basicAuthEnv: String?
 
-  @Flag(help: "Print one snapshot as JSON and exit.")
-  var json = false
+  @OptionGroup var output: JSONFlag<FleetJSONHelp>
 
   @Flag(help: "Print one snapshot as a plain table and exit.")
   var plain = false
 
-  @Flag(name: .customLong("no-color"), help: "No colors (NO_COLOR is also respected).")
-  var noColor = false
+  @OptionGroup var color: ColorOptions
+
+  /// `--json`: one snapshot as JSON.
+  private var json: Bool { output.json }
 
   func validate() throws {
     if json && plain { throw ValidationError("--json and --plain exclude each other.") }
@@ -196,7 +197,7 @@ struct FleetCommand: AsyncParsableCommand {
       }
     }
     defer { poller.cancel() }
-    let wantColor = !noColor && (environment["NO_COLOR"] ?? "").isEmpty
+    let wantColor = color.wantsColor(environment: environment)
     let app = FleetApp(
       state: FleetState(
         options: DashboardOptions(color: wantColor), source: fetcher.client.endpoint.base,
@@ -211,4 +212,9 @@ struct FleetCommand: AsyncParsableCommand {
     }
     if code != 0 { throw ExitCode(code) }
   }
+}
+
+/// The help of `fleet --json`.
+enum FleetJSONHelp: JSONFlagHelp {
+  static let text = "Print one snapshot as JSON and exit."
 }
