@@ -105,7 +105,7 @@ struct WatchSession<Link: EngineLink> {
       storm?.cancel()
       if let statsPath, let stats { stats.write(to: statsPath) }
     }
-    let wantColor = !display.noColor && (environment["NO_COLOR"] ?? "").isEmpty
+    let wantColor = display.wantsColor(environment: environment)
     let app = DashboardApp(
       options: DashboardOptions(
         configPath: configLabel, readonly: safety.readonly, color: wantColor),

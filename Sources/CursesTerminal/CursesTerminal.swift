@@ -26,8 +26,9 @@ public enum CursesTerminal {
   /// terminal and says how the session ended; blocks the calling thread meanwhile.
   ///
   /// Curses runs on a thread of its own while the calling thread waits, so never call this on a
-  /// Swift concurrency thread (use `runAsync` there). `wantColor` is false under NO_COLOR or
-  /// `--no-color`.
+  /// Swift concurrency thread (use `runAsync` there). `wantColor` is the caller's choice (the
+  /// CLI decides it in one place, `ColorChoice`: off for `--no-color`, a non-empty NO_COLOR or
+  /// TERM=dumb); colours are used only when it is true and the terminal has them.
   /// - Throws: `CursesTerminalError` when the terminal cannot be used (nothing is changed then).
   public static func run<App: TerminalApplication>(
     _ app: sending App, wantColor: Bool

@@ -29,7 +29,7 @@ public enum DashboardRenderer {
   }
 
   private static func renderOverlay(
-    _ context: RenderContext, in area: Rect, _ buffer: inout ScreenBuffer
+    _ context: RenderContext<DashboardState>, in area: Rect, _ buffer: inout ScreenBuffer
   ) {
     switch context.state.overlay {
     case .help: HelpOverlayWidget(context: context).render(in: area, into: &buffer)

@@ -4,9 +4,10 @@ public struct TerminalCapabilities: Sendable, Hashable {
   /// correctly; when false the app should draw ASCII only (the backend shows other characters
   /// as `?`).
   public var unicode: Bool
-  /// Colours are on: the terminal has them and the user did not turn them off (NO_COLOR,
-  /// --no-color). When false the backend drops colours, showing a background colour as reverse
-  /// video, and the app should use bold, reverse and underline for emphasis.
+  /// Colours are on: the terminal has them and the caller wanted them (the CLI's
+  /// `ColorChoice`: not `--no-color`, no non-empty NO_COLOR, not TERM=dumb). When false the
+  /// backend drops colours, showing a background colour as reverse video, and the app should
+  /// use bold, reverse and underline for emphasis.
   public var colors: Bool
 
   /// Creates a capability set.

@@ -75,14 +75,15 @@ struct FleetCommand: AsyncParsableCommand {
       valueName: "name"))
   var basicAuthEnv: String?
 
-  @Flag(help: "Print one snapshot as JSON and exit.")
-  var json = false
+  @OptionGroup var output: JSONFlag<FleetJSONHelp>
 
   @Flag(help: "Print one snapshot as a plain table and exit.")
   var plain = false
 
-  @Flag(name: .customLong("no-color"), help: "No colors (NO_COLOR is also respected).")
-  var noColor = false
+  @OptionGroup var color: ColorOptions
+
+  /// `--json`: one snapshot as JSON.
+  private var json: Bool { output.json }
 
   func validate() throws {
     if json && plain { throw ValidationError("--json and --plain exclude each other.") }
@@ -181,26 +182,27 @@ struct FleetCommand: AsyncParsableCommand {
       seconds = min(60, max(1, await fetcher.client.scrapeInterval() ?? 5))
     }
     let inbox = FleetInbox()
+    let refresh = FleetRefreshRequest()
     // The first round asks for --asset and --page; later ones for what the keys chose.
-    inbox.requestRefresh(FleetPageRequest(asset: asset, page: page))
-    _ = inbox.takeRefreshRequest()
+    refresh.ask(FleetPageRequest(asset: asset, page: page))
+    _ = refresh.take()
     let poller = Task.detached {
       while !Task.isCancelled {
-        inbox.post(await fetcher.input(inbox.request))
+        inbox.post(await fetcher.input(refresh.request))
         // Wait for the next round, or less when `r` asks for one (checked every 100 ms).
         let due = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-        while ContinuousClock.now < due, !inbox.takeRefreshRequest(), !Task.isCancelled {
+        while ContinuousClock.now < due, !refresh.take(), !Task.isCancelled {
           try? await Task.sleep(for: .milliseconds(100))
         }
       }
     }
     defer { poller.cancel() }
-    let wantColor = !noColor && (environment["NO_COLOR"] ?? "").isEmpty
+    let wantColor = color.wantsColor(environment: environment)
     let app = FleetApp(
       state: FleetState(
         options: DashboardOptions(color: wantColor), source: fetcher.client.endpoint.base,
         interval: seconds, request: FleetPageRequest(asset: asset, page: page)),
-      inbox: inbox)
+      inbox: inbox, refresh: refresh)
     let code: Int32
     do {
       code = try await CursesTerminal.runAsync(app, wantColor: wantColor).exitStatus
@@ -210,4 +212,9 @@ struct FleetCommand: AsyncParsableCommand {
     }
     if code != 0 { throw ExitCode(code) }
   }
+}
+
+/// The help of `fleet --json`.
+enum FleetJSONHelp: JSONFlagHelp {
+  static let text = "Print one snapshot as JSON and exit."
 }

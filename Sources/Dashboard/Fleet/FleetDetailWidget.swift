@@ -4,13 +4,13 @@ import TerminalCore
 
 /// Everything known about the selected row: where it stands in the rollout and why.
 struct FleetDetailWidget: Widget {
-  let context: FleetRenderContext
+  let context: RenderContext<FleetState>
 
   func render(in area: Rect, into buffer: inout ScreenBuffer) {
     guard !area.isEmpty else { return }
     let row = context.selectedIndex.map { context.rows[$0] }
     buffer.write(
-      Self.rule(row?.id ?? "details", width: area.width, context: context), x: area.x, y: area.y,
+      context.rule(row?.id ?? "details", width: area.width), x: area.x, y: area.y,
       style: context.theme.title)
     guard let row else { return }
     let labelWidth = DetailPaneWidget.labelWidth
@@ -22,14 +22,6 @@ struct FleetDetailWidget: Widget {
       let room = area.x + area.width - x
       buffer.write(context.cut(item.value, room), x: x, y: y, maxWidth: room, style: item.style)
     }
-  }
-
-  /// A horizontal rule with a title, as the dashboard's panes have.
-  static func rule(_ title: String, width: Int, context: FleetRenderContext) -> String {
-    let h = String(context.glyphs.horizontal)
-    let head = h + h + " " + title + " "
-    return context.cut(
-      head + String(repeating: h, count: max(0, width - DisplayWidth.of(head))), width)
   }
 
   private func lines(_ row: FleetRow) -> [(label: String, value: String, style: CellStyle)] {

@@ -3,7 +3,7 @@ import TerminalCore
 /// The fleet view's bottom lines: the filter line while it is shown (as in the dashboard), then
 /// the last query error or the key hints.
 struct FleetFooterWidget {
-  let context: FleetRenderContext
+  let context: RenderContext<FleetState>
 
   /// The keys of the fleet view, for the footer and the help.
   static func hints(_ glyphs: Glyphs) -> [KeyHints.Hint] {

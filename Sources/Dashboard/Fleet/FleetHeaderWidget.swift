@@ -5,7 +5,7 @@ import TerminalCore
 /// The fleet view's top line: the source, each asset's rollout as `flags 2/3`, the stuck and
 /// down counts, how old the numbers are, and the clock. Trouble is the last to be dropped.
 struct FleetHeaderWidget: Widget {
-  let context: FleetRenderContext
+  let context: RenderContext<FleetState>
 
   func render(in area: Rect, into buffer: inout ScreenBuffer) {
     HeaderWidget.draw(

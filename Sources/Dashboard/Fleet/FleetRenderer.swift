@@ -9,7 +9,7 @@ public enum FleetRenderer {
     -> ScreenBuffer
   {
     var buffer = ScreenBuffer(width: width, height: height)
-    let context = FleetRenderContext(state: state, now: now)
+    let context = RenderContext<FleetState>(state: state, now: now)
     guard let layout = state.layout(width: width, height: height, now: now) else {
       TooSmallWidget(glyphs: context.glyphs)
         .render(in: Rect(x: 0, y: 0, width: width, height: height), into: &buffer)
@@ -30,13 +30,13 @@ public enum FleetRenderer {
 
   /// The key help in a box over the table, like the dashboard's.
   private static func renderHelp(
-    _ context: FleetRenderContext, in area: Rect, _ buffer: inout ScreenBuffer
+    _ context: RenderContext<FleetState>, in area: Rect, _ buffer: inout ScreenBuffer
   ) {
     let hints = FleetFooterWidget.hints(context.glyphs)
     let keyWidth = hints.map { DisplayWidth.of($0.key) }.max() ?? 1
     let textWidth = hints.map { DisplayWidth.of($0.long) }.max() ?? 1
     let box = area.centered(width: keyWidth + textWidth + 7, height: hints.count + 2)
-    BoxFrame(glyphs: context.glyphs, title: "Keys", style: context.theme.strong)
+    BoxFrame(context: context, title: "Keys", style: context.theme.strong)
       .render(in: box, into: &buffer)
     let inner = box.inset(1)
     for (line, hint) in hints.prefix(max(0, inner.height)).enumerated() {

@@ -5,7 +5,7 @@ import TerminalCore
 /// video and stuck or down rows marked `!` in the gutter. Drawn by the dashboard's
 /// ``ColumnTableWidget``.
 struct FleetTableWidget: Widget {
-  let context: FleetRenderContext
+  let context: RenderContext<FleetState>
 
   func render(in area: Rect, into buffer: inout ScreenBuffer) {
     let sort = context.state.sort

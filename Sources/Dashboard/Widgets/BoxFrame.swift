@@ -16,8 +16,8 @@ struct BoxFrame: Widget {
     self.style = style
   }
 
-  /// A frame drawn with the dashboard's glyphs.
-  init(context: RenderContext, title: String, style: CellStyle) {
+  /// A frame drawn with a view's glyphs.
+  init<State>(context: RenderContext<State>, title: String, style: CellStyle) {
     self.init(glyphs: context.glyphs, title: title, style: style)
   }
 

@@ -2,7 +2,7 @@ import TerminalCore
 
 /// The confirm dialog: what will happen, and that only `y` does it.
 struct ConfirmDialogWidget: Widget {
-  let context: RenderContext
+  let context: RenderContext<DashboardState>
   let dialog: ConfirmDialog
 
   func render(in area: Rect, into buffer: inout ScreenBuffer) {

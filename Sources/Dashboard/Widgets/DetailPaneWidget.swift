@@ -5,7 +5,7 @@ import TerminalCore
 /// Everything about the selected asset: where it comes from and lives, its validators and hash,
 /// its times, the last error and the last refreshes.
 struct DetailPaneWidget: Widget {
-  let context: RenderContext
+  let context: RenderContext<DashboardState>
 
   /// Columns for the labels on the left.
   static let labelWidth = 12

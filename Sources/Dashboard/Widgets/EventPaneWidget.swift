@@ -3,7 +3,7 @@ import TerminalCore
 
 /// The event log under the table, newest first: `20:41:05 model       download started (50 MiB)`.
 struct EventPaneWidget: Widget {
-  let context: RenderContext
+  let context: RenderContext<DashboardState>
 
   /// Columns for the asset id between the time and the message.
   static let idWidth = 12

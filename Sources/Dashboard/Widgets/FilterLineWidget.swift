@@ -2,7 +2,7 @@ import TerminalCore
 
 /// The line above the footer while a filter is typed or kept: `/ model▏   2 of 16`.
 struct FilterLineWidget: Widget {
-  let context: RenderContext
+  let context: RenderContext<DashboardState>
 
   func render(in area: Rect, into buffer: inout ScreenBuffer) {
     Self.draw(

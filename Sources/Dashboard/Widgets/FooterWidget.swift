@@ -2,7 +2,7 @@ import TerminalCore
 
 /// The bottom line: key hints, the filter's keys while typing, or a short notice.
 struct FooterWidget: Widget {
-  let context: RenderContext
+  let context: RenderContext<DashboardState>
 
   func render(in area: Rect, into buffer: inout ScreenBuffer) {
     guard !area.isEmpty else { return }

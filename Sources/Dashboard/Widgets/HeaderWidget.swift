@@ -4,7 +4,7 @@ import TerminalCore
 
 /// The top line: app name, config, versions, counts per state, refresh mode, stream health, clock.
 struct HeaderWidget: Widget {
-  let context: RenderContext
+  let context: RenderContext<DashboardState>
 
   func render(in area: Rect, into buffer: inout ScreenBuffer) {
     Self.draw(

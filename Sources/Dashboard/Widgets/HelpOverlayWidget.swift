@@ -2,7 +2,7 @@ import TerminalCore
 
 /// The key help, centred over the table; any key closes it.
 struct HelpOverlayWidget: Widget {
-  let context: RenderContext
+  let context: RenderContext<DashboardState>
 
   func render(in area: Rect, into buffer: inout ScreenBuffer) {
     let hints = KeyHints(readonly: context.state.options.readonly, glyphs: context.glyphs).all

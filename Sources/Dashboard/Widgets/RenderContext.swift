@@ -2,18 +2,21 @@ import AssetModel
 import Foundation
 import TerminalCore
 
-/// What every widget needs to draw one frame: the state, the time, the glyphs and the styles.
-struct RenderContext {
-  let state: DashboardState
+/// What every widget needs to draw one frame of a view: the state, the time, the glyphs, the
+/// styles, and the table rows with the selected one. One context serves the asset dashboard
+/// (`RenderContext<DashboardState>`) and the fleet view (`RenderContext<FleetState>`); what only
+/// one of them needs lives in an extension for its state.
+struct RenderContext<State: RenderedState> {
+  let state: State
   let now: Date
   let glyphs: Glyphs
   let theme: Theme
   /// The table rows (filtered and sorted) at `now`.
-  let rows: TableRows
+  let rows: State.Rows
   /// The selected row's index in `rows`.
   let selectedIndex: Int?
 
-  init(state: DashboardState, now: Date) {
+  init(state: State, now: Date) {
     self.state = state
     self.now = now
     glyphs = Glyphs.forOptions(state.options)

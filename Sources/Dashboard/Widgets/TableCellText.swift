@@ -4,7 +4,7 @@ import TerminalCore
 
 /// The text and style of one table cell.
 struct TableCellText {
-  let context: RenderContext
+  let context: RenderContext<DashboardState>
 
   /// The content of `column` for `asset`, fitted to `width`; a `nil` style means the row's style.
   func cell(_ column: TableColumn, _ asset: AssetStatus, width: Int) -> (

@@ -5,7 +5,7 @@ extension TableColumn: TitledColumn {}
 
 /// The asset table: column titles, then one row per asset, the selection in reverse video.
 struct TableWidget: Widget {
-  let context: RenderContext
+  let context: RenderContext<DashboardState>
 
   func render(in area: Rect, into buffer: inout ScreenBuffer) {
     let cells = TableCellText(context: context)

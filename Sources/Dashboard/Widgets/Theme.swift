@@ -1,8 +1,8 @@
 import AssetModel
 import TerminalCore
 
-/// The styles the widgets use, in colour or (for `NO_COLOR` / `--no-color`) with bold, reverse
-/// and underline only.
+/// The styles the widgets use, in colour or (when ``DashboardOptions/color`` is off: the CLI's
+/// `ColorChoice` said no, or the terminal has no colours) with bold, reverse and underline only.
 struct Theme: Sendable {
   /// Whether colours are used.
   let color: Bool

@@ -1,33 +1,8 @@
 import AssetModel
 import FleetModel
-import Foundation
 import TerminalCore
 
-/// What every fleet widget needs to draw one frame (the fleet's ``RenderContext``).
-struct FleetRenderContext {
-  let state: FleetState
-  let now: Date
-  let glyphs: Glyphs
-  let theme: Theme
-  /// The table rows (filtered and sorted).
-  let rows: [FleetRow]
-  /// The selected row's index in `rows`.
-  let selectedIndex: Int?
-
-  init(state: FleetState, now: Date) {
-    self.state = state
-    self.now = now
-    glyphs = Glyphs.forOptions(state.options)
-    theme = Theme(options: state.options)
-    rows = state.rows(at: now)
-    selectedIndex = state.selectedIndex(in: rows)
-  }
-
-  /// `text` cut to `width` columns.
-  func cut(_ text: String, _ width: Int) -> String {
-    TextFit.truncate(text, to: width, ellipsis: glyphs.ellipsis)
-  }
-
+extension RenderContext where State == FleetState {
   /// The word shown for a rollout mark.
   func word(_ mark: RolloutMark) -> String {
     switch mark {

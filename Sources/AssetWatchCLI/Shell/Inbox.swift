@@ -1,0 +1,29 @@
+import Synchronization
+
+/// Inputs waiting for the terminal thread: posted from any thread or task (the engine's event
+/// pump, the fleet poller), taken all at once by the app loop's `frame`. One inbox serves the
+/// dashboard and the fleet view.
+///
+/// Posting never blocks for long: the lock only guards an append. `drain` swaps the whole queue
+/// out, so a storm of inputs between two frames reaches the reducer as one batch, in the order
+/// posted.
+final class Inbox<Input: Sendable>: Sendable {
+  private let state = Mutex<(inputs: [Input], finished: Bool)>(([], false))
+
+  /// Creates an empty, unfinished inbox.
+  init() {}
+
+  /// Queues one input.
+  func post(_ input: Input) { state.withLock { $0.inputs.append(input) } }
+
+  /// Marks the source as ended (the engine's stream finished); inputs posted before still drain.
+  func finish() { state.withLock { $0.finished = true } }
+
+  /// Takes every queued input, oldest first, and whether the source has finished.
+  func drain() -> (inputs: [Input], finished: Bool) {
+    state.withLock { s in
+      defer { s.inputs.removeAll(keepingCapacity: true) }
+      return (s.inputs, s.finished)
+    }
+  }
+}
