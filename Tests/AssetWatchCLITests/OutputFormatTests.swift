@@ -1,0 +1,111 @@
+import AssetWatchTestKit
+import Foundation
+import RemoteAssets
+import RemoteAssetsTestKit
+import Testing
+
+@testable import AssetWatchCLI
+
+/// Each output format, in process: the JSON documents (keys, order, `null`s), the text tables and
+/// lines, and that text from outside (a version, an error a server wrote) reaches none of them
+/// with a control character in it.
+@Suite struct OutputFormatTests {
+  static let hostile = "v1\u{1B}[31m\u{07}"
+
+  /// A real engine's snapshot of two bundled assets; `flags` carries a hostile version.
+  static func snapshot() async throws -> EngineSnapshot {
+    try await withEngine([
+      AssetDefinition(
+        id: "flags", remote: nil, bundled: .bytes(Data(#"{"a":1}"#.utf8)), format: .json),
+      AssetDefinition(id: "motd", remote: nil, bundled: .bytes(Data("hi".utf8)), format: .text),
+    ]) { engine, _ in
+      var snapshot = await engine.snapshot()
+      snapshot.assets[0].version = hostile
+      return snapshot
+    }
+  }
+
+  static func hasControl(_ text: String) -> Bool {
+    text.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" || $0.value == 0x7F }
+  }
+
+  @Test func statusJSONStreamedIsTheEncodedDocument() async throws {
+    let snapshot = try await Self.snapshot()
+    var streamed = ""
+    try StatusOutput.stream(snapshot, configPath: "assets.json") { streamed += $0 }
+    let encoded = try OrderedJSONEncoder().encode(
+      StatusOutput(snapshot, configPath: "assets.json"))
+    #expect(streamed == encoded)
+    #expect(!Self.hasControl(streamed))
+    let object = try JSONSerialization.jsonObject(with: Data(streamed.utf8)) as? [String: Any]
+    #expect(object?["config"] as? String == "assets.json")
+    #expect((object?["assets"] as? [[String: Any]])?.count == 2)
+    let keys = ["\"config\"", "\"appVersion\"", "\"manifestVersion\"", "\"assets\""]
+    let positions = keys.compactMap { streamed.range(of: $0)?.lowerBound }
+    #expect(positions.count == 4 && positions == positions.sorted())
+    #expect(streamed.contains("\"manifestVersion\" : null"))
+  }
+
+  @Test func statusTableLinesUpAndIsClean() async throws {
+    let snapshot = try await Self.snapshot()
+    let lines = StatusTable.lines(snapshot)
+    #expect(lines.count == 3)
+    #expect(lines[0].hasPrefix("ID"))
+    let stateColumn = try #require(lines[0].range(of: "STATE")).lowerBound.utf16Offset(in: lines[0])
+    for line in lines.dropFirst() {
+      #expect(!Self.hasControl(line))
+      let word = line.dropFirst(stateColumn).prefix { $0 != " " }
+      #expect(!word.isEmpty, "\(line)")
+    }
+    #expect(lines[1].contains("v1") && !lines[1].contains("\u{1B}"))
+  }
+
+  @Test func refreshOutputInBothFormats() throws {
+    let results = [
+      ControlRefreshResult(asset: "flags", outcome: .updated, version: "v2", error: nil),
+      ControlRefreshResult(
+        asset: "motd", outcome: .failed, version: nil, error: "HTTP 404 \u{1B}[2J"),
+    ]
+    #expect(
+      RefreshOutput.textLines(results) == [
+        "flags  updated  v2", "motd  failed  HTTP 404 \u{1B}[2J",
+      ])
+    let json = try OrderedJSONEncoder().encode(RefreshOutput(results))
+    #expect(!Self.hasControl(json))
+    let decoded = try JSONDecoder().decode(RefreshOutput.self, from: Data(json.utf8))
+    #expect(decoded.results.map(\.id) == ["flags", "motd"])
+    #expect(decoded.results[1].version == nil)
+    #expect(decoded.results[1].outcome == .failed)
+    #expect(json.contains("\"version\" : null"))
+    let order = ["\"id\"", "\"outcome\"", "\"version\"", "\"error\""].compactMap {
+      json.range(of: $0)?.lowerBound
+    }
+    #expect(order == order.sorted() && order.count == 4)
+  }
+
+  @Test func verifyLinesSayIntactDamagedOrNoCopy() {
+    let lines = VerifyCommand.lines([
+      ControlVerifyResult(asset: "flags", checked: true, problem: nil),
+      ControlVerifyResult(
+        asset: "model", checked: true, problem: "sha256 \u{1B}]0;x\u{07} differs"),
+      ControlVerifyResult(asset: "motd", checked: false, problem: nil),
+    ])
+    #expect(lines[0] == "flags  intact")
+    #expect(lines[1].hasPrefix("model  DAMAGED: sha256"))
+    #expect(!Self.hasControl(lines[1]))
+    #expect(lines[2] == "motd  no cached copy")
+  }
+
+  @Test func waitJSONNamesTheOutcomeAndEveryAsset() async throws {
+    let snapshot = try await Self.snapshot()
+    let progress = RolloutProgress(snapshot: snapshot, ids: [], manifestCheckedSince: nil)
+    let text = WaitResult(progress: progress, info: snapshot.info, elapsed: 1.26).jsonText()
+    let object = try #require(
+      try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+    #expect(object["converged"] as? Bool == false)
+    #expect(object["elapsedSeconds"] as? Double == 1.3)
+    let assets = try #require(object["assets"] as? [[String: Any]])
+    #expect(assets.map { $0["id"] as? String } == ["flags", "motd"])
+    #expect(assets.allSatisfy { $0["reason"] is String })
+  }
+}
