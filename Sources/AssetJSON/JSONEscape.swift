@@ -30,15 +30,21 @@ package enum JSONEscape {
       self.shortBackspaceAndFormFeed = shortBackspaceAndFormFeed
     }
 
+    // Computed, not stored: inlined into a writer, a form is constants, with no global to
+    // load.
+
     /// As Foundation's `JSONEncoder` writes strings.
-    package static let foundation = Style(
-      escapesSlash: true, escapesControls: true, shortBackspaceAndFormFeed: true)
+    @inlinable package static var foundation: Style {
+      Style(escapesSlash: true, escapesControls: true, shortBackspaceAndFormFeed: true)
+    }
     /// As the CLI's JSON output writes strings.
-    package static let output = Style(
-      escapesSlash: false, escapesControls: true, shortBackspaceAndFormFeed: false)
+    @inlinable package static var output: Style {
+      Style(escapesSlash: false, escapesControls: true, shortBackspaceAndFormFeed: false)
+    }
     /// As OLPC canonical JSON writes strings: only `"` and `\` escaped.
-    package static let canonical = Style(
-      escapesSlash: false, escapesControls: false, shortBackspaceAndFormFeed: false)
+    @inlinable package static var canonical: Style {
+      Style(escapesSlash: false, escapesControls: false, shortBackspaceAndFormFeed: false)
+    }
   }
 
   /// Whether `byte` (of a string's UTF-8) is written escaped in `style`.
