@@ -25,11 +25,16 @@ let package = Package(
   targets: [
     // The engine's vocabulary: asset status, state words, events, commands. Pure; no I/O.
     .target(name: "AssetModel"),
+    // Hand-written JSON reading and writing: the cache entries' fast scanner and writer, TUF's
+    // strict parser and canonical form, the config reader with positions, the CLI's ordered
+    // encoder, and the string escaping they share. Pure; no dependencies.
+    .target(name: "AssetJSON"),
     // The caching engine library.
     .target(
       name: "RemoteAssets",
       dependencies: [
         "AssetModel",
+        "AssetJSON",
         "CFileWriteback",
         "TUF",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -78,7 +83,7 @@ let package = Package(
     .target(
       name: "AssetWatchCLI",
       dependencies: [
-        "RemoteAssets", "Dashboard", "TerminalCore", "CursesTerminal", "DemoOrigin",
+        "RemoteAssets", "AssetJSON", "Dashboard", "TerminalCore", "CursesTerminal", "DemoOrigin",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
         "RemoteAssetsService",
@@ -129,6 +134,7 @@ let package = Package(
       name: "TUF",
       dependencies: [
         "AssetModel",
+        "AssetJSON",
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "_CryptoExtras", package: "swift-crypto"),
       ]
@@ -182,8 +188,9 @@ let package = Package(
         "DemoOrigin", .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
     .testTarget(
-      name: "TUFTests", dependencies: ["TUF", "AssetModel", "AssetWatchTestKit"],
+      name: "TUFTests", dependencies: ["TUF", "AssetJSON", "AssetModel", "AssetWatchTestKit"],
       exclude: ["Fixtures"]),
+    .testTarget(name: "AssetJSONTests", dependencies: ["AssetJSON"]),
   ],
   swiftLanguageModes: [.v6]
 )

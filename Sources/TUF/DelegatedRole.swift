@@ -1,3 +1,4 @@
+import AssetJSON
 import Crypto
 
 /// One entry of a delegation's `roles` list: who may sign the role, whether it is terminating,

@@ -1,3 +1,4 @@
+import AssetJSON
 import Foundation
 
 /// Why a `signed` object is not of the shape TUF requires (becomes ``TUFError/malformed``).

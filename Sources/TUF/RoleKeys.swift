@@ -1,3 +1,5 @@
+import AssetJSON
+
 /// Which keys may sign a role and how many must: a `roles` entry of root, or the key ids and
 /// threshold of a delegated role.
 public struct RoleKeys: Sendable, Equatable {

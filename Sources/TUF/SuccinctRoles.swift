@@ -1,3 +1,4 @@
+import AssetJSON
 import Crypto
 
 /// A TAP 15 hash-bin delegation: 2^bitLength terminating roles named `<prefix>-<hex index>`,

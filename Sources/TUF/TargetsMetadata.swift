@@ -1,3 +1,4 @@
+import AssetJSON
 import Crypto
 import Foundation
 

@@ -1,3 +1,4 @@
+import AssetJSON
 import Foundation
 
 /// The CLI's two text sinks. Every line is cleaned by ``OutsideText/line(_:)`` on the way out, so

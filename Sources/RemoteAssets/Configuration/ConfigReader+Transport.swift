@@ -1,3 +1,4 @@
+import AssetJSON
 import Foundation
 
 extension ConfigReader {

@@ -1,3 +1,4 @@
+import AssetJSON
 import Foundation
 
 /// Walks a parsed config, building the configuration and recording problems with their JSON paths.

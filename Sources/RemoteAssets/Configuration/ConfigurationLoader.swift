@@ -1,3 +1,4 @@
+import AssetJSON
 import Foundation
 
 /// Reads an AssetWatch config file into an ``EngineConfiguration``, collecting every

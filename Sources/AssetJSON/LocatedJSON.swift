@@ -1,10 +1,14 @@
-import Foundation
-
 /// A JSON value that remembers the line it started on, so config errors can name it.
 ///
 /// Foundation's `JSONSerialization` drops positions; config errors must say "line 12", so the
 /// config is read with this small parser instead (configs are small; speed is not a concern).
-indirect enum LocatedJSON: Sendable {
+///
+/// Why a reader of its own beside ``JSONScanner`` and ``JSONParser``: it keeps every value's
+/// line, names line and column in its errors, keeps members in file order (a repeated key is
+/// kept twice, and ``subscript(_:)`` answers the last), and takes numbers leniently as `Double`
+/// with their text, for the config reader to judge. Strings are read with the same pieces as the
+/// other readers' (``JSONUnescape``).
+package indirect enum LocatedJSON: Sendable {
   case object([(key: String, value: LocatedJSON)], line: Int)
   case array([LocatedJSON], line: Int)
   case string(String, line: Int)
@@ -13,7 +17,7 @@ indirect enum LocatedJSON: Sendable {
   case null(line: Int)
 
   /// The 1-based line the value starts on.
-  var line: Int {
+  package var line: Int {
     switch self {
     case .object(_, let line), .array(_, let line), .string(_, let line), .number(_, _, let line),
       .bool(_, let line), .null(let line):
@@ -22,7 +26,7 @@ indirect enum LocatedJSON: Sendable {
   }
 
   /// A word for the value's type, for error messages.
-  var typeName: String {
+  package var typeName: String {
     switch self {
     case .object: "an object"
     case .array: "an array"
@@ -34,22 +38,25 @@ indirect enum LocatedJSON: Sendable {
   }
 
   /// The member named `key`, for objects.
-  subscript(key: String) -> LocatedJSON? {
+  package subscript(key: String) -> LocatedJSON? {
     guard case .object(let members, _) = self else { return nil }
     return members.last(where: { $0.key == key })?.value
   }
 
   /// A syntax error with its position.
-  struct SyntaxError: Error, Sendable {
-    var message: String
-    var line: Int
-    var column: Int
+  package struct SyntaxError: Error, Sendable {
+    /// What is wrong.
+    package var message: String
+    /// The 1-based line of the problem.
+    package var line: Int
+    /// The 1-based column (in bytes) of the problem.
+    package var column: Int
   }
 
   /// Parses UTF-8 JSON text.
   ///
   /// - Throws: ``SyntaxError`` naming the line and column of the first syntax problem.
-  static func parse(_ data: Data) throws(SyntaxError) -> LocatedJSON {
+  package static func parse(_ data: some Sequence<UInt8>) throws(SyntaxError) -> LocatedJSON {
     var parser = Parser(bytes: Array(data))
     let value = try parser.parseValue(depth: 0)
     parser.skipWhitespace()
@@ -189,7 +196,7 @@ indirect enum LocatedJSON: Sendable {
         let b = bytes[index]
         if b == UInt8(ascii: "\"") {
           index += 1
-          guard let s = String(validating: out, as: UTF8.self) else {
+          guard let s = out.withUnsafeBytes({ JSONUnescape.string(utf8: $0, ascii: false) }) else {
             throw error("invalid UTF-8 in a string")
           }
           return s
@@ -200,15 +207,12 @@ indirect enum LocatedJSON: Sendable {
           guard index < bytes.count else { break }
           let e = bytes[index]
           index += 1
-          switch e {
-          case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(e)
-          case UInt8(ascii: "b"): out.append(8)
-          case UInt8(ascii: "f"): out.append(12)
-          case UInt8(ascii: "n"): out.append(10)
-          case UInt8(ascii: "r"): out.append(13)
-          case UInt8(ascii: "t"): out.append(9)
-          case UInt8(ascii: "u"): out.append(contentsOf: try parseUnicodeEscape())
-          default: throw error("invalid escape in a string")
+          if let byte = JSONUnescape.simple(e) {
+            out.append(byte)
+          } else if e == UInt8(ascii: "u") {
+            JSONUnescape.appendUTF8(try parseUnicodeEscape(), to: &out)
+          } else {
+            throw error("invalid escape in a string")
           }
           continue
         }
@@ -218,49 +222,23 @@ indirect enum LocatedJSON: Sendable {
       throw error("unterminated string")
     }
 
-    /// Four hexadecimal digits (exactly: no sign, no spaces).
-    mutating func hex4() throws(SyntaxError) -> UInt32 {
-      guard index + 4 <= bytes.count else { throw error("invalid \\u escape") }
-      var v: UInt32 = 0
-      for b in bytes[index..<index + 4] {
-        guard let digit = Self.hexValue(b) else { throw error("invalid \\u escape") }
-        v = v << 4 | digit
-      }
-      index += 4
-      return v
-    }
-
-    static func hexValue(_ b: UInt8) -> UInt32? {
-      switch b {
-      case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt32(b - UInt8(ascii: "0"))
-      case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt32(b - UInt8(ascii: "a") + 10)
-      case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt32(b - UInt8(ascii: "A") + 10)
-      default: nil
-      }
-    }
-
     /// A `\uXXXX` escape (the `\u` already read), joining a UTF-16 surrogate pair. A lone or
     /// mismatched surrogate is a syntax error, not a crash.
-    mutating func parseUnicodeEscape() throws(SyntaxError) -> [UInt8] {
-      var v = try hex4()
-      if (0xDC00...0xDFFF).contains(v) {
-        throw error("a \\u escape holds a lone low surrogate (\\u\(String(v, radix: 16)))")
-      }
-      if (0xD800...0xDBFF).contains(v) {
-        guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
-          bytes[index + 1] == UInt8(ascii: "u")
-        else {
-          throw error("a \\u escape holds a lone high surrogate (\\u\(String(v, radix: 16)))")
+    mutating func parseUnicodeEscape() throws(SyntaxError) -> Unicode.Scalar {
+      do throws(JSONUnescape.EscapeFailure) {
+        return try JSONUnescape.unicodeScalar(in: bytes, at: &index)
+      } catch {
+        switch error {
+        case .short, .notHex: throw self.error("invalid \\u escape")
+        case .loneLow(let v):
+          throw self.error("a \\u escape holds a lone low surrogate (\\u\(String(v, radix: 16)))")
+        case .loneHigh(let v):
+          throw self.error(
+            "a \\u escape holds a lone high surrogate (\\u\(String(v, radix: 16)))")
+        case .notLow:
+          throw self.error("a high surrogate \\u escape is not followed by a low surrogate")
         }
-        index += 2
-        let low = try hex4()
-        guard (0xDC00...0xDFFF).contains(low) else {
-          throw error("a high surrogate \\u escape is not followed by a low surrogate")
-        }
-        v = 0x10000 + ((v - 0xD800) << 10) + (low - 0xDC00)
       }
-      guard let scalar = UnicodeScalar(v) else { throw error("invalid \\u escape") }
-      return Array(String(Character(scalar)).utf8)
     }
 
     mutating func parseNumber() throws(SyntaxError) -> LocatedJSON {

@@ -3,6 +3,11 @@
 /// object keys refused (so a signed object cannot say two things), nesting bounded, and nothing
 /// but whitespace after the value. It works on the bytes directly: no Foundation, no
 /// JSONSerialization, linear time.
+///
+/// Why a reader of its own beside ``JSONScanner`` and ``LocatedJSON``: signed metadata needs the
+/// whole tree (``JSONValue``) to write it again canonically (``CanonicalJSON``), and it must
+/// refuse what the others take (floats, duplicate keys); its errors name a byte offset. Strings
+/// are read with the same pieces as theirs (``JSONUnescape``).
 package struct JSONParser {
   /// Why a document is not JSON this parser accepts; `offset` is the byte where it went wrong.
   package struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
@@ -128,8 +133,8 @@ package struct JSONParser {
     while index < bytes.count {
       let b = bytes[index]
       if b == UInt8(ascii: "\"") {
-        let slice = UnsafeBufferPointer(rebasing: bytes[start..<index])
-        guard let s = String(validating: slice, as: UTF8.self) else {
+        let slice = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[start..<index]))
+        guard let s = JSONUnescape.string(utf8: slice, ascii: false) else {
           index = start
           throw failure("a string that is not valid UTF-8")
         }
@@ -146,7 +151,7 @@ package struct JSONParser {
       let b = bytes[index]
       if b == UInt8(ascii: "\"") {
         index += 1
-        guard let s = String(validating: out, as: UTF8.self) else {
+        guard let s = out.withUnsafeBytes({ JSONUnescape.string(utf8: $0, ascii: false) }) else {
           throw failure("a string that is not valid UTF-8")
         }
         return s
@@ -161,57 +166,25 @@ package struct JSONParser {
       guard index < bytes.count else { break }
       let e = bytes[index]
       index += 1
-      switch e {
-      case UInt8(ascii: "\""): out.append(0x22)
-      case UInt8(ascii: "\\"): out.append(0x5C)
-      case UInt8(ascii: "/"): out.append(0x2F)
-      case UInt8(ascii: "b"): out.append(0x08)
-      case UInt8(ascii: "f"): out.append(0x0C)
-      case UInt8(ascii: "n"): out.append(0x0A)
-      case UInt8(ascii: "r"): out.append(0x0D)
-      case UInt8(ascii: "t"): out.append(0x09)
-      case UInt8(ascii: "u"):
-        var scalarValue = try parseHex4()
-        if (0xD800..<0xDC00).contains(scalarValue) {
-          guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
-            bytes[index + 1] == UInt8(ascii: "u")
-          else { throw failure("a lone UTF-16 surrogate in a string") }
-          index += 2
-          let low = try parseHex4()
-          guard (0xDC00..<0xE000).contains(low) else {
-            throw failure("a lone UTF-16 surrogate in a string")
+      if let byte = JSONUnescape.simple(e) {
+        out.append(byte)
+      } else if e == UInt8(ascii: "u") {
+        do throws(JSONUnescape.EscapeFailure) {
+          JSONUnescape.appendUTF8(try JSONUnescape.unicodeScalar(in: bytes, at: &index), to: &out)
+        } catch {
+          switch error {
+          case .short: throw failure("a short \\u escape")
+          case .notHex(let at):
+            index = at
+            throw failure("a bad hex digit in a \\u escape")
+          case .loneLow, .loneHigh, .notLow: throw failure("a lone UTF-16 surrogate in a string")
           }
-          scalarValue = 0x10000 + ((scalarValue - 0xD800) << 10) + (low - 0xDC00)
-        } else if (0xDC00..<0xE000).contains(scalarValue) {
-          throw failure("a lone UTF-16 surrogate in a string")
         }
-        guard let scalar = Unicode.Scalar(scalarValue) else {
-          throw failure("an invalid Unicode escape")
-        }
-        out.append(contentsOf: String(scalar).utf8)
-      default:
+      } else {
         throw failure("an invalid escape in a string")
       }
     }
     throw failure("an unterminated string")
-  }
-
-  private mutating func parseHex4() throws(Failure) -> UInt32 {
-    guard index + 4 <= bytes.count else { throw failure("a short \\u escape") }
-    var value: UInt32 = 0
-    for _ in 0..<4 {
-      let b = bytes[index]
-      let digit: UInt8
-      switch b {
-      case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = b - UInt8(ascii: "0")
-      case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = b - UInt8(ascii: "a") + 10
-      case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = b - UInt8(ascii: "A") + 10
-      default: throw failure("a bad hex digit in a \\u escape")
-      }
-      value = value << 4 | UInt32(digit)
-      index += 1
-    }
-    return value
   }
 
   private mutating func parseArray(depth: Int) throws(Failure) -> JSONValue {

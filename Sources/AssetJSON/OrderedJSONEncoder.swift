@@ -1,18 +1,23 @@
-import Foundation
-
 /// Encodes `Encodable` values as pretty-printed JSON whose object keys come out in the order the
 /// value's `encode(to:)` wrote them.
 ///
 /// The CLI documents its JSON keys in a fixed order. Foundation's `JSONEncoder` on Linux emits
 /// keys in hash order (a different order on every run) unless `.sortedKeys` asks for alphabetical
 /// order, so neither keeps a hand-written `CodingKeys` order. Strings are written as UTF-8 with
-/// `"`, `\` and control characters escaped; slashes are not escaped.
-struct OrderedJSONEncoder {
+/// `"`, `\` and control characters escaped; slashes are not escaped (``JSONEscape/Style/output``).
+///
+/// Why a writer of its own beside ``JSONWriter``: it takes any `Encodable` (the CLI's output
+/// types), keeps their members' order rather than sorting, and writes numbers as Swift prints
+/// them (`5.0` stays `5.0`), which the documented output has always had.
+package struct OrderedJSONEncoder {
+  /// An encoder.
+  package init() {}
+
   /// Encodes `value` as JSON text, without a trailing newline.
   ///
   /// - Throws: `EncodingError.invalidValue` for a number that JSON cannot carry (NaN, infinity),
   ///   or whatever `value`'s own `encode(to:)` throws.
-  func encode<T: Encodable>(_ value: T) throws -> String {
+  package func encode<T: Encodable>(_ value: T) throws -> String {
     try encode(value, indent: "")
   }
 
@@ -20,7 +25,7 @@ struct OrderedJSONEncoder {
   /// stream a large array element by element instead of building the whole document).
   ///
   /// - Throws: as ``encode(_:)``.
-  func encode<T: Encodable>(_ value: T, indent: String) throws -> String {
+  package func encode<T: Encodable>(_ value: T, indent: String) throws -> String {
     let root = JSONNode()
     try root.store(value, codingPath: [])
     var out = ""
@@ -29,7 +34,7 @@ struct OrderedJSONEncoder {
   }
 
   /// `text` as a JSON string literal, escaped as every string this encoder writes.
-  static func quoted(_ text: String) -> String { JSONNode.quoted(text) }
+  package static func quoted(_ text: String) -> String { JSONEscape.quoted(text, .output) }
 }
 
 /// One value of the tree an ``OrderedJSONEncoder`` builds: a literal, an object whose members
@@ -104,7 +109,7 @@ private final class JSONNode {
       let inner = indent + "  "
       out += "{\n"
       for (index, member) in members.enumerated() {
-        out += inner + Self.quoted(member.key) + " : "
+        out += inner + JSONEscape.quoted(member.key, .output) + " : "
         member.node.write(to: &out, indent: inner)
         out += index == members.count - 1 ? "\n" : ",\n"
       }
@@ -124,7 +129,7 @@ private final class JSONNode {
   /// The JSON literal of a primitive value (string, bool, number), or `nil` for anything else.
   static func literal(of value: Any, codingPath: [any CodingKey]) throws -> String? {
     switch value {
-    case let string as String: return quoted(string)
+    case let string as String: return JSONEscape.quoted(string, .output)
     case let bool as Bool: return bool ? "true" : "false"
     case let integer as any BinaryInteger: return "\(integer)"
     case let number as Double: return try finite(number, number.isFinite, codingPath)
@@ -142,35 +147,6 @@ private final class JSONNode {
         EncodingError.Context(codingPath: codingPath, debugDescription: "JSON has no \(number)"))
     }
     return "\(number)"
-  }
-
-  /// `text` as a JSON string literal.
-  static func quoted(_ text: String) -> String {
-    // Most text needs no escape: copied whole rather than scalar by scalar.
-    if !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
-      return "\"" + text + "\""
-    }
-    var out = String.UnicodeScalarView()
-    out.append("\"")
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "\"": out.append(contentsOf: #"\""#.unicodeScalars)
-      case "\\": out.append(contentsOf: #"\\"#.unicodeScalars)
-      case "\n": out.append(contentsOf: #"\n"#.unicodeScalars)
-      case "\r": out.append(contentsOf: #"\r"#.unicodeScalars)
-      case "\t": out.append(contentsOf: #"\t"#.unicodeScalars)
-      default:
-        if scalar.value < 0x20 {
-          let hex = String(scalar.value, radix: 16)
-          out.append(
-            contentsOf: ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).unicodeScalars)
-        } else {
-          out.append(scalar)
-        }
-      }
-    }
-    out.append("\"")
-    return String(out)
   }
 }
 

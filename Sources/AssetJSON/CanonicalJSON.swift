@@ -2,6 +2,10 @@
 /// signatures are over): object keys sorted by code point, no whitespace, integers in decimal,
 /// strings as their UTF-8 with only `"` and `\` escaped (every other character, control
 /// characters included, written as it is), `true`/`false`/`null`.
+///
+/// Key order: securesystemslib sorts keys as Python sorts `str`, by code point, which is the
+/// order of their UTF-8 bytes (not Swift's `<` on `String`, nor UTF-16 order, which puts
+/// U+E000...U+FFFF after the supplementary planes).
 package enum CanonicalJSON {
   /// The canonical bytes of `value`.
   package static func encode(_ value: JSONValue) -> [UInt8] {
@@ -38,12 +42,8 @@ package enum CanonicalJSON {
     }
   }
 
+  /// `s` quoted, only `"` and `\` escaped (``JSONEscape/Style/canonical``).
   private static func writeString(_ s: String, into out: inout [UInt8]) {
-    out.append(UInt8(ascii: "\""))
-    for byte in s.utf8 {
-      if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { out.append(UInt8(ascii: "\\")) }
-      out.append(byte)
-    }
-    out.append(UInt8(ascii: "\""))
+    JSONEscape.appendQuoted(s, .canonical, to: &out)
   }
 }

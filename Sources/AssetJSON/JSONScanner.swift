@@ -1,5 +1,3 @@
-import Foundation
-
 /// A strict pull scanner over JSON text in UTF-8, for the cache's own metadata files.
 ///
 /// Every read returns nil (or false) when the text is not exactly what the caller expects: a
@@ -11,22 +9,32 @@ import Foundation
 ///
 /// It reads from a buffer it does not own: use it only inside the `withUnsafeBytes` closure
 /// that provided the buffer.
-struct JSONScanner {
+///
+/// Why a reader of its own beside ``JSONParser`` and ``LocatedJSON``: it builds no tree and
+/// copies no string it does not return, so the cache's thousands of entry files read at start
+/// cost one pass each; its caller knows the shape it expects and pulls exactly that. It shares
+/// their string pieces (``JSONUnescape``), not their errors: it has none to give.
+///
+/// Its members are `@inlinable`: its callers (the entry codec) are in another module, and
+/// inlining keeps the per-byte loops as cheap as when they were in one.
+package struct JSONScanner {
   /// Containers nested deeper than this are left to the fallback decoder.
-  static let maximumDepth = 64
+  package static let maximumDepth = 64
 
-  private let bytes: UnsafeRawBufferPointer
-  private var at = 0
+  @usableFromInline let bytes: UnsafeRawBufferPointer
+  @usableFromInline var at = 0
 
   /// A scanner at the start of `bytes`.
-  init(_ bytes: UnsafeRawBufferPointer) {
+  @inlinable
+  package init(_ bytes: UnsafeRawBufferPointer) {
     self.bytes = bytes
   }
 
   // MARK: - Structure
 
   /// Skips JSON whitespace.
-  mutating func skipSpace() {
+  @inlinable
+  package mutating func skipSpace() {
     while at < bytes.count {
       switch bytes[at] {
       case 0x20, 0x09, 0x0A, 0x0D: at += 1
@@ -36,13 +44,15 @@ struct JSONScanner {
   }
 
   /// Whether only whitespace is left.
-  mutating func isAtEnd() -> Bool {
+  @inlinable
+  package mutating func isAtEnd() -> Bool {
     skipSpace()
     return at == bytes.count
   }
 
   /// Consumes `byte` after any whitespace; false (nothing consumed) when something else is next.
-  mutating func consume(_ byte: UInt8) -> Bool {
+  @inlinable
+  package mutating func consume(_ byte: UInt8) -> Bool {
     skipSpace()
     guard at < bytes.count, bytes[at] == byte else { return false }
     at += 1
@@ -50,13 +60,15 @@ struct JSONScanner {
   }
 
   /// Consumes a `null` literal when one is next.
-  mutating func consumeNull() -> Bool { literal("null") }
+  @inlinable
+  package mutating func consumeNull() -> Bool { literal("null") }
 
   /// Reads an object, calling `member` with the scanner positioned at each member's value.
   /// `member` must consume the value and return true, or return false to give up.
   ///
   /// - Returns: false when the text is not an object of that shape.
-  mutating func object(_ member: (inout JSONScanner, String) -> Bool) -> Bool {
+  @inlinable
+  package mutating func object(_ member: (inout JSONScanner, String) -> Bool) -> Bool {
     guard consume(0x7B) else { return false }
     if consume(0x7D) { return true }
     while true {
@@ -70,7 +82,8 @@ struct JSONScanner {
   /// Reads an array, calling `element` with the scanner positioned at each element.
   ///
   /// - Returns: false when the text is not an array or `element` gave up.
-  mutating func array(_ element: (inout JSONScanner) -> Bool) -> Bool {
+  @inlinable
+  package mutating func array(_ element: (inout JSONScanner) -> Bool) -> Bool {
     guard consume(0x5B) else { return false }
     if consume(0x5D) { return true }
     while true {
@@ -83,7 +96,8 @@ struct JSONScanner {
   /// Skips one value of any type, checking that it is well-formed JSON.
   ///
   /// - Returns: false when it is not (or is nested too deep).
-  mutating func skipValue(depth: Int = 0) -> Bool {
+  @inlinable
+  package mutating func skipValue(depth: Int = 0) -> Bool {
     guard depth < Self.maximumDepth else { return false }
     skipSpace()
     guard at < bytes.count else { return false }
@@ -101,7 +115,8 @@ struct JSONScanner {
   // MARK: - Scalars
 
   /// Reads `true` or `false`.
-  mutating func bool() -> Bool? {
+  @inlinable
+  package mutating func bool() -> Bool? {
     if literal("true") { return true }
     if literal("false") { return false }
     return nil
@@ -111,7 +126,8 @@ struct JSONScanner {
   ///
   /// - Returns: nil for anything that is not a well-formed string of valid UTF-8: a raw control
   ///   character, an unknown escape, a lone surrogate, a missing closing quote.
-  mutating func string() -> String? {
+  @inlinable
+  package mutating func string() -> String? {
     skipSpace()
     guard at < bytes.count, bytes[at] == 0x22 else { return nil }
     let start = at + 1
@@ -123,7 +139,8 @@ struct JSONScanner {
       bits |= byte
       if byte == 0x22 {
         at = end + 1
-        return Self.text(UnsafeRawBufferPointer(rebasing: bytes[start..<end]), ascii: bits < 0x80)
+        return JSONUnescape.string(
+          utf8: UnsafeRawBufferPointer(rebasing: bytes[start..<end]), ascii: bits < 0x80)
       }
       if byte == 0x5C { break }
       guard byte >= 0x20 else { return nil }
@@ -137,27 +154,21 @@ struct JSONScanner {
       switch byte {
       case 0x22:
         at += 1
-        return text.withUnsafeBytes { Self.text($0, ascii: bits < 0x80) }
+        return text.withUnsafeBytes { JSONUnescape.string(utf8: $0, ascii: bits < 0x80) }
       case 0x5C:
         guard at + 1 < bytes.count else { return nil }
         let escape = bytes[at + 1]
         at += 2
-        switch escape {
-        case 0x22, 0x5C, 0x2F: text.append(escape)
-        case 0x62: text.append(0x08)
-        case 0x66: text.append(0x0C)
-        case 0x6E: text.append(0x0A)
-        case 0x72: text.append(0x0D)
-        case 0x74: text.append(0x09)
-        case 0x75:
-          guard let scalar = unicodeEscape() else { return nil }
-          if scalar.isASCII {
-            text.append(UInt8(scalar.value))
-          } else {
-            bits |= 0x80
-            text.append(contentsOf: String(Character(scalar)).utf8)
+        if let byte = JSONUnescape.simple(escape) {
+          text.append(byte)
+        } else if escape == 0x75 {
+          guard let scalar = try? JSONUnescape.unicodeScalar(in: bytes, at: &at) else {
+            return nil
           }
-        default: return nil
+          if !scalar.isASCII { bits |= 0x80 }
+          JSONUnescape.appendUTF8(scalar, to: &text)
+        } else {
+          return nil
         }
       default:
         guard byte >= 0x20 else { return nil }
@@ -172,7 +183,8 @@ struct JSONScanner {
   /// Reads an integer written as plain digits (`-12`, `0`), as JSONEncoder writes one.
   ///
   /// - Returns: nil for other forms (`1e3`, `1.0`, `-0`, `01`) and for values out of range.
-  mutating func int64() -> Int64? {
+  @inlinable
+  package mutating func int64() -> Int64? {
     guard let (negative, magnitude) = plainInteger() else { return nil }
     if negative {
       guard magnitude != 0, magnitude <= UInt64(Int64.max) + 1 else { return nil }
@@ -182,7 +194,8 @@ struct JSONScanner {
   }
 
   /// Reads a non-negative integer written as plain digits.
-  mutating func uint64() -> UInt64? {
+  @inlinable
+  package mutating func uint64() -> UInt64? {
     guard let (negative, magnitude) = plainInteger(), !negative else { return nil }
     return magnitude
   }
@@ -190,7 +203,8 @@ struct JSONScanner {
   /// Reads a number as a `Double`, rounded as Foundation's decoder rounds it (correctly).
   ///
   /// - Returns: nil when it is not a JSON number or is out of `Double`'s range.
-  mutating func double() -> Double? {
+  @inlinable
+  package mutating func double() -> Double? {
     let start = at
     if let (negative, magnitude) = plainInteger(), magnitude < 1 << 53 {
       // Exact: no rounding to reproduce.
@@ -203,21 +217,8 @@ struct JSONScanner {
 
   // MARK: - Pieces
 
-  /// `utf8` as a string; nil when it is not valid UTF-8. `ascii`: known to be all ASCII.
-  ///
-  /// (`String(validating:as:)` would do, but it is generic and looks up type metadata at run
-  /// time on every call: a quarter of the decoding time.)
-  private static func text(_ utf8: UnsafeRawBufferPointer, ascii: Bool) -> String? {
-    // Bytes: binding them as UInt8 (a trivial type) is what the buffer holds anyway.
-    let units = utf8.assumingMemoryBound(to: UInt8.self)
-    let decoded = String(decoding: units, as: UTF8.self)
-    if ascii { return decoded }
-    // Decoding repairs invalid sequences with U+FFFD, which changes the bytes; valid text comes
-    // back byte for byte.
-    return decoded.utf8.elementsEqual(units) ? decoded : nil
-  }
-
-  private mutating func literal(_ word: StaticString) -> Bool {
+  @inlinable
+  mutating func literal(_ word: StaticString) -> Bool {
     skipSpace()
     let count = word.utf8CodeUnitCount
     guard at + count <= bytes.count else { return false }
@@ -229,7 +230,8 @@ struct JSONScanner {
 
   /// `-?(0|[1-9][0-9]*)` not followed by a fraction, exponent or digit; magnitude without
   /// overflow. Leaves the position after it on success.
-  private mutating func plainInteger() -> (Bool, UInt64)? {
+  @inlinable
+  mutating func plainInteger() -> (Bool, UInt64)? {
     skipSpace()
     var i = at
     let negative = i < bytes.count && bytes[i] == 0x2D
@@ -255,7 +257,8 @@ struct JSONScanner {
   }
 
   /// The text of a number in strict JSON grammar; nil (position unchanged) otherwise.
-  private mutating func numberText() -> String? {
+  @inlinable
+  mutating func numberText() -> String? {
     skipSpace()
     var i = at
     func digits() -> Int {
@@ -279,37 +282,5 @@ struct JSONScanner {
     let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[at..<i]), as: UTF8.self)
     at = i
     return text
-  }
-
-  /// The four hex digits after `\u` (and a low surrogate's escape after a high one).
-  private mutating func unicodeEscape() -> Unicode.Scalar? {
-    guard let high = hex4() else { return nil }
-    switch high {
-    case 0xD800..<0xDC00:
-      guard at + 1 < bytes.count, bytes[at] == 0x5C, bytes[at + 1] == 0x75 else { return nil }
-      at += 2
-      guard let low = hex4(), (0xDC00..<0xE000).contains(low) else { return nil }
-      return Unicode.Scalar(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
-    case 0xDC00..<0xE000: return nil
-    default: return Unicode.Scalar(high)
-    }
-  }
-
-  private mutating func hex4() -> UInt32? {
-    guard at + 4 <= bytes.count else { return nil }
-    var value: UInt32 = 0
-    for _ in 0..<4 {
-      let byte = bytes[at]
-      let digit: UInt8
-      switch byte {
-      case 0x30...0x39: digit = byte - 0x30
-      case 0x41...0x46: digit = byte - 0x41 + 10
-      case 0x61...0x66: digit = byte - 0x61 + 10
-      default: return nil
-      }
-      value = value << 4 | UInt32(digit)
-      at += 1
-    }
-    return value
   }
 }

@@ -1,0 +1,135 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+extension CacheStore {
+  // MARK: - Entries
+
+  /// Reads an entry; `nil` when there is none.
+  ///
+  /// - Throws: a readable reason when the file exists but cannot be used.
+  func readEntry(_ id: String) throws -> CacheEntry? {
+    guard CacheLayout.isID(id) else {
+      throw StorageError(operation: "entry", path: id, code: EINVAL)
+    }
+    guard let entries = entriesFolder else { return nil }
+    guard let data = try entries.read(id + ".json", limit: Self.metadataLimit) else { return nil }
+    return try Self.decodeEntry(data, id: id)
+  }
+
+  /// The entry on disk: `.some(nil)` when there is none, nil when it cannot be read.
+  func entryIfReadable(_ id: String) -> CacheEntry?? {
+    do { return .some(try readEntry(id)) } catch { return nil }
+  }
+
+  static func decodeEntry(_ data: Data, id: String) throws -> CacheEntry {
+    do {
+      // The hand-written codec reads what it is sure about; anything else goes to
+      // JSONDecoder, whose value or error stands.
+      let entry: CacheEntry
+      if let fast = CacheEntryJSON.decode(data) {
+        entry = fast
+      } else {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = ISO8601Time.decodingStrategy
+        entry = try decoder.decode(CacheEntry.self, from: data)
+      }
+      let hashes = [entry.current?.sha256, entry.previous?.sha256].compactMap { $0 }
+      guard hashes.allSatisfy(SHA256Text.isValid) else {
+        throw CorruptEntry(reason: "entry metadata names an invalid blob hash")
+      }
+      guard entry.formatVersion == CacheEntry.formatVersion, entry.id == id else {
+        throw CorruptEntry(
+          reason: "entry format \(entry.formatVersion) for \(entry.id) is not understood")
+      }
+      return entry
+    } catch let error as CorruptEntry {
+      throw error
+    } catch {
+      throw CorruptEntry(reason: "entry metadata is unreadable (\(data.count) bytes)")
+    }
+  }
+
+  /// A metadata file that is present but unusable.
+  struct CorruptEntry: Error, CustomStringConvertible {
+    var reason: String
+    var description: String { reason }
+  }
+
+  /// The stamp of an entry file (nil when absent), to notice another process's write without
+  /// reading it.
+  func entryStamp(_ id: String) -> BlobStamp? {
+    guard CacheLayout.isID(id), let entries = entriesFolder else { return nil }
+    return (try? entries.status(id + ".json")).flatMap { $0.map(BlobStamp.init) }
+  }
+
+  /// The stamp of the `entries/` folder: any entry written, replaced or removed changes it.
+  func entriesFolderStamp() -> BlobStamp? {
+    guard let entries = entriesFolder else { return nil }
+    var info = stat()
+    guard fstat(entries.fd, &info) == 0 else { return nil }
+    return BlobStamp(info)
+  }
+
+  /// Writes an entry durably. This is the commit point. Call it holding the commit lock.
+  ///
+  /// With `syncingFolder` false the entry file is fsynced but `entries/` is not: the caller
+  /// runs ``syncEntries()`` once for a group before reporting any of them committed.
+  @discardableResult
+  func writeEntry(_ entry: CacheEntry, syncingFolder: Bool = true) throws -> CacheEntry {
+    guard CacheLayout.isID(entry.id) else {
+      throw StorageError(operation: "entry", path: entry.id, code: EINVAL)
+    }
+    let data = try Self.encodeEntry(entry)
+    try folder(entriesFolder, CacheLayout.entries).write(
+      data, as: entry.id + ".json", durably: true, syncingFolder: syncingFolder)
+    // What a reader of the file gets (dates in whole seconds), from the bytes in hand.
+    return (try? Self.decodeEntry(data, id: entry.id)) ?? entry
+  }
+
+  /// An entry file's bytes: pretty-printed JSON, keys sorted, as `JSONEncoder` wrote them.
+  ///
+  /// - Throws: `EncodingError` when a number cannot be written (infinity, NaN).
+  static func encodeEntry(_ entry: CacheEntry) throws -> Data {
+    if let data = CacheEntryJSON.encode(entry, pretty: true) { return data }
+    // Only a number JSON cannot carry gets here: JSONEncoder throws its usual error for it.
+    let encoder = JSONEncoder()
+    encoder.dateEncodingStrategy = ISO8601Time.encodingStrategy
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    return try encoder.encode(entry)
+  }
+
+  /// Flushes `entries/` (the renames of a group of entry writes).
+  func syncEntries() throws { try folder(entriesFolder, CacheLayout.entries).sync() }
+
+  /// Writes an entry durably under the commit lock (two writers never share the temp file).
+  @discardableResult
+  func commitEntry(_ entry: CacheEntry) throws -> CacheEntry {
+    try withCommitLock { try writeEntry(entry) }
+  }
+
+  /// Writes an entry durably under the commit lock; with `expected`, only when the entry on
+  /// disk is still that one (another process may have replaced it meanwhile), else nothing is
+  /// written and the answer is nil.
+  func commitEntry(_ entry: CacheEntry, over expected: CacheEntry?) throws -> CacheEntry? {
+    try withCommitLock {
+      if let expected {
+        guard case .some(let disk?) = entryIfReadable(entry.id), disk == expected else {
+          return nil
+        }
+      }
+      return try writeEntry(entry)
+    }
+  }
+
+  /// Removes an entry durably (no-op when absent). Call it holding the commit lock.
+  func removeEntry(_ id: String) throws {
+    guard CacheLayout.isID(id) else {
+      throw StorageError(operation: "entry", path: id, code: EINVAL)
+    }
+    let entries = try folder(entriesFolder, CacheLayout.entries)
+    if entries.remove(id + ".json") { try entries.sync() }
+  }
+}

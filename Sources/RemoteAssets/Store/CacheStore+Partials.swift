@@ -1,0 +1,21 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+extension CacheStore {
+  // MARK: - Partials
+
+  /// Reserves a new partial file in `tmp/` for a download of `owner` (an asset id or
+  /// `manifest`): created exclusive and locked by the first byte of a body, so a 304 touches no
+  /// file.
+  func createPartial(for owner: String) throws -> PartialFile {
+    guard owner == "manifest" || CacheLayout.isID(owner) else {
+      throw StorageError(operation: "partial", path: owner, code: EINVAL)
+    }
+    let tmp = try folder(tmpFolder, CacheLayout.tmp)
+    let name = "\(owner).\(UInt64.random(in: 0...UInt64.max)).part"
+    return PartialFile(folder: tmp, deferredName: name)
+  }
+}

@@ -1,0 +1,6 @@
+import Crypto
+
+extension Digest {
+  /// Lowercase hexadecimal.
+  var hexString: String { SHA256Text.hex(self) }
+}

@@ -1,0 +1,48 @@
+import Crypto
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Reading and hashing files through descriptors.
+enum FileDigest {
+  /// SHA-256 of everything from the descriptor's start, read in 1 MiB chunks.
+  static func sha256(fd: Int32) throws -> String {
+    var hasher = SHA256()
+    var buffer = [UInt8](repeating: 0, count: 1 << 20)
+    var offset: off_t = 0
+    while true {
+      let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, offset) }
+      if n < 0, errno == EINTR { continue }
+      if n < 0 { throw StorageError(operation: "read", path: "fd \(fd)", code: errno) }
+      if n == 0 { break }
+      buffer.withUnsafeBytes {
+        hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[0..<n]))
+      }
+      offset += off_t(n)
+    }
+    return hasher.finalize().hexString
+  }
+
+  /// Every byte of the file behind `fd`.
+  static func readAll(_ fd: Int32, path: String) throws -> Data {
+    var info = stat()
+    guard fstat(fd, &info) == 0 else {
+      throw StorageError(operation: "stat", path: path, code: errno)
+    }
+    var data = Data(count: Int(info.st_size))
+    var offset = 0
+    while offset < data.count {
+      let n = data.withUnsafeMutableBytes {
+        pread(fd, $0.baseAddress! + offset, $0.count - offset, off_t(offset))
+      }
+      if n < 0, errno == EINTR { continue }
+      if n < 0 { throw StorageError(operation: "read", path: path, code: errno) }
+      if n == 0 { break }
+      offset += n
+    }
+    data.count = offset
+    return data
+  }
+}
