@@ -184,7 +184,8 @@ let package = Package(
     .testTarget(
       name: "AssetWatchCLITests",
       dependencies: [
-        "AssetWatchCLI", "RemoteAssets", "AssetModel", "AssetWatchTestKit", "RemoteAssetsTestKit",
+        "AssetWatchCLI", "AssetJSON", "RemoteAssets", "AssetModel", "AssetWatchTestKit",
+        "RemoteAssetsTestKit",
         "DemoOrigin", .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
     .testTarget(

@@ -1,3 +1,4 @@
+import AssetJSON
 import AssetWatchTestKit
 import Foundation
 import RemoteAssets
