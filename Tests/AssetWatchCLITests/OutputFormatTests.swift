@@ -108,5 +108,16 @@ import Testing
     let assets = try #require(object["assets"] as? [[String: Any]])
     #expect(assets.map { $0["id"] as? String } == ["flags", "motd"])
     #expect(assets.allSatisfy { $0["reason"] is String })
+    // The README's order, not sorted keys; the hostile version arrives cleaned.
+    let order = [
+      "\"converged\"", "\"elapsedSeconds\"", "\"manifestVersion\"", "\"manifestProblem\"",
+      "\"unknownIDs\"", "\"assets\"",
+    ].compactMap { text.range(of: $0)?.lowerBound }
+    #expect(order.count == 6 && order == order.sorted())
+    let first = try #require(text.range(of: "\"id\"")?.lowerBound)
+    let behind = try #require(text.range(of: "\"behind\"")?.lowerBound)
+    #expect(first < behind)
+    #expect(text.contains("\"unknownIDs\" : []"))
+    #expect(!Self.hasControl(text))
   }
 }
