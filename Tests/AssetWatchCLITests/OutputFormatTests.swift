@@ -120,4 +120,32 @@ import Testing
     #expect(text.contains("\"unknownIDs\" : []"))
     #expect(!Self.hasControl(text))
   }
+
+  @Test func actionLinesSayWhatIsServedAfterwards() async throws {
+    let snapshot = try await Self.snapshot()
+    var cached = snapshot.assets[1]
+    cached.source = .cached
+    cached.version = "v7"
+    var older = cached
+    older.version = "v6"
+    var bundled = cached
+    bundled.source = .bundled
+    var nothing = cached
+    nothing.source = .none
+    #expect(
+      RollbackCommand.line("motd", before: cached, after: older) == "motd  rolled back: v7 -> v6")
+    #expect(
+      ResetCommand.line("motd", before: cached, after: bundled)
+        == "motd  reset to bundled: now serves the bundled copy")
+    #expect(
+      ResetCommand.line("motd", before: cached, after: nothing)
+        == "motd  reset to bundled: now serves nothing: no bundled copy")
+    #expect(
+      DropCommand.line("motd", before: nil, after: bundled)
+        == "motd  cache dropped: now serves the bundled copy")
+    #expect(
+      RollbackCommand.line("motd", before: bundled, after: cached)
+        == "motd  rolled back: now serves the cached copy v7")
+    #expect(ResetCommand.line("motd", before: nil, after: nil) == "motd  reset to bundled")
+  }
 }
