@@ -148,4 +148,17 @@ import Testing
         == "motd  rolled back: now serves the cached copy v7")
     #expect(ResetCommand.line("motd", before: nil, after: nil) == "motd  reset to bundled")
   }
+
+  @Test func waitSummarySaysTheTimeTakenAsMeasured() async throws {
+    var snapshot = try await Self.snapshot()
+    for index in snapshot.assets.indices {
+      snapshot.assets[index].version = "v1"
+      snapshot.assets[index].targetVersion = "v1"
+    }
+    let progress = RolloutProgress(snapshot: snapshot, ids: [], manifestCheckedSince: nil)
+    #expect(progress.isConverged)
+    let lines = WaitProgressPrinter.summary(
+      progress, info: snapshot.info, elapsed: 5.26, timeout: "5m")
+    #expect(lines == ["converged: 2 assets on target after 5.3s"])
+  }
 }
