@@ -23,8 +23,6 @@ public enum AssetState: String, Sendable, Codable, CaseIterable {
   case bundled = "BUNDLED"
   /// No usable copy at all.
   case missing = "MISSING"
-  /// Automatic refreshes are paused.
-  case paused = "PAUSED"
 
   /// Whether this state means work is under way right now (shown in cyan).
   public var isMoving: Bool {

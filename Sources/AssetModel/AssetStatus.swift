@@ -198,7 +198,8 @@ public struct AssetStatus: Sendable, Equatable, Identifiable {
     }
     if source == .none { return .missing }
     if consecutiveFailures > 0 { return isServingStaleIfError(at: now) ? .stale : .failed }
-    if paused { return .paused }
+    // A pause is the engine's state, not the asset's: the row keeps its freshness (the header
+    // says PAUSED and NEXT says `paused`).
     guard let checkedAt else { return source == .bundled ? .bundled : .stale }
     switch Freshness.of(
       checkedAt: checkedAt, now: now, ttl: ttl, maxStale: maxStale, mustRevalidate: mustRevalidate)

@@ -6,7 +6,7 @@ import Foundation
 extension EngineInfo: Codable {
   private enum CodingKeys: String, CodingKey {
     case appVersion, configPath, manifestVersion, autoRefreshPaused, refreshEvery
-    case cacheReadOnly, manifestCheckedAt, manifestError, assetsLoading
+    case cacheReadOnly, manifestCheckedAt, manifestError, assetsLoading, pausedAt
   }
 
   /// Decodes engine info; only `appVersion` is required.
@@ -24,6 +24,7 @@ extension EngineInfo: Codable {
     manifestCheckedAt = try c.decodeIfPresent(Date.self, forKey: .manifestCheckedAt)
     manifestError = try c.decodeIfPresent(String.self, forKey: .manifestError)
     assetsLoading = try c.decodeIfPresent(Int.self, forKey: .assetsLoading)
+    pausedAt = try c.decodeIfPresent(Date.self, forKey: .pausedAt)
   }
 
   /// Encodes every field; absent optionals are written as `null` (but `assetsLoading` only when set).
@@ -39,6 +40,8 @@ extension EngineInfo: Codable {
     try c.encode(manifestError, forKey: .manifestError)
     // Only while loading: output written after the start stays as it was.
     try c.encodeIfPresent(assetsLoading, forKey: .assetsLoading)
+    // Only while paused.
+    try c.encodeIfPresent(pausedAt, forKey: .pausedAt)
   }
 }
 

@@ -10,6 +10,8 @@ public struct EngineInfo: Sendable, Equatable {
   public var manifestVersion: String?
   /// Whether automatic refreshes are paused.
   public var autoRefreshPaused: Bool
+  /// Since when they are paused (nil while running, or from an engine that does not say).
+  public var pausedAt: Date? = nil
   /// The default refresh interval, in seconds (`nil` when none).
   public var refreshEvery: TimeInterval?
   /// Why the cache cannot be written, when it cannot (intact copies are still served).

@@ -77,6 +77,7 @@ import Testing
   @Test func pausedAndSorted() {
     var info = Fixtures.info
     info.autoRefreshPaused = true
+    info.pausedAt = Fixtures.now.addingTimeInterval(-75)
     var state = Fixtures.loadedState()
     _ = DashboardReducer.reduce(&state, .engine(.engineChanged(info)), now: Fixtures.now)
     Fixtures.press("ssS", &state)

@@ -40,7 +40,7 @@ enum TableColumn: String, Sendable, CaseIterable {
     case .version, .target: 10  // "2026.11.21", or 8 hex digits of the hash
     case .checked, .size: 8
     case .etag: 10
-    case .next: 5
+    case .next: 6  // "paused"
     case .progress: 22
     }
   }

@@ -88,7 +88,6 @@ public struct TableSort: Sendable, Equatable {
     case .downloading: 4
     case .validating: 5
     case .checking: 6
-    case .paused: 7
     case .bundled: 8
     case .fresh: 9
     }

@@ -81,6 +81,7 @@ struct DetailPaneWidget: Widget {
 
   private func nextAttempt(_ asset: AssetStatus) -> String {
     if asset.isLive { return "live (watching the file)" }
+    if asset.paused { return "paused (automatic refresh is paused; r still refreshes)" }
     guard let next = asset.nextAttemptAt else { return "-" }
     let stamp = Formatting.timestamp(next, timeZone: context.state.options.timeZone)
     return "\(stamp) (in \(Formatting.until(next, now: context.now)))"

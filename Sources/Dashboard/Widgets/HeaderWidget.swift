@@ -49,7 +49,7 @@ struct HeaderWidget: Widget {
   /// `12 fresh 2 stale 1 failed 1 ↓`: the count of each state present, moving ones as one arrow.
   private func addCounts(to line: inout SegmentLine) {
     let (counts, behind) = context.state.stateCounts(at: context.now)
-    let order: [AssetState] = [.fresh, .stale, .expired, .failed, .missing, .bundled, .paused]
+    let order: [AssetState] = [.fresh, .stale, .expired, .failed, .missing, .bundled]
     var spacing = 3  // a wider gap sets the counts apart from the versions
     for state in order {
       guard let count = counts[state] else { continue }
@@ -89,7 +89,11 @@ struct HeaderWidget: Widget {
       line.add(
         Self.loadingNote(loading, context.glyphs), context.theme.muted, priority: 1, spacing: 3)
     } else if info.autoRefreshPaused {
-      line.add("PAUSED", context.theme.paused, priority: 1, spacing: 3)
+      // The engine's state, with how long it has been so; the rows keep their own.
+      let since = info.pausedAt.map {
+        " " + DurationText.format(max(0, context.now.timeIntervalSince($0)))
+      }
+      line.add("PAUSED" + (since ?? ""), context.theme.paused, priority: 1, spacing: 3)
     } else {
       line.add(Formatting.interval(info.refreshEvery), priority: 2, spacing: 3)
     }

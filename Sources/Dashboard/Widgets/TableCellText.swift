@@ -44,6 +44,7 @@ struct TableCellText {
   private func nextText(_ asset: AssetStatus) -> String {
     if asset.isLive { return "live" }
     if asset.activity != .idle { return "-" }
+    if asset.paused { return "paused" }
     return Formatting.until(asset.nextAttemptAt, now: context.now)
   }
 

@@ -20,7 +20,7 @@ struct Theme: Sendable {
     case .failed, .expired, .missing:
       return tone(.red, mono: CellStyle(bold: true, underline: true))
     case .downloading, .checking, .validating: return tone(.cyan, mono: CellStyle(bold: true))
-    case .bundled, .paused: return .plain
+    case .bundled: return .plain
     }
   }
 

@@ -145,7 +145,7 @@ extension AssetEngine {
   /// Stops automatic refreshes (manual ones still run).
   public func pauseAutoRefresh() {
     guard !lifecycle.paused else { return }
-    lifecycle.paused = true
+    lifecycle.pausedAt = clock.now()
     publish(.engineChanged(info()))
     for id in order { publishChange(id) }
     log(nil, .info, "automatic refresh paused")
@@ -154,7 +154,7 @@ extension AssetEngine {
   /// Restarts automatic refreshes.
   public func resumeAutoRefresh() {
     guard lifecycle.paused else { return }
-    lifecycle.paused = false
+    lifecycle.pausedAt = nil
     wakeScheduler()
     publish(.engineChanged(info()))
     for id in order { publishChange(id) }

@@ -384,6 +384,7 @@ public actor AssetEngine {
       manifestVersion: manifest?.manifest.version.map { TerminalText.sanitize($0, maxLength: 64) },
       autoRefreshPaused: lifecycle.paused,
       refreshEvery: refreshEvery)
+    info.pausedAt = lifecycle.pausedAt
     info.cacheReadOnly = store.readOnlyReason.map { "read-only cache: \($0)" }
     info.manifestCheckedAt = manifest?.checkedAt
     info.manifestError = manifestSchedule.error

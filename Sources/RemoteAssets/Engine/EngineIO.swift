@@ -26,7 +26,9 @@ struct EngineLifecycle: Sendable, Equatable {
   /// ``AssetEngine/start()`` ran (it runs once).
   var started = false
   /// Automatic refresh is paused (commands still run).
-  var paused = false
+  var paused: Bool { pausedAt != nil }
+  /// Since when automatic refresh is paused (nil while it runs).
+  var pausedAt: Date?
   /// ``AssetEngine/shutdown()`` ran: nothing new starts.
   var isShutDown = false
 }

@@ -86,7 +86,8 @@ enum Fixtures {
     id: "quiet-hours", source: .cached, version: "00aa11bb", size: 100, checkedAt: ago(50),
     paused: true)
 
-  /// One asset in every STATE word.
+  /// One asset in every STATE word (and one whose automatic refresh is paused: it keeps its
+  /// freshness word, NEXT says `paused`).
   static let everyState = [
     flags, model, banner, script, pricing, legal, splash, vocab, catalog, theme, quiet,
   ]
