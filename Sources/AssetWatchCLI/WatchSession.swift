@@ -108,7 +108,8 @@ struct WatchSession<Link: EngineLink> {
     let wantColor = display.wantsColor(environment: environment)
     let app = DashboardApp(
       options: DashboardOptions(
-        configPath: configLabel, readonly: safety.readonly, color: wantColor),
+        configPath: configLabel, readonly: safety.readonly, color: wantColor,
+        attachedTo: link.socketPath),
       inbox: inbox, commands: continuation, stats: stats,
       onFirstDraw: {
         drawn.yield()

@@ -100,4 +100,21 @@ import Testing
       SnapshotAssertion.check(buffer, named: "rollout-\(width)x\(height)")
     }
   }
+
+  @Test func anAttachedDashboardSaysToWhatInItsHeader() {
+    var options = Fixtures.options()
+    options.attachedTo = "/var/cache/app/control.sock"
+    var deep = options
+    deep.attachedTo = "/home/operator/services/flags/var/cache/control.sock"
+    let attached = Fixtures.loadedState(Self.assets, options: options, withLog: false)
+    #expect(
+      Screen(attached, width: 120, height: 30).header.contains(
+        "attached to …/cache/app/control.sock"))
+    let long = Fixtures.loadedState(Self.assets, options: deep, withLog: false)
+    #expect(
+      Screen(long, width: 100, height: 30).header.contains(
+        "attached to …/var/cache/control.sock"))
+    let local = Fixtures.loadedState(Self.assets, withLog: false)
+    #expect(!Screen(local, width: 120, height: 30).header.contains("attached"))
+  }
 }

@@ -61,6 +61,8 @@ struct ServeAttachTests {
       let tmux = try await Self.attach(fixture)
       defer { Task { await tmux.kill() } }
       try await tmux.waitForTable(fresh: ["flags", "model"])
+      // The header says where the rows come from.
+      try await tmux.waitFor("attached to ")
       // The dashboard has no engine of its own: the origin saw nothing from it.
       #expect(await Self.requestCounts(fixture.origin) == before)
 

@@ -12,12 +12,16 @@ public struct DashboardOptions: Sendable, Equatable {
   public var unicode: Bool
   /// The time zone for clock times in the header, the event pane and the detail pane.
   public var timeZone: TimeZone
+  /// The control socket of the engine this dashboard is attached to (`--attach`), shown in the
+  /// header; nil when the engine runs in this process.
+  public var attachedTo: String?
 
   /// Creates options; the defaults suit a colour UTF-8 terminal in the local time zone.
   public init(
     configPath: String? = nil, readonly: Bool = false, color: Bool = true, unicode: Bool = true,
-    timeZone: TimeZone = .current
+    timeZone: TimeZone = .current, attachedTo: String? = nil
   ) {
+    self.attachedTo = attachedTo
     self.configPath = configPath
     self.readonly = readonly
     self.color = color

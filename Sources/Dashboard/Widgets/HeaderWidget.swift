@@ -27,6 +27,13 @@ struct HeaderWidget: Widget {
     var line = SegmentLine()
     let state = context.state
     line.add("AssetWatch", context.theme.strong)
+    if let socket = state.options.attachedTo {
+      // Where the rows come from: another process's engine, not one of our own.
+      // The end of the path says the most (`…/app/cache/control.sock`).
+      let path = Formatting.safe(socket)
+      let shown = path.count > 24 ? String(context.glyphs.ellipsis) + path.suffix(23) : path
+      line.add("attached to " + shown, priority: 1)
+    }
     if let config = state.options.configPath ?? state.info?.configPath {
       line.add(context.cut(Formatting.safe(config), 32), priority: 6)
     }

@@ -26,7 +26,7 @@ package final class SocketEngineLink: EngineLink {
     self.session = ControlSession(path: path, retryInterval: retryInterval)
   }
 
-  package var socketPath: String? { path }
+  package var socketPath: String? { ControlClient.resolveSocketPath(path) }
 
   package func open(only: Set<String>?, sweeping: Bool) async throws(EngineLinkError) {
     let client = try await Self.connect(path)
