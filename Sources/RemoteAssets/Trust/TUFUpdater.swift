@@ -215,6 +215,20 @@ package actor TUFUpdater {
   ///
   /// - Throws: ``TUFUpdateError/targetNotFound(path:)`` when no role lists it.
   package func target(path: String) async throws(TUFUpdateError) -> TargetFile {
+    try await signedTarget(path: path).target
+  }
+
+  /// The trusted set of the last successful refresh (nil before one, or after a failed one).
+  package var trustedMetadata: TrustedMetadataSet? { trusted }
+
+  /// Like ``target(path:)``, with the role whose metadata lists the target (`targets`, or a
+  /// delegated role's name).
+  ///
+  /// - Throws: ``TUFUpdateError/targetNotFound(path:)`` when no role lists it, the refresh's
+  ///   or the delegation walk's errors.
+  package func signedTarget(path: String) async throws(TUFUpdateError) -> (
+    target: TargetFile, role: String
+  ) {
     if trusted == nil { try await refresh() }
     guard var set = trusted else { throw .noTrustedRoot(folder: folder.directory.path) }
     defer { trusted = set }
@@ -222,7 +236,7 @@ package actor TUFUpdater {
     while true {
       let step = try verify { () throws(TUFError) in try lookup.next(in: &set) }
       switch step {
-      case .found(let target, _): return target
+      case .found(let target, let role): return (target, role)
       case .notFound: throw .targetNotFound(path: path)
       case .needMetadata(let role, _):
         if let cached = try? folder.read(role: role),

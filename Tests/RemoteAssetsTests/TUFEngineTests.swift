@@ -1,0 +1,188 @@
+import AssetWatchTestKit
+import Crypto
+import DemoOrigin
+import Foundation
+import RemoteAssetsTestKit
+import Testing
+
+@testable import RemoteAssets
+
+/// The engine with a `tuf` block, against repositories python-tuf wrote
+/// (`make_updater_repo.py`) served by a `LoopbackOrigin`: assets take their URL, size, hash and
+/// version from signed targets; a refusal keeps the last good copy, with an `untrusted` error
+/// that names the role and the check.
+@Suite struct TUFEngineTests {
+  static let helloPath = "files/hello.txt"
+  static let dataPath = "project/data.bin"
+
+  /// An engine following the repository `origin` serves (`/metadata/`, `/targets/`), trusting
+  /// the fixture's root version 1; assets refresh only when asked (no timer in the way).
+  func withTUFEngine(
+    _ assets: [AssetDefinition], origin: LoopbackOrigin,
+    _ body: (AssetEngine, TemporaryDirectory) async throws -> Void
+  ) async throws {
+    let source = TUFSource(
+      metadataURL: URL(string: "\(origin.baseURL)/metadata/")!,
+      targetsURL: URL(string: "\(origin.baseURL)/targets/")!,
+      root: try TUFRepositoryFixture.trustedRootURL())
+    try await withEngine(assets, configure: { $0.tuf = source }, body)
+  }
+
+  func signed(_ id: String, path: String?, bundled: URL? = nil) -> AssetDefinition {
+    var asset = AssetDefinition(
+      id: id, remote: nil, bundled: bundled.map { .file($0) }, refresh: .manual, timeout: 30)
+    asset.targetPath = path
+    return asset
+  }
+
+  /// The URL path a consistent-snapshot repository serves `path` under (`dir/<sha256>.name`).
+  func hashPrefixed(_ path: String, _ data: Data) -> String {
+    let sha = SHA256Text.hex(SHA256.hash(data: data))
+    guard let slash = path.lastIndex(of: "/") else { return "/targets/\(sha).\(path)" }
+    return "/targets/\(path[...slash])\(sha).\(path[path.index(after: slash)...])"
+  }
+
+  @Test func signedTargetsAreFetchedFromTheirHashPrefixedNamesAndServed() async throws {
+    let targets = try TUFRepositoryFixture.targets()
+    let hello = try #require(targets[Self.helloPath])
+    let data = try #require(targets[Self.dataPath])
+    try await withOrigin { origin in
+      try await TUFRepositoryFixture.serve("initial", on: origin)
+      try await withTUFEngine(
+        [signed("hello", path: Self.helloPath), signed("data", path: Self.dataPath)], origin: origin
+      ) { engine, _ in
+        let first = await engine.refresh("hello")
+        #expect(first == .updated(version: "2026.11-signed"), "\(first)")
+        #expect(try await engine.data("hello") == hello)
+        let status = try #require(await engine.status("hello"))
+        #expect(status.targetVersion == "2026.11-signed")
+        #expect(status.lastError == nil)
+        #expect(await origin.requestCount(path: hashPrefixed(Self.helloPath, hello)) == 1)
+        // A delegated role's target (no version in its custom data).
+        #expect(await engine.refresh("data").isUpdated)
+        #expect(await engine.status("data")?.targetVersion == nil)
+        #expect(try await engine.data("data") == data)
+        #expect(await origin.requestCount(path: hashPrefixed(Self.dataPath, data)) == 1)
+        // Nothing else under /targets/ was asked for (no plain, unprefixed name).
+        let targetRequests = await origin.allRequests().map(\.path).filter {
+          $0.hasPrefix("/targets/")
+        }
+        #expect(Set(targetRequests).count == 2)
+      }
+    }
+  }
+
+  /// A good repository, then one the verifier refuses: the asset keeps serving the bytes it had,
+  /// and its error is `untrusted`, naming the role and the check.
+  @Test(arguments: [
+    ("expired", "timestamp.json expired"),
+    ("rollback", "timestamp.json names snapshot.json version 1, older than the trusted 2"),
+    ("unsigned", "timestamp.json has 0 of the 1 signature its role requires"),
+  ])
+  func aRefusedRepositoryKeepsTheLastGoodCopy(state: String, says: String) async throws {
+    let hello = try #require(try TUFRepositoryFixture.targets()[Self.helloPath])
+    try await withOrigin { origin in
+      try await TUFRepositoryFixture.serve("initial", on: origin)
+      try await withTUFEngine([signed("hello", path: Self.helloPath)], origin: origin) {
+        engine, _ in
+        #expect(await engine.refresh("hello").isUpdated)
+        try await TUFRepositoryFixture.serve("bumped", on: origin)
+        #expect(await engine.refresh("hello") == .notModified)
+        try await TUFRepositoryFixture.serve(state, on: origin)
+        let outcome = await engine.refresh("hello")
+        #expect(outcome.failure?.kind == .untrusted, "\(outcome)")
+        #expect(try await engine.data("hello") == hello)
+        let error = try #require(await engine.status("hello")?.lastError)
+        #expect(error.kind == .untrusted)
+        #expect(error.message.contains(says), "\(error.message)")
+        #expect(await engine.info().manifestError?.contains(says) == true)
+      }
+    }
+  }
+
+  @Test func aRefusalEndsWhenTheRepositoryVerifiesAgain() async throws {
+    try await withOrigin { origin in
+      try await TUFRepositoryFixture.serve("bumped", on: origin)
+      try await withTUFEngine([signed("hello", path: Self.helloPath)], origin: origin) {
+        engine, _ in
+        #expect(await engine.refresh("hello").isUpdated)
+        try await TUFRepositoryFixture.serve("unsigned", on: origin)
+        #expect(await engine.refresh("hello").failure?.kind == .untrusted)
+        try await TUFRepositoryFixture.serve("bumped", on: origin)
+        #expect(await engine.refresh("hello") == .notModified)
+        #expect(await engine.status("hello")?.lastError == nil)
+        #expect(await engine.info().manifestError == nil)
+      }
+    }
+  }
+
+  @Test func bytesThatDifferFromTheSignedHashesAreRefusedAndNeverServed() async throws {
+    let hello = try #require(try TUFRepositoryFixture.targets()[Self.helloPath])
+    try await withOrigin { origin in
+      try await TUFRepositoryFixture.serve("initial", on: origin)
+      // Same length, other bytes, under the name the signed hash gives.
+      var forged = hello
+      forged[0] ^= 0x20
+      await origin.setResource(
+        hashPrefixed(Self.helloPath, hello), body: forged, contentType: "text/plain")
+      try await withTemporaryDirectory(prefix: "aw-tuf-bundled") { files in
+        let bundled = Data("bundled hello\n".utf8)
+        try bundled.write(to: files.url("hello.txt"))
+        try await withTUFEngine(
+          [signed("hello", path: Self.helloPath, bundled: files.url("hello.txt"))],
+          origin: origin
+        ) { engine, _ in
+          let outcome = await engine.refresh("hello")
+          #expect(outcome.failure?.kind == .untrusted, "\(outcome)")
+          #expect(try await engine.data("hello") == bundled)
+          let error = try #require(await engine.status("hello")?.lastError)
+          #expect(error.kind == .untrusted)
+          #expect(error.message.contains("targets.json signed"), "\(error.message)")
+          #expect(error.message.contains(Self.helloPath), "\(error.message)")
+        }
+      }
+    }
+  }
+
+  @Test func anAssetNoSignedTargetCoversIsNeverFetched() async throws {
+    try await withOrigin { origin in
+      try await TUFRepositoryFixture.serve("initial", on: origin)
+      try await withTemporaryDirectory(prefix: "aw-tuf-local") { files in
+        try Data("{}".utf8).write(to: files.url("local.json"))
+        let local = AssetDefinition(
+          id: "local", remote: files.url("local.json"), format: .json, refresh: .manual)
+        // A configured remote is not fetched either: only signed targets are.
+        // No targetPath: the asset id is the target path.
+        var unsigned = signed("absent", path: nil)
+        unsigned.remote = URL(string: "\(origin.baseURL)/targets/absent")
+        try await withTUFEngine([unsigned, local], origin: origin) { engine, _ in
+          let outcome = await engine.refresh("absent")
+          #expect(outcome.failure?.kind == .untrusted, "\(outcome)")
+          let error = try #require(await engine.status("absent")?.lastError)
+          #expect(
+            error.message.contains("no signed TUF target covers it (target path absent)"),
+            "\(error.message)")
+          #expect(await origin.requestCount(path: "/targets/absent") == 0)
+          // A local file:// asset is not the publisher's: it stays as it was.
+          #expect(await engine.refresh("local").isUpdated)
+          #expect(try await engine.data("local") == Data("{}".utf8))
+        }
+      }
+    }
+  }
+
+  @Test func nothingIsFetchedBeforeTheMetadataVerifies() async throws {
+    try await withOrigin { origin in
+      // Only the unsigned repository state is served from the start.
+      try await TUFRepositoryFixture.serve("unsigned", on: origin)
+      // The fixture root is trusted, but timestamp 3 is signed by the wrong key.
+      try await withTUFEngine([signed("hello", path: Self.helloPath)], origin: origin) {
+        engine, _ in
+        let outcome = await engine.refresh("hello")
+        #expect(outcome.failure?.kind == .untrusted, "\(outcome)")
+        let targetRequests = await origin.allRequests().filter { $0.path.hasPrefix("/targets/") }
+        #expect(targetRequests.isEmpty)
+      }
+    }
+  }
+}
