@@ -6,7 +6,7 @@ import Foundation
 extension EngineInfo: Codable {
   private enum CodingKeys: String, CodingKey {
     case appVersion, configPath, manifestVersion, autoRefreshPaused, refreshEvery
-    case cacheReadOnly, manifestCheckedAt, manifestError, assetsLoading
+    case cacheReadOnly, manifestCheckedAt, manifestError, assetsLoading, trust
   }
 
   /// Decodes engine info; only `appVersion` is required.
@@ -24,9 +24,11 @@ extension EngineInfo: Codable {
     manifestCheckedAt = try c.decodeIfPresent(Date.self, forKey: .manifestCheckedAt)
     manifestError = try c.decodeIfPresent(String.self, forKey: .manifestError)
     assetsLoading = try c.decodeIfPresent(Int.self, forKey: .assetsLoading)
+    trust = try c.decodeIfPresent(TrustSummary.self, forKey: .trust)
   }
 
-  /// Encodes every field; absent optionals are written as `null` (but `assetsLoading` only when set).
+  /// Encodes every field; absent optionals are written as `null` (but `assetsLoading` and `trust`
+  /// only when set: output without them stays as older versions wrote it).
   public func encode(to encoder: any Encoder) throws {
     var c = encoder.container(keyedBy: CodingKeys.self)
     try c.encode(appVersion, forKey: .appVersion)
@@ -39,6 +41,7 @@ extension EngineInfo: Codable {
     try c.encode(manifestError, forKey: .manifestError)
     // Only while loading: output written after the start stays as it was.
     try c.encodeIfPresent(assetsLoading, forKey: .assetsLoading)
+    try c.encodeIfPresent(trust, forKey: .trust)
   }
 }
 

@@ -58,6 +58,14 @@ import Testing
         #expect(status.targetVersion == "2026.11-signed")
         #expect(status.lastError == nil)
         #expect(await origin.requestCount(path: hashPrefixed(Self.helloPath, hello)) == 1)
+        // The trust summary: root 1, the fixture's metadata expires 30 days after it was built.
+        let trust = try #require(await engine.info().trust)
+        #expect(trust.signed)
+        #expect(trust.rootVersion == 1)
+        #expect(trust.refusal == nil)
+        let expiry = try #require(trust.earliestExpiry)
+        #expect(expiry > Date().addingTimeInterval(29 * 86_400))
+        #expect(expiry < Date().addingTimeInterval(31 * 86_400))
         // A delegated role's target (no version in its custom data).
         #expect(await engine.refresh("data").isUpdated)
         #expect(await engine.status("data")?.targetVersion == nil)
@@ -96,6 +104,10 @@ import Testing
         #expect(error.kind == .untrusted)
         #expect(error.message.contains(says), "\(error.message)")
         #expect(await engine.info().manifestError?.contains(says) == true)
+        let trust = try #require(await engine.info().trust)
+        #expect(!trust.signed)
+        #expect(trust.refusal?.contains(says) == true)
+        #expect(trust.earliestExpiry == nil)
       }
     }
   }

@@ -11,6 +11,12 @@ struct TrustState: Sendable {
   var refusal: String?
   /// The role that signed each asset's applied target (`targets` or a delegated role).
   var signedBy: [String: String] = [:]
+  /// Whether the last refresh verified the metadata.
+  var signed = false
+  /// The trusted root's version and the earliest expiry of the top-level roles, as of the last
+  /// verified refresh.
+  var rootVersion: Int64?
+  var earliestExpiry: Date?
 }
 
 extension AssetEngine {
@@ -42,11 +48,11 @@ extension AssetEngine {
   func refreshSignedTargets() async {
     let now = clock.now()
     guard let source = configuration.tuf else { return }
-    var errorChanged = false
     do {
       let updater = try trustUpdater(source)
       try await updater.refresh()
-      let consistent = await updater.trustedMetadata?.root.consistentSnapshot ?? false
+      let trusted = await updater.trustedMetadata
+      let consistent = trusted?.root.consistentSnapshot ?? false
       var applied = 0
       for id in order {
         guard let definition = records[id]?.definition, followsSignedTargets(definition) else {
@@ -66,9 +72,14 @@ extension AssetEngine {
             ))
         }
       }
-      if trust.refusal != nil { errorChanged = true }
       trust.refusal = nil
-      errorChanged = manifestSchedule.succeeded(at: now, interval: signedInterval) || errorChanged
+      trust.signed = true
+      trust.rootVersion = trusted?.root.version
+      trust.earliestExpiry = trusted.map { set in
+        ([set.root.expires, set.timestamp?.expires, set.snapshot?.expires, set.targets?.expires]
+          as [Date?]).compactMap { $0 }.min() ?? set.root.expires
+      }
+      manifestSchedule.succeeded(at: now, interval: signedInterval)
       log(nil, .info, "signed targets verified: \(applied) assets")
     } catch {
       let message = error.description
@@ -77,6 +88,7 @@ extension AssetEngine {
         log(nil, .error, "tuf: \(message); keeping the targets verified last")
       } else {
         trust.refusal = message
+        trust.signed = false
         for id in order {
           guard let definition = records[id]?.definition, followsSignedTargets(definition) else {
             continue
@@ -87,13 +99,20 @@ extension AssetEngine {
       }
       let retryAfter: TimeInterval? =
         if case .network(_, let fetchError) = error { fetchError.retryAfter } else { nil }
-      let delay: TimeInterval
-      (delay, errorChanged) = manifestSchedule.failed(
+      let (delay, _) = manifestSchedule.failed(
         at: now, message: message, retryAfter: retryAfter, backoff: backoff)
       log(nil, .info, "tuf: retry in \(DurationText.format(delay))")
     }
+    // The trust summary, the header's error or the targets may have changed.
     publish(.engineChanged(info()))
-    _ = errorChanged
+  }
+
+  /// The trust summary ``info()`` carries: nil without a `tuf` block.
+  func trustSummary() -> TrustSummary? {
+    guard configuration.tuf != nil else { return nil }
+    return TrustSummary(
+      signed: trust.signed, rootVersion: trust.rootVersion,
+      earliestExpiry: trust.signed ? trust.earliestExpiry : nil, refusal: trust.refusal)
   }
 
   /// A download of a signed target whose bytes differ from the signed length or hashes is a

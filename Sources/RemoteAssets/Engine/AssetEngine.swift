@@ -390,6 +390,7 @@ public actor AssetEngine {
     info.manifestCheckedAt = manifest?.checkedAt
     info.manifestError = manifestSchedule.error
     info.assetsLoading = loading.pending.isEmpty ? nil : loading.pending.count
+    info.trust = trustSummary()  // nil without a `tuf` block (AssetEngine+Trust.swift)
     return info
   }
 
