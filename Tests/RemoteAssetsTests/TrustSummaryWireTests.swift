@@ -1,4 +1,5 @@
 import Foundation
+import RemoteAssetsTestKit
 import Testing
 
 @testable import RemoteAssets
@@ -32,6 +33,14 @@ import Testing
     #expect(try decoder().decode(EngineInfo.self, from: data) == info)
     info.trust = TrustSummary(signed: false, refusal: "timestamp.json expired 1 h ago.")
     #expect(try decoder().decode(EngineInfo.self, from: try encoder().encode(info)) == info)
+  }
+
+  @Test func anEngineWithoutTUFHasNoTrustSummary() async throws {
+    let asset = AssetDefinition(id: "a", remote: nil, bundled: .bytes(Data("x".utf8)))
+    try await withEngine([asset]) { engine, _ in
+      #expect(await engine.info().trust == nil)
+      #expect(await engine.snapshot().info.trust == nil)
+    }
   }
 
   @Test func withoutTUFTheKeyIsAbsentAndOlderPeersDecode() throws {
