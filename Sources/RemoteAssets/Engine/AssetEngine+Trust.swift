@@ -162,6 +162,10 @@ extension AssetEngine {
     }
     var settings = TUFUpdater.Settings()
     settings.timeout = configuration.assetDefaults.timeout
+    // The metadata goes through the same TLS settings and proxy as the config's `defaults`
+    // (like the manifest).
+    settings.tls = configuration.assetDefaults.tls
+    settings.proxy = configuration.assetDefaults.proxy
     let clock = self.clock
     settings.now = { clock.now() }
     let updater = try TUFUpdater(

@@ -38,6 +38,10 @@ package actor TUFUpdater {
     package var allowInsecure = false
     /// The time expiry is judged against (read once per refresh).
     package var now: @Sendable () -> Date = { Date() }
+    /// TLS settings for every request (the engine passes the config's `defaults.tls`).
+    package var tls: TLSSettings? = nil
+    /// The proxy for every request (the engine passes the config's `defaults.proxy`).
+    package var proxy: ProxySetting = .environment
 
     package init() {}
   }
@@ -283,9 +287,11 @@ package actor TUFUpdater {
       path: target.path, hashPrefixed: consistent ? target.consistentFileNames().first : nil)
     let url = try Self.remoteURL(
       TUFFileNames.join(baseURL, remote), allowInsecure: settings.allowInsecure)
-    let request = FetchRequest(
+    var request = FetchRequest(
       url: url.url, maxBytes: target.length, expectedSize: target.length,
       timeout: settings.timeout, allowInsecure: settings.allowInsecure)
+    request.tls = settings.tls
+    request.proxy = settings.proxy
     let sink: DownloadSink
     do {
       sink = try await fetcher.fetchToPartial(request, in: targetFolder)
@@ -339,9 +345,11 @@ package actor TUFUpdater {
   {
     let url = try Self.remoteURL(
       TUFFileNames.join(metadataURL, name), allowInsecure: settings.allowInsecure)
-    let request = FetchRequest(
+    var request = FetchRequest(
       url: url.url, maxBytes: Int64(maxBytes), timeout: settings.timeout,
       allowInsecure: settings.allowInsecure)
+    request.tls = settings.tls
+    request.proxy = settings.proxy
     do {
       return try await fetcher.fetchBytes(request, scratch: folder.directory)
     } catch {
