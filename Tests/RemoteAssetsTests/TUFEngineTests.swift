@@ -3,6 +3,7 @@ import Crypto
 import DemoOrigin
 import Foundation
 import RemoteAssetsTestKit
+import Synchronization
 import Testing
 
 @testable import RemoteAssets
@@ -181,6 +182,43 @@ import Testing
         }
       }
     }
+  }
+
+  /// An HTTP fetcher that records the proxy setting of every request it is handed.
+  final class RecordingFetcher: AssetFetcher {
+    let http = HTTPFetcher()
+    let seen = Mutex<[(path: String, proxy: ProxySetting)]>([])
+
+    func canFetch(_ url: URL) -> Bool { http.canFetch(url) }
+
+    func fetch(_ request: FetchRequest, into sink: DownloadSink) async throws -> FetchResponse {
+      seen.withLock { $0.append((request.url.path, request.proxy)) }
+      return try await http.fetch(request, into: sink)
+    }
+  }
+
+  @Test func metadataRequestsUseTheDefaultsProxySetting() async throws {
+    let fetcher = RecordingFetcher()
+    try await withOrigin { origin in
+      try await TUFRepositoryFixture.serve("initial", on: origin)
+      let source = TUFSource(
+        metadataURL: URL(string: "\(origin.baseURL)/metadata/")!,
+        targetsURL: URL(string: "\(origin.baseURL)/targets/")!,
+        root: try TUFRepositoryFixture.trustedRootURL())
+      try await withEngine(
+        [signed("hello", path: Self.helloPath)], fetchers: [fetcher],
+        configure: {
+          $0.tuf = source
+          $0.assetDefaults.proxy = .direct
+        }
+      ) { engine, _ in
+        #expect(await engine.refresh("hello").isUpdated)
+      }
+    }
+    try await fetcher.http.shutdown()
+    let metadata = fetcher.seen.withLock { $0 }.filter { $0.path.hasPrefix("/metadata/") }
+    #expect(metadata.map(\.path).contains("/metadata/timestamp.json"))
+    #expect(metadata.allSatisfy { $0.proxy == .direct })
   }
 
   @Test func nothingIsFetchedBeforeTheMetadataVerifies() async throws {
