@@ -184,6 +184,34 @@ import Testing
     }
   }
 
+  static func servesSignedHello(_ status: AssetStatus) -> Bool {
+    status.id == "hello" && status.version == "2026.11-signed"
+  }
+
+  @Test func theSchedulerVerifiesAndFetchesWithoutBeingAsked() async throws {
+    let hello = try #require(try TUFRepositoryFixture.targets()[Self.helloPath])
+    try await withOrigin { origin in
+      try await TUFRepositoryFixture.serve("initial", on: origin)
+      var asset = signed("hello", path: Self.helloPath)
+      asset.refresh = .every(3600)
+      try await withTUFEngine([asset], origin: origin) { engine, _ in
+        let events = await engine.events()
+        await engine.startAutoRefresh()
+        let served = await firstEvent(in: events, timeout: .seconds(30)) { event in
+          switch event {
+          case .snapshot(let snapshot): snapshot.assets.contains(where: Self.servesSignedHello)
+          case .assetChanged(let status): Self.servesSignedHello(status)
+          default: false
+          }
+        }
+        #expect(served != nil)
+        let bytes = try await engine.data("hello")
+        #expect(bytes == hello)
+        #expect(await engine.info().trust?.signed == true)
+      }
+    }
+  }
+
   /// An HTTP fetcher that records the proxy setting of every request it is handed.
   final class RecordingFetcher: AssetFetcher {
     let http = HTTPFetcher()
