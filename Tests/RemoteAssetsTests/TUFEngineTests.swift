@@ -212,6 +212,35 @@ import Testing
     }
   }
 
+  @Test func anUnreachableRepositoryIsNotARefusal() async throws {
+    let hello = try #require(try TUFRepositoryFixture.targets()[Self.helloPath])
+    try await withOrigin { origin in
+      // Nothing published yet (404): the asset is not fetched, and says why with the network's
+      // kind (a retry may help), not as untrusted.
+      try await withTUFEngine([signed("hello", path: Self.helloPath)], origin: origin) {
+        engine, _ in
+        let first = await engine.refresh("hello")
+        #expect(first.failure?.kind == .httpStatus, "\(first)")
+        #expect(first.failure?.message.contains("could not be checked") == true, "\(first)")
+        #expect(first.failure?.message.contains("timestamp.json") == true, "\(first)")
+        #expect(await engine.info().trust?.signed == false)
+        #expect(await engine.info().trust?.refusal == nil)
+        try await TUFRepositoryFixture.serve("initial", on: origin)
+        #expect(await engine.refresh("hello").isUpdated)
+        // The metadata gone again: the target verified last stays in force.
+        for file in try TUFRepositoryFixture.files("initial") where file.hasPrefix("metadata/") {
+          await origin.remove("/" + file)
+        }
+        let outcome = await engine.refresh("hello")
+        #expect(outcome == .notModified, "\(outcome)")
+        let bytes = try await engine.data("hello")
+        #expect(bytes == hello)
+        #expect(await engine.info().trust?.signed == true)
+        #expect(await engine.info().manifestError?.contains("timestamp.json") == true)
+      }
+    }
+  }
+
   /// An HTTP fetcher that records the proxy setting of every request it is handed.
   final class RecordingFetcher: AssetFetcher {
     let http = HTTPFetcher()

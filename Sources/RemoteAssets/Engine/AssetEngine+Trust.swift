@@ -83,8 +83,18 @@ extension AssetEngine {
       log(nil, .info, "signed targets verified: \(applied) assets")
     } catch {
       let message = error.description
-      if case .network = error {
-        // Nothing was refused: the targets verified last stay in force.
+      if case .network(_, let fetchError) = error {
+        // Nothing was refused: the targets verified last stay in force. An asset with none yet
+        // stays unfetched, and says why (with the network's kind: a retry may help).
+        for id in order where trust.signedBy[id] == nil {
+          guard let definition = records[id]?.definition, followsSignedTargets(definition) else {
+            continue
+          }
+          records[id]?.urlRefusal = FetchError(
+            fetchError.kind,
+            "not fetched: the signed TUF metadata could not be checked: \(message)",
+            status: fetchError.status, retryAfter: fetchError.retryAfter)
+        }
         log(nil, .error, "tuf: \(message); keeping the targets verified last")
       } else {
         trust.refusal = message
