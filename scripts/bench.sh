@@ -9,6 +9,7 @@
 #   env:   RUNS (5; --quick 3)  BIG_MIB (1024; --quick 256)  IDLE_SECONDS (60; --quick 10)
 #          STORM_RATE (1000 events/s)  STORM_KEYS (10)  STORM_SECONDS (5)
 #          FLEET_SIZES ("1000x20 10000x50"; --quick "1000x20")
+#          ASSETWATCH_BIN (a release binary to measure instead of building this tree's)
 #
 # Installs what it needs from Debian's packages when run as root (nginx-light curl time tmux),
 # else says what to install. Writes nothing outside a temporary folder.
@@ -48,9 +49,14 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 export PATH="$PATH:/usr/sbin"
 
-echo "building assetwatch (release)..." >&2
-swift build -c release --product assetwatch >/dev/null
-BIN="$(swift build -c release --show-bin-path)/assetwatch"
+if [ -n "${ASSETWATCH_BIN:-}" ]; then
+  # Another build's binary (an older commit's, to compare before and after a change).
+  BIN="$ASSETWATCH_BIN"
+else
+  echo "building assetwatch (release)..." >&2
+  swift build -c release --product assetwatch >/dev/null
+  BIN="$(swift build -c release --show-bin-path)/assetwatch"
+fi
 
 WORK=$(mktemp -d)
 chmod 755 "$WORK"

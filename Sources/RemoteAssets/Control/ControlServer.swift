@@ -94,9 +94,12 @@ public final class ControlServer: Sendable {
   /// Closes the socket and every connection, and removes the socket file.
   public func stop() async {
     guard !stopped.exchange(true, ordering: .relaxed) else { return }
+    // Closing the listening channel ends the accept loop only after every connection accepted
+    // so far has been handed to it (one dropped unconsumed would deinit its writer unfinished,
+    // which NIO treats as a fatal error); the loop then closes the connections still open.
+    // Cancelling the loop instead could drop such a connection.
     try? await serverChannel.close()
     let task = acceptTask.withLock { $0 }
-    task?.cancel()
     await task?.value
     unlink(socketPath)
   }
@@ -109,8 +112,19 @@ public final class ControlServer: Sendable {
       try await server.executeThenClose { inbound in
         try await withThrowingDiscardingTaskGroup { group in
           for try await connection in inbound {
-            group.addTask { await self.serve(connection) }
+            group.addTask {
+              // A stop cancels the served connections: closing the channel ends both of its
+              // directions, so the connection's `executeThenClose` returns.
+              await withTaskCancellationHandler {
+                await self.serve(connection)
+              } onCancel: {
+                connection.channel.close(promise: nil)
+              }
+            }
           }
+          // The listener closed (stop): close the connections still open instead of waiting
+          // for their watchers to hang up.
+          group.cancelAll()
         }
       }
     } catch {

@@ -69,20 +69,24 @@ extension AssetEngine {
       return .notModified
     }
     records[id]?.attemptStartedAt = ContinuousClock.now
-    if let refusal = records[id]?.urlRefusal {
-      return await finishFailure(id, refusal, quiet: false)
-    }
-    guard let remote = definition.remote else {
-      return await finishFailure(
-        id, FetchError(.unsupported, "the asset has no remote"), quiet: false)
+    guard let record = records[id] else { return .notModified }
+    let fetchers = self.fetchers
+    let remote: URL
+    let conditional: AssetRefreshLifecycle.Validators
+    let quiet: Bool
+    switch AssetRefreshLifecycle.start(
+      record, manual: manual, canFetch: { url in fetchers.contains { $0.canFetch(url) } })
+    {
+    case .fail(let error):
+      return await finishFailure(id, error, quiet: false)
+    case .fetch(let url, let validators, let isQuiet):
+      (remote, conditional, quiet) = (url, validators, isQuiet)
     }
     guard let fetcher = fetchers.first(where: { $0.canFetch(remote) }) else {
       return await finishFailure(
         id, FetchError(.unsupported, "no fetcher for \(remote.scheme ?? "this") URLs"), quiet: false
       )
     }
-    // Live assets are checked several times a second: only changes are worth an event.
-    let quiet = definition.refresh == .live && !manual
     if manual { records[id]?.autoRefreshBlocked = false }
     if !quiet { setActivity(id, .checking) }
 
@@ -110,21 +114,9 @@ extension AssetEngine {
       }
     }
     defer { release() }
-    // Validators only make sense for the URL that produced the copy held now.
-    let current = records[id]?.entry.current.flatMap {
-      $0.remote == remote.absoluteString ? $0 : nil
-    }
-    // A response rejected by validation is asked about again with its own validators, so an
-    // unchanged bad file costs a 304 (and a live file is not fetched, rejected and logged again
-    // ten times a second), not another download.
-    let rejected = records[id]?.entry.rejected.flatMap {
-      $0.remote == remote.absoluteString && $0.hasValidators ? $0 : nil
-    }
     var request = FetchRequest(
       url: remote, headers: definition.headers,
-      // Without a usable cached copy, a 304 would leave nothing to serve: ask unconditionally.
-      etag: rejected.map(\.etag) ?? current?.etag,
-      lastModified: rejected.map(\.lastModified) ?? current?.lastModified,
+      etag: conditional.etag, lastModified: conditional.lastModified,
       maxBytes: definition.maxBytes,
       expectedSize: definition.expectedSize, expectedSHA256: definition.sha256,
       timeout: definition.timeout,
@@ -136,13 +128,18 @@ extension AssetEngine {
     do {
       switch try await fetcher.fetch(request, into: sink) {
       case .notModified(let metadata):
-        if rejected != nil { throw stillRejected(id) }
-        guard current != nil else {
+        guard let entry = records[id]?.entry else { return .notModified }
+        switch AssetRefreshLifecycle.notModified(entry, conditional: conditional) {
+        case .stillRejected: throw stillRejected(id)
+        case .unconditional:
           throw FetchError(
             .httpStatus, "the server answered 304 Not Modified to an unconditional request",
             status: 304)
+        case .bookkeeping:
+          return await finishNotModified(id, metadata: metadata, quiet: quiet, durable: false)
+        case .clearFailure:
+          return await finishNotModified(id, metadata: metadata, quiet: quiet, durable: true)
         }
-        return await finishNotModified(id, metadata: metadata, quiet: quiet)
       case .downloaded(let metadata):
         do {
           return try await commitDownload(id, sink: sink, metadata: metadata, epoch: epoch)
@@ -249,15 +246,9 @@ extension AssetEngine {
     }
     let now = clock.now()
     let freshness = serverFreshness(id, metadata: metadata, receivedAt: now, revalidated: false)
-    let next = nextScheduledCheck(definition, after: now)
-    let markChecked: @Sendable (inout CacheEntry) -> Void = { entry in
-      entry.checkedAt = now
-      entry.serverTTL = nil
-      entry.serverFreshness = freshness
-      entry.lastError = nil
-      entry.consecutiveFailures = 0
-      entry.nextAttemptAt = next
-      entry.rejected = nil
+    let next = AssetRefreshLifecycle.nextCheck(definition.refresh, after: now)
+    let markChecked: @Sendable (inout CacheEntry) -> Void = {
+      $0.markChecked(at: now, next: next, freshness: freshness)
     }
     if let current = record.entry.current, current.sha256 == sha {
       // Same bytes (a server without validators): only freshness and validators move.
@@ -288,23 +279,19 @@ extension AssetEngine {
     return finishAttempt(id, outcome: .updated(version: shown), detail: shown)
   }
 
-  private func finishNotModified(_ id: String, metadata: FetchMetadata, quiet: Bool) async
-    -> RefreshOutcome
-  {
+  /// Ends an attempt answered by a 304: `durable` when a failure is being cleared (the entry is
+  /// written), else only bookkeeping moves (see ``AssetRefreshLifecycle/NotModified``).
+  private func finishNotModified(
+    _ id: String, metadata: FetchMetadata, quiet: Bool, durable: Bool
+  ) async -> RefreshOutcome {
     guard let record = records[id] else { return .notModified }
     let now = clock.now()
-    let next = nextScheduledCheck(record.definition, after: now)
+    let next = AssetRefreshLifecycle.nextCheck(record.definition.refresh, after: now)
     let freshness = serverFreshness(id, metadata: metadata, receivedAt: now, revalidated: true)
-    let markChecked: @Sendable (inout CacheEntry) -> Void = { entry in
-      entry.checkedAt = now
-      entry.serverTTL = nil
-      entry.serverFreshness = freshness
-      entry.lastError = nil
-      entry.consecutiveFailures = 0
-      entry.nextAttemptAt = next
-      entry.rejected = nil
+    let markChecked: @Sendable (inout CacheEntry) -> Void = {
+      $0.markChecked(at: now, next: next, freshness: freshness)
     }
-    if record.entry.consecutiveFailures == 0, record.entry.lastError == nil {
+    if !durable {
       // Only bookkeeping moves: memory now, the freshness journal later, no durable rewrite
       // (two fsyncs per asset). Live checks also send no event per poll.
       markChecked(&records[id, default: record].entry)
@@ -331,42 +318,29 @@ extension AssetEngine {
     _ id: String, _ error: FetchError, quiet: Bool, rejecting: RejectedResponse? = nil
   ) async -> RefreshOutcome {
     guard let record = records[id] else { return .failed(error) }
-    let definition = record.definition
     let now = clock.now()
-    if quiet, record.entry.lastError?.message == error.message, record.entry.consecutiveFailures > 0
-    {
-      // A live poll hitting the same problem again (a deleted file): said once is enough.
+    switch AssetRefreshLifecycle.failure(record, error, quiet: quiet, at: now, backoff: backoff) {
+    case .repeatQuietly(let next):
       records[id]?.activity = .idle
-      records[id]?.entry.nextAttemptAt = nextScheduledCheck(definition, after: now)
+      records[id]?.entry.nextAttemptAt = next
       return .failed(error)
+    case .record(let failures, let plan):
+      if plan == .blocked { records[id]?.autoRefreshBlocked = true }
+      let next = plan.date
+      let recorded = failureMessage(id, error, at: now)
+      let kind = error.kind
+      _ = try? await updateEntry(id) { entry in
+        entry.lastError = AssetErrorRecord(kind: kind, message: recorded, at: now)
+        entry.consecutiveFailures = failures
+        entry.nextAttemptAt = next
+        if let rejecting { entry.rejected = rejecting }
+      }
+      log(
+        id, .error,
+        AssetRefreshLifecycle.failureMessage(
+          error, serving: records[id]?.source, plan: plan, at: now))
+      return finishAttempt(id, outcome: .failed(error), detail: error.message)
     }
-    let failures = Backoff.failureCount(after: record.entry.consecutiveFailures)
-    let plan = RetryPlan.after(
-      error, refresh: definition.refresh, failures: failures, at: now, backoff: backoff)
-    if plan == .blocked { records[id]?.autoRefreshBlocked = true }
-    let next = plan.date
-    let recorded = failureMessage(id, error, at: now)
-    let kind = error.kind
-    _ = try? await updateEntry(id) { entry in
-      entry.lastError = AssetErrorRecord(kind: kind, message: recorded, at: now)
-      entry.consecutiveFailures = failures
-      entry.nextAttemptAt = next
-      if let rejecting { entry.rejected = rejecting }
-    }
-    let keeping: String
-    switch records[id]?.source {
-    case .cached?: keeping = "keeping the last good copy"
-    case .bundled?: keeping = "keeping the bundled copy"
-    default: keeping = "no copy to serve"
-    }
-    var message = "\(error.message); \(keeping)"
-    if let next {
-      message += "; retry in \(DurationText.format(next.timeIntervalSince(now)))"
-    } else if error.stopsAutoRefresh {
-      message += "; automatic refresh stopped until a manual refresh"
-    }
-    log(id, .error, message)
-    return finishAttempt(id, outcome: .failed(error), detail: error.message)
   }
 
   /// Ends an attempt: idle activity, history, metrics, one change event.
@@ -401,11 +375,7 @@ extension AssetEngine {
   }
 
   func nextScheduledCheck(_ definition: AssetDefinition, after now: Date) -> Date? {
-    switch definition.refresh {
-    case .every(let seconds): return now.addingTimeInterval(seconds)
-    case .live: return now.addingTimeInterval(LiveWatch.pollInterval)
-    case .manual: return nil
-    }
+    AssetRefreshLifecycle.nextCheck(definition.refresh, after: now)
   }
 }
 

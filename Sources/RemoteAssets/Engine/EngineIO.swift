@@ -48,10 +48,24 @@ struct LoadScope: Sendable, Equatable {
   var pending: Set<String> = []
 }
 
-/// What the look for other processes' changes to `entries/` knows.
+/// What the look for other processes' changes to `entries/` knows, and what it decides: a
+/// look reads nothing while the folder is unchanged, and then only the entries whose files
+/// changed since this process last read or wrote them.
 struct ExternalChanges: Sendable, Equatable {
   /// The folder's stamp at the last look: unchanged means nothing to read.
   var stamp: BlobStamp?
-  /// Entry files decoded by these looks (a probe: an unchanged folder must read none).
-  var decodes = 0
+
+  /// Whether a look that finds the folder at `folderStamp` has anything to read; remembers the
+  /// stamp for the next look.
+  mutating func folderChanged(_ folderStamp: BlobStamp?) -> Bool {
+    guard folderStamp != stamp else { return false }
+    stamp = folderStamp
+    return true
+  }
+
+  /// Whether an entry file found at `now` must be read: another process wrote, replaced or
+  /// removed it since this one last synced it at `synced`.
+  static func mustRead(synced: BlobStamp?, now: BlobStamp?) -> Bool {
+    synced != now
+  }
 }

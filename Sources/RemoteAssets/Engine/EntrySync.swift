@@ -73,16 +73,13 @@ extension AssetEngine {
   /// so what is served and shown follows the disk. Called by the scheduler about once a second.
   func reloadExternalChanges() {
     // Nothing written, replaced or removed in entries/ since the last look: nothing to read.
-    let folderStamp = store.entriesFolderStamp()
-    guard folderStamp != external.stamp else { return }
-    external.stamp = folderStamp
+    guard external.folderChanged(store.entriesFolderStamp()) else { return }
     for id in order where inFlight[id] == nil {
       guard let record = records[id] else { continue }
       let stamp = store.entryStamp(id)
-      guard stamp != record.syncedStamp else { continue }
+      guard ExternalChanges.mustRead(synced: record.syncedStamp, now: stamp) else { continue }
       let disk: CacheEntry?
       do {
-        external.decodes += 1
         disk = try store.readEntry(id)
       } catch {
         continue  // unreadable right now: a start or the next write deals with it

@@ -80,29 +80,27 @@ package final class SocketEngineLink: EngineLink {
   }
 
   package func refresh(_ ids: [String]) async throws(EngineLinkError) -> [ControlRefreshResult] {
-    let commands: [AssetCommand] = ids.isEmpty ? [.refreshAll] : ids.map { .refresh(id: $0) }
-    var results: [ControlRefreshResult] = []
-    for command in commands {
-      let reply = try await send(command)
-      guard let list = reply.results else {
-        throw .refused(reply.error ?? "the engine refused the command")
-      }
-      results += list
-    }
-    return results
+    try await collect(ids.isEmpty ? [.refreshAll] : ids.map { .refresh(id: $0) }, \.results)
   }
 
   package func verify(_ ids: [String]) async throws(EngineLinkError) -> [ControlVerifyResult] {
-    let commands: [AssetCommand] = ids.isEmpty ? [.verifyAll] : ids.map { .verify(id: $0) }
-    var results: [ControlVerifyResult] = []
+    try await collect(ids.isEmpty ? [.verifyAll] : ids.map { .verify(id: $0) }, \.verified)
+  }
+
+  /// Sends `commands` one after another and gathers the results each reply carries at `results`;
+  /// a reply without them is the engine's refusal.
+  private func collect<Result>(
+    _ commands: [AssetCommand], _ results: KeyPath<ControlReply, [Result]?>
+  ) async throws(EngineLinkError) -> [Result] {
+    var gathered: [Result] = []
     for command in commands {
       let reply = try await send(command)
-      guard let list = reply.verified else {
+      guard let list = reply[keyPath: results] else {
         throw .refused(reply.error ?? "the engine refused the command")
       }
-      results += list
+      gathered += list
     }
-    return results
+    return gathered
   }
 
   package func perform(_ command: AssetCommand) async throws(EngineLinkError) {
