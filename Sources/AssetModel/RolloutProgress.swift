@@ -27,6 +27,9 @@ public struct RolloutProgress: Sendable, Equatable {
   public var manifestProblem: String?
   /// Ids asked for that the snapshot does not hold.
   public var unknownIDs: [String]
+  /// Whether the manifest has had no outcome yet since the time asked for (neither checked nor
+  /// failed): until it has, an unknown id may still be one the manifest adds.
+  public var manifestPending = false
 
   /// Applies the rule to `snapshot`.
   ///
@@ -49,6 +52,7 @@ public struct RolloutProgress: Sendable, Equatable {
         manifestProblem =
           snapshot.info.manifestError.map { "the manifest could not be checked: \($0)" }
           ?? "the manifest has not been checked yet"
+        manifestPending = snapshot.info.manifestError == nil
       }
     }
   }

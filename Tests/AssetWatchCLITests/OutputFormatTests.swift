@@ -108,5 +108,57 @@ import Testing
     let assets = try #require(object["assets"] as? [[String: Any]])
     #expect(assets.map { $0["id"] as? String } == ["flags", "motd"])
     #expect(assets.allSatisfy { $0["reason"] is String })
+    // The README's order, not sorted keys; the hostile version arrives cleaned.
+    let order = [
+      "\"converged\"", "\"elapsedSeconds\"", "\"manifestVersion\"", "\"manifestProblem\"",
+      "\"unknownIDs\"", "\"assets\"",
+    ].compactMap { text.range(of: $0)?.lowerBound }
+    #expect(order.count == 6 && order == order.sorted())
+    let first = try #require(text.range(of: "\"id\"")?.lowerBound)
+    let behind = try #require(text.range(of: "\"behind\"")?.lowerBound)
+    #expect(first < behind)
+    #expect(text.contains("\"unknownIDs\" : []"))
+    #expect(!Self.hasControl(text))
+  }
+
+  @Test func actionLinesSayWhatIsServedAfterwards() async throws {
+    let snapshot = try await Self.snapshot()
+    var cached = snapshot.assets[1]
+    cached.source = .cached
+    cached.version = "v7"
+    var older = cached
+    older.version = "v6"
+    var bundled = cached
+    bundled.source = .bundled
+    var nothing = cached
+    nothing.source = .none
+    #expect(
+      RollbackCommand.line("motd", before: cached, after: older) == "motd  rolled back: v7 -> v6")
+    #expect(
+      ResetCommand.line("motd", before: cached, after: bundled)
+        == "motd  reset to bundled: now serves the bundled copy")
+    #expect(
+      ResetCommand.line("motd", before: cached, after: nothing)
+        == "motd  reset to bundled: now serves nothing: no bundled copy")
+    #expect(
+      DropCommand.line("motd", before: nil, after: bundled)
+        == "motd  cache dropped: now serves the bundled copy")
+    #expect(
+      RollbackCommand.line("motd", before: bundled, after: cached)
+        == "motd  rolled back: now serves the cached copy v7")
+    #expect(ResetCommand.line("motd", before: nil, after: nil) == "motd  reset to bundled")
+  }
+
+  @Test func waitSummarySaysTheTimeTakenAsMeasured() async throws {
+    var snapshot = try await Self.snapshot()
+    for index in snapshot.assets.indices {
+      snapshot.assets[index].version = "v1"
+      snapshot.assets[index].targetVersion = "v1"
+    }
+    let progress = RolloutProgress(snapshot: snapshot, ids: [], manifestCheckedSince: nil)
+    #expect(progress.isConverged)
+    let lines = WaitProgressPrinter.summary(
+      progress, info: snapshot.info, elapsed: 5.26, timeout: "5m")
+    #expect(lines == ["converged: 2 assets on target after 5.3s"])
   }
 }

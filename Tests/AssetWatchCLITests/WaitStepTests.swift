@@ -71,21 +71,32 @@ import Testing
     #expect(step.exitStatus == 143)
   }
 
-  @Test func anUnknownIDEndsTheWaitOnlyWhileTheManifestIsHealthy() async throws {
+  @Test func unknownIDsEndTheWaitWithStatus2OnceTheManifestHasHadAnOutcome() async throws {
     let healthy = try await Self.snapshot(
       versions: ["a": "2"], targets: ["a": "2"], manifestCheckedAt: Self.now)
     let step = WaitStep.decide(
-      Self.progress(healthy, ids: ["a", "nope"], manifestSince: Self.now), interruptedBy: nil,
-      now: Self.now, deadline: Self.later)
-    #expect(step == .unknownAsset("nope"))
-    #expect(step.exitStatus == 1)
-    // The manifest that would add `nope` could not be read: keep waiting for it.
+      Self.progress(healthy, ids: ["a", "nope", "gone"], manifestSince: Self.now),
+      interruptedBy: nil, now: Self.now, deadline: Self.later)
+    #expect(step == .unknownAssets(["nope", "gone"]))
+    #expect(step.exitStatus == 2)
+    // A manifest that failed is an outcome too: the answer does not depend on its luck.
     let failing = try await Self.snapshot(
       versions: ["a": "2"], targets: ["a": "2"], manifestError: "HTTP 503")
     #expect(
       WaitStep.decide(
         Self.progress(failing, ids: ["a", "nope"], manifestSince: Self.now),
+        interruptedBy: nil, now: Self.now, deadline: Self.later) == .unknownAssets(["nope"]))
+    // Not checked yet: it may still add them.
+    let pending = try await Self.snapshot(versions: ["a": "2"], targets: ["a": "2"])
+    #expect(
+      WaitStep.decide(
+        Self.progress(pending, ids: ["a", "nope"], manifestSince: Self.now),
         interruptedBy: nil, now: Self.now, deadline: Self.later) == .keepWaiting)
+    // Without a manifest the config is all there is: decided at the first look.
+    #expect(
+      WaitStep.decide(
+        Self.progress(pending, ids: ["nope"]), interruptedBy: nil, now: Self.now,
+        deadline: Self.later) == .unknownAssets(["nope"]))
   }
 
   @Test func aManifestNotCheckedSinceTheStartIsNotConverged() async throws {

@@ -124,10 +124,12 @@ import Testing
     #expect(try await BinaryRunner.run(["refresh"], cwd: dir.url).status == 0)
     await origin.setResource("/flags.json", body: Data("[2]".utf8), contentType: "application/json")
     #expect(try await BinaryRunner.run(["refresh"], cwd: dir.url).status == 0)
+    let rollback = try await BinaryRunner.run(["rollback", "flags"], cwd: dir.url)
+    #expect(rollback.stdout.contains("rolled back: ") && rollback.stdout.contains(" -> "))
+    let reset = try await BinaryRunner.run(["reset", "flags"], cwd: dir.url)
+    #expect(reset.status == 0)
     #expect(
-      try await BinaryRunner.run(["rollback", "flags"], cwd: dir.url).stdout.contains("rolled back")
-    )
-    #expect(try await BinaryRunner.run(["reset", "flags"], cwd: dir.url).status == 0)
+      reset.stdout.contains("reset to bundled: now serves the bundled copy"), "\(reset.stdout)")
     #expect(try await BinaryRunner.run(["status"], cwd: dir.url).stdout.contains("BUNDLED"))
     #expect(try await BinaryRunner.run(["drop", "flags"], cwd: dir.url).status == 0)
     #expect(

@@ -12,7 +12,7 @@ protocol AssetActionCommand: AsyncParsableCommand {
   var attaching: AttachOptions { get }
   /// The assets to act on.
   var ids: [String] { get }
-  /// What the line printed after a success says (`rolled back`).
+  /// What the line printed after a success starts with (`rolled back`).
   static var pastTense: String { get }
   /// The command for one asset.
   static func command(_ id: String) -> AssetCommand
@@ -27,8 +27,10 @@ extension AssetActionCommand {
     var failed = false
     for id in ids {
       do {
+        let before = try? await link.snapshot().assets.first { $0.id == id }
         try await link.perform(Self.command(id))
-        Console.printLine("\(id)  \(Self.pastTense)")
+        let after = try? await link.snapshot().assets.first { $0.id == id }
+        Console.printLine(Self.line(id, before: before, after: after))
       } catch {
         Console.printError("assetwatch: \(error)")
         failed = true
@@ -36,5 +38,27 @@ extension AssetActionCommand {
     }
     await link.close()
     if failed { throw ExitCode(1) }
+  }
+}
+
+extension AssetActionCommand {
+  /// The line printed after a success: what was done, then what the asset serves now, as the
+  /// engine says after the action (`rolled back: v7 -> v6`, `reset to bundled: now serves
+  /// nothing, no bundled copy`). Versions are the engine's (cleaned of control characters).
+  static func line(_ id: String, before: AssetStatus?, after: AssetStatus?) -> String {
+    guard let after else { return "\(id)  \(pastTense)" }
+    func version(_ status: AssetStatus?) -> String {
+      status?.version.map { TerminalText.sanitize($0, maxLength: 64) } ?? "none"
+    }
+    let serving: String
+    switch after.source {
+    case .cached: serving = "now serves the cached copy \(version(after))"
+    case .bundled: serving = "now serves the bundled copy"
+    case .none: serving = "now serves nothing: no bundled copy"
+    }
+    if after.source == .cached, let before, before.source == .cached {
+      return "\(id)  \(pastTense): \(version(before)) -> \(version(after))"
+    }
+    return "\(id)  \(pastTense): \(serving)"
   }
 }

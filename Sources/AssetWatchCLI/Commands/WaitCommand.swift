@@ -5,7 +5,7 @@ import Synchronization
 
 /// `assetwatch wait [ID ...]`: blocks until the named assets (default: all) serve the manifest's
 /// target version (or, without a target, are FRESH); exit 0 when they do, 1 on timeout with what
-/// is still behind and why. The command a deploy script runs after publishing a manifest.
+/// is still behind and why, 2 for ids neither configured nor in the manifest. The command a deploy script runs after publishing a manifest.
 struct WaitCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "wait",
@@ -14,7 +14,8 @@ struct WaitCommand: AsyncParsableCommand {
     discussion: """
       Runs its own engine with automatic refresh (failure backoff respected), checking the \
       manifest first, until every named asset (default: all) is on target or the timeout \
-      passes. Prints progress lines when not on a terminal (on stderr with --json).
+      passes. Prints progress lines when not on a terminal (on stderr with --json). An id \
+      neither configured nor in the manifest exits 2, once the manifest has been checked.
       Example: assetwatch wait model feature-flags --timeout 10m
       """)
 
@@ -52,8 +53,6 @@ struct WaitCommand: AsyncParsableCommand {
       await link.close()
       throw ExitCode(1)
     }
-    // Without a manifest the ids are all known now; with one, it may add the asset named.
-    if !hasManifest { try await EngineLinks.requireKnown(ids, link: link) }
     var last = try await EngineLinks.snapshot(link)
     await link.keepRefreshing()
     let outcome = await waitLoop(seconds: seconds, hasManifest: hasManifest) {
@@ -99,7 +98,7 @@ struct WaitCommand: AsyncParsableCommand {
     }
   }
 
-  /// Prints the result and exits as documented: 0 converged, 1 timed out or unknown id,
+  /// Prints the result and exits as documented: 0 converged, 1 timed out, 2 unknown ids,
   /// 128 + signal when interrupted.
   private func finish(
     _ outcome: (step: WaitStep, progress: RolloutProgress, elapsed: TimeInterval),
@@ -107,9 +106,10 @@ struct WaitCommand: AsyncParsableCommand {
   ) throws {
     let status = outcome.step.exitStatus ?? 1
     switch outcome.step {
-    case .unknownAsset(let id):
+    case .unknownAssets(let ids):
+      let named = ids.map { "\"\(TerminalText.sanitize($0))\"" }.joined(separator: ", ")
       Console.printError(
-        "assetwatch: no asset named \"\(TerminalText.sanitize(id))\" in the config or the manifest")
+        "assetwatch: no asset named \(named) in the config or the manifest")
     case .interrupted:
       break
     case .converged, .timedOut, .keepWaiting:

@@ -144,7 +144,9 @@ struct WaitProgressPrinter {
   static func summary(
     _ progress: RolloutProgress, info: EngineInfo, elapsed: TimeInterval, timeout: String
   ) -> [String] {
-    let after = DurationText.format(elapsed)
+    // Under a minute to the tenth, as measured (5.26 s is "5.3s", not a rounded-up "6s").
+    let after =
+      elapsed < 60 ? "\((elapsed * 10).rounded() / 10)s" : DurationText.format(elapsed)
     let manifest = info.manifestVersion.map { " (manifest \(TerminalText.sanitize($0)))" } ?? ""
     if progress.isConverged {
       let count = progress.items.count
