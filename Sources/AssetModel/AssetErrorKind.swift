@@ -52,6 +52,10 @@ public enum AssetErrorKind: String, Sendable, Hashable, CaseIterable, Codable,
   case unknownAsset = "unknown_asset"
   /// The engine was shut down before the attempt could start.
   case shutDown = "shut_down"
+  /// The publisher's signed TUF metadata did not vouch for the asset: a role was refused
+  /// (expired, rolled back, threshold of signatures not met), the bytes differ from the signed
+  /// length and hashes, or no signed target covers the asset. Nothing unvouched is kept.
+  case untrusted
   /// A word this version does not know (written by a newer version).
   case other
 

@@ -6,7 +6,7 @@ import Foundation
 extension EngineInfo: Codable {
   private enum CodingKeys: String, CodingKey {
     case appVersion, configPath, manifestVersion, autoRefreshPaused, refreshEvery
-    case cacheReadOnly, manifestCheckedAt, manifestError, assetsLoading, pausedAt
+    case cacheReadOnly, manifestCheckedAt, manifestError, assetsLoading, pausedAt, trust
   }
 
   /// Decodes engine info; only `appVersion` is required.
@@ -25,9 +25,11 @@ extension EngineInfo: Codable {
     manifestError = try c.decodeIfPresent(String.self, forKey: .manifestError)
     assetsLoading = try c.decodeIfPresent(Int.self, forKey: .assetsLoading)
     pausedAt = try c.decodeIfPresent(Date.self, forKey: .pausedAt)
+    trust = try c.decodeIfPresent(TrustSummary.self, forKey: .trust)
   }
 
-  /// Encodes every field; absent optionals are written as `null` (but `assetsLoading` only when set).
+  /// Encodes every field; absent optionals are written as `null` (but `assetsLoading` and `trust`
+  /// only when set: output without them stays as older versions wrote it).
   public func encode(to encoder: any Encoder) throws {
     var c = encoder.container(keyedBy: CodingKeys.self)
     try c.encode(appVersion, forKey: .appVersion)
@@ -42,6 +44,7 @@ extension EngineInfo: Codable {
     try c.encodeIfPresent(assetsLoading, forKey: .assetsLoading)
     // Only while paused.
     try c.encodeIfPresent(pausedAt, forKey: .pausedAt)
+    try c.encodeIfPresent(trust, forKey: .trust)
   }
 }
 

@@ -24,6 +24,8 @@ public struct EngineInfo: Sendable, Equatable {
   /// How many assets the engine is still reading from its cache at start (nil once all are
   /// loaded): snapshots and events leave them out until they are read.
   public var assetsLoading: Int? = nil
+  /// With a `tuf` block: the signed metadata's state (nil without one, and from older peers).
+  public var trust: TrustSummary? = nil
 
   /// Creates engine info.
   public init(

@@ -2,7 +2,8 @@ import DemoOrigin
 import Foundation
 
 /// The states of a TUF repository written by python-tuf (`Tests/TUFTests/Fixtures/
-/// make_updater_repo.py`: `initial`, `bumped`, `rotated`, `ff`, `diamond`), built once per test process
+/// make_updater_repo.py`: `initial`, `bumped`, `expired`, `rollback`, `unsigned`, `rotated`, `ff`,
+/// `diamond`), built once per test process
 /// and served by a ``LoopbackOrigin`` at `/metadata/...` and `/targets/...`. The Python is
 /// `ASSETWATCH_TUF_PYTHON` or the venv `scripts/tuf-venv.sh` makes; without it the tests fail
 /// with that advice.
@@ -62,7 +63,9 @@ public enum TUFRepositoryFixture {
   /// answers 404.
   public static func serve(_ state: String, on origin: LoopbackOrigin) async throws {
     var all = Set<String>()
-    for other in ["initial", "bumped", "rotated", "ff", "diamond"] {
+    for other in [
+      "initial", "bumped", "expired", "rollback", "unsigned", "rotated", "ff", "diamond",
+    ] {
       all.formUnion(try files(other))
     }
     let mine = Set(try files(state))

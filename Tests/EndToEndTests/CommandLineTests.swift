@@ -71,8 +71,9 @@ import Testing
     #expect(status.status == 0)
     let root = try #require(
       try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])
-    #expect(Set(root.keys) == ["config", "appVersion", "manifestVersion", "assets"])
+    #expect(Set(root.keys) == ["config", "appVersion", "manifestVersion", "assets", "trust"])
     #expect(root["manifestVersion"] is NSNull)
+    #expect(root["trust"] is NSNull)  // no "tuf" block
     let asset = try #require((root["assets"] as? [[String: Any]])?.first)
     #expect(
       Set(asset.keys) == [
@@ -242,7 +243,7 @@ import Testing
     #expect(
       keys(status.stdout)
         == ["config", "appVersion", "manifestVersion", "assets"] + asset + asset + [
-          "kind", "message", "at",
+          "kind", "message", "at", "trust",
         ], "\(status.stdout)")
     // Streamed one asset at a time, it is still one JSON document.
     let parsed = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]

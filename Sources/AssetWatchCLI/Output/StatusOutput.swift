@@ -5,7 +5,8 @@ import RemoteAssets
 /// `status --json`: the engine's state once, as documented in the README.
 ///
 /// Keys come out in this order: `config`, `appVersion`, `manifestVersion`, `assets` (each asset
-/// as ``AssetOutput``). Absent values are `null`; strings from outside are cleaned.
+/// as ``AssetOutput``), `trust` (``TrustOutput``; `null` without a `tuf` block). Absent values
+/// are `null`; strings from outside are cleaned.
 struct StatusOutput: Codable, Equatable {
   /// The config file, as given on the command line.
   var config: String
@@ -15,8 +16,10 @@ struct StatusOutput: Codable, Equatable {
   var manifestVersion: String?
   /// Every asset, in config order.
   var assets: [AssetOutput]
+  /// The signed metadata's state, with a `tuf` block.
+  var trust: TrustOutput? = nil
 
-  enum CodingKeys: String, CodingKey { case config, appVersion, manifestVersion, assets }
+  enum CodingKeys: String, CodingKey { case config, appVersion, manifestVersion, assets, trust }
 
   /// Encodes every key, in the documented order (`nil` as `null`).
   func encode(to encoder: any Encoder) throws {
@@ -25,6 +28,46 @@ struct StatusOutput: Codable, Equatable {
     try container.encode(appVersion, forKey: .appVersion)
     try container.encode(manifestVersion, forKey: .manifestVersion)
     try container.encode(assets, forKey: .assets)
+    try container.encode(trust, forKey: .trust)
+  }
+}
+
+/// `status --json`'s `trust`: `signed`, `rootVersion`, `earliestExpiry` (ISO 8601 UTC),
+/// `refusal`, in that order; absent values are `null`.
+struct TrustOutput: Codable, Equatable {
+  /// Whether the last refresh verified the repository's metadata.
+  var signed: Bool
+  /// The trusted root's version.
+  var rootVersion: Int64?
+  /// The earliest expiry among the trusted top-level roles.
+  var earliestExpiry: String?
+  /// Why the metadata was refused, one sentence naming the role and the check.
+  var refusal: String?
+
+  enum CodingKeys: String, CodingKey { case signed, rootVersion, earliestExpiry, refusal }
+
+  /// Encodes every key, in the documented order (`nil` as `null`).
+  func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(signed, forKey: .signed)
+    try container.encode(rootVersion, forKey: .rootVersion)
+    try container.encode(earliestExpiry, forKey: .earliestExpiry)
+    try container.encode(refusal, forKey: .refusal)
+  }
+
+  /// The output for `summary`.
+  init(_ summary: TrustSummary) {
+    self.init(
+      signed: summary.signed, rootVersion: summary.rootVersion,
+      earliestExpiry: JSONTime.format(summary.earliestExpiry),
+      refusal: OutsideText.json(summary.refusal))
+  }
+
+  init(signed: Bool, rootVersion: Int64?, earliestExpiry: String?, refusal: String?) {
+    self.signed = signed
+    self.rootVersion = rootVersion
+    self.earliestExpiry = earliestExpiry
+    self.refusal = refusal
   }
 }
 
@@ -35,7 +78,8 @@ extension StatusOutput {
       config: OutsideText.json(configPath),
       appVersion: OutsideText.json(snapshot.info.appVersion),
       manifestVersion: OutsideText.json(snapshot.info.manifestVersion),
-      assets: snapshot.assets.map { AssetOutput($0, at: snapshot.at) })
+      assets: snapshot.assets.map { AssetOutput($0, at: snapshot.at) },
+      trust: snapshot.info.trust.map(TrustOutput.init))
   }
 }
 
@@ -56,15 +100,19 @@ extension StatusOutput {
     write("  \"appVersion\" : \(literal(OutsideText.json(snapshot.info.appVersion))),\n")
     write(
       "  \"manifestVersion\" : \(literal(OutsideText.json(snapshot.info.manifestVersion))),\n")
+    let trust = try snapshot.info.trust.map {
+      try encoder.encode(TrustOutput($0), indent: "  ")
+    }
     if snapshot.assets.isEmpty {
-      write("  \"assets\" : []\n}")
-      return
+      write("  \"assets\" : [],\n")
+    } else {
+      write("  \"assets\" : [\n")
+      for (index, status) in snapshot.assets.enumerated() {
+        let item = try encoder.encode(AssetOutput(status, at: snapshot.at), indent: "    ")
+        write("    " + item + (index == snapshot.assets.count - 1 ? "\n" : ",\n"))
+      }
+      write("  ],\n")
     }
-    write("  \"assets\" : [\n")
-    for (index, status) in snapshot.assets.enumerated() {
-      let item = try encoder.encode(AssetOutput(status, at: snapshot.at), indent: "    ")
-      write("    " + item + (index == snapshot.assets.count - 1 ? "\n" : ",\n"))
-    }
-    write("  ]\n}")
+    write("  \"trust\" : \(trust ?? "null")\n}")
   }
 }

@@ -114,6 +114,9 @@ public struct AssetDefinition: Sendable, Equatable {
   package var tls: TLSSettings? = nil
   /// Which proxy to use (`"proxy"`); by default the environment's (`HTTPS_PROXY`, `NO_PROXY`).
   package var proxy: ProxySetting = .environment
+  /// The asset's path among the TUF repository's signed targets (the config's `targetPath`);
+  /// nil means the asset id. Used only when the configuration has a ``TUFSource``.
+  package var targetPath: String? = nil
 
   /// Creates a definition with the documented defaults (``AssetDefaults/standard``).
   public init(
@@ -170,6 +173,11 @@ public struct EngineConfiguration: Sendable, Equatable {
   /// Whether the engine serves its events and commands on `<cacheDirectory>/control.sock` (the
   /// config's top-level `"control": true`); see ``AssetEngine/startControlServer(options:)``.
   public var controlSocket = false
+  /// The config's `"tuf"` block: asset targets come from a TUF repository's signed metadata
+  /// (exclusive with ``manifest``).
+  package var tuf: TUFSource? = nil
+  /// Whether assets' targets come from somewhere other than the config (a manifest or TUF).
+  package var followsTargets: Bool { manifest != nil || tuf != nil }
 
   /// Creates a configuration.
   public init(

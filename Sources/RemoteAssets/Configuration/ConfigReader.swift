@@ -6,6 +6,8 @@ struct ConfigReader {
   let baseDirectory: URL
   let environment: [String: String]
   var problems: [ConfigProblem] = []
+  /// Whether the config has a `tuf` block (assets then take their URL from signed targets).
+  var hasTUF = false
 
   init(baseDirectory: URL, environment: [String: String]) {
     self.baseDirectory = baseDirectory
@@ -14,14 +16,14 @@ struct ConfigReader {
 
   static let topKeys: Set<String> = [
     "appVersion", "cacheDirectory", "manifest", "defaults", "assets", "maxConcurrentTransfers",
-    "control",
+    "control", "tuf",
   ]
   static let defaultKeys: Set<String> = [
     "refreshEvery", "ttl", "maxStale", "timeout", "maxBytes", "allowInsecure", "headers",
     "tls", "proxy",
   ]
   static let assetKeys: Set<String> = defaultKeys.union([
-    "id", "remote", "bundled", "format", "essential", "size", "sha256",
+    "id", "remote", "bundled", "format", "essential", "size", "sha256", "targetPath",
   ])
 
   /// The line of the object being read, for problems about a member that is missing.
@@ -53,6 +55,9 @@ struct ConfigReader {
     if let text = string(root["manifest"], at: "manifest") {
       manifest = remoteURL(text, at: "manifest", value: root["manifest"], allowInsecure: false)
     }
+    let tuf = root["tuf"].flatMap { readTUF($0, manifest: root["manifest"]) }
+    hasTUF = root["tuf"] != nil
+    currentLine = root.line
     var defaults = AssetDefaults()
     if let d = root["defaults"] { defaults = readDefaults(d) }
     currentLine = root.line
@@ -98,6 +103,7 @@ struct ConfigReader {
       configPath: path, appVersion: appVersion, cacheDirectory: cacheDirectory, manifest: manifest,
       assets: assets, maxConcurrentTransfers: maxTransfers, assetDefaults: defaults)
     configuration.controlSocket = control
+    configuration.tuf = tuf
     return configuration
   }
 
@@ -198,7 +204,8 @@ struct ConfigReader {
         )
       }
     }
-    if remote == nil && bundled == nil && problems.count == before {
+    let targetPath = value["targetPath"].flatMap { readTargetPath($0, at: "\(path).targetPath") }
+    if remote == nil && bundled == nil && !hasTUF && problems.count == before {
       problem(path, value, "needs a \"remote\", a \"bundled\" copy, or both")
     }
     var format = AssetFormat.binary
@@ -238,6 +245,7 @@ struct ConfigReader {
     asset.essential = essential
     asset.expectedSize = expectedSize
     asset.sha256 = sha
+    asset.targetPath = targetPath
     return asset
   }
 

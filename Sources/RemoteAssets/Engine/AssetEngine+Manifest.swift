@@ -5,6 +5,7 @@ extension AssetEngine {
 
   /// Reads the last fetched manifest from disk so an offline start knows its targets.
   func loadStoredManifest() {
+    holdUntilTrusted()  // with a `tuf` block: nothing is fetched before its target verifies
     guard configuration.manifest != nil, let data = try? store.readManifest() else { return }
     let decoder = JSONDecoder()
     decoder.dateDecodingStrategy = .iso8601
@@ -22,14 +23,18 @@ extension AssetEngine {
   /// Concurrent callers (the scheduler, a refresh of one asset, a refresh of all) share one
   /// fetch: a call made while one runs waits for that one instead of starting another.
   public func refreshManifest() async {
-    guard configuration.manifest != nil, !lifecycle.isShutDown else { return }
+    guard configuration.followsTargets, !lifecycle.isShutDown else { return }
     if manifestSchedule.begin() == .join {
       await manifestTask?.value
       return
     }
     // The task inherits the actor's isolation, so it cannot run before it is registered below.
     let task = Task {
-      await self.fetchManifest()
+      if self.configuration.tuf != nil {
+        await self.refreshSignedTargets()  // signed targets instead (AssetEngine+Trust.swift)
+      } else {
+        await self.fetchManifest()
+      }
       self.manifestTask = nil
     }
     manifestTask = task

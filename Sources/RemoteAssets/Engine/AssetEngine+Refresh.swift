@@ -146,7 +146,7 @@ extension AssetEngine {
         } catch let error as FetchError where error.kind.isValidation {
           release()  // the space goes back before the failure is written (a full disk)
           return await finishFailure(
-            id, error, quiet: quiet,
+            id, trustChecked(id, error), quiet: quiet,
             rejecting: RejectedResponse(
               etag: metadata.etag, lastModified: metadata.lastModified,
               remote: remote.absoluteString))
@@ -170,7 +170,7 @@ extension AssetEngine {
       // A partial that is not kept goes now, not after the failure is written: on a full disk
       // its space is what the entry needs to remember the failure.
       release()
-      return await finishFailure(id, fetchError, quiet: quiet)
+      return await finishFailure(id, trustChecked(id, fetchError), quiet: quiet)
     }
   }
 
@@ -365,6 +365,7 @@ extension AssetEngine {
 
   /// The manifest's version for these bytes, when the manifest names this hash.
   private func targetVersion(for id: String, sha: String) -> String? {
+    if configuration.tuf != nil { return signedVersion(for: id, sha: sha) }  // +Trust.swift
     guard let entry = manifest?.manifest.assets.first(where: { $0.id == id }),
       entry.sha256?.lowercased() == sha
     else {

@@ -49,7 +49,7 @@ extension AssetEngine {
   func tick() -> TimeInterval {
     let now = clock.now()
     let manifestDue =
-      !lifecycle.paused && configuration.manifest != nil && manifestSchedule.startIfDue(at: now)
+      !lifecycle.paused && configuration.followsTargets && manifestSchedule.startIfDue(at: now)
     for action in scheduler.due(at: now, paused: lifecycle.paused, manifestDue: manifestDue) {
       switch action {
       case .reloadExternalChanges:
@@ -69,7 +69,7 @@ extension AssetEngine {
     }
     return scheduler.sleep(
       at: now, paused: lifecycle.paused,
-      manifestNext: configuration.manifest == nil ? nil : manifestSchedule.nextAttempt)
+      manifestNext: !configuration.followsTargets ? nil : manifestSchedule.nextAttempt)
   }
 
   /// Starts the refreshes due at `now`; returns when the next one is due, and whether a due one

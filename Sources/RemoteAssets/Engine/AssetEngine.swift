@@ -40,6 +40,8 @@ public actor AssetEngine {
   var manifestSchedule = ManifestSchedule()
   /// The manifest fetch under way, which callers that join wait for.
   var manifestTask: Task<Void, Never>?
+  /// The TUF client's state, with a `tuf` block (see AssetEngine+Trust.swift).
+  var trust = TrustState()
   var schedulerTask: Task<Void, Never>?
   /// The scheduler's current sleep; cancelling it wakes the scheduler.
   var schedulerSleeper: Task<Void, Never>?
@@ -389,6 +391,7 @@ public actor AssetEngine {
     info.manifestCheckedAt = manifest?.checkedAt
     info.manifestError = manifestSchedule.error
     info.assetsLoading = loading.pending.isEmpty ? nil : loading.pending.count
+    info.trust = trustSummary()  // nil without a `tuf` block (AssetEngine+Trust.swift)
     return info
   }
 

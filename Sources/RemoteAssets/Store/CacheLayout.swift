@@ -15,6 +15,7 @@
 /// <cache>/tmp/<id>.resume.part|.json    a kept partial and its resume record
 /// <cache>/objects/<sha256>              immutable blobs
 /// <cache>/entries/<id>.json             the metadata that names a blob: the commit point
+/// <cache>/tuf/metadata/<role>.json      trusted TUF metadata, with a `tuf` block (TUFSource)
 /// ```
 enum CacheLayout {
   /// The marker file's name: tools that honour the Cache Directory Tagging convention (tar

@@ -38,6 +38,10 @@ package actor TUFUpdater {
     package var allowInsecure = false
     /// The time expiry is judged against (read once per refresh).
     package var now: @Sendable () -> Date = { Date() }
+    /// TLS settings for every request (the engine passes the config's `defaults.tls`).
+    package var tls: TLSSettings? = nil
+    /// The proxy for every request (the engine passes the config's `defaults.proxy`).
+    package var proxy: ProxySetting = .environment
 
     package init() {}
   }
@@ -215,6 +219,20 @@ package actor TUFUpdater {
   ///
   /// - Throws: ``TUFUpdateError/targetNotFound(path:)`` when no role lists it.
   package func target(path: String) async throws(TUFUpdateError) -> TargetFile {
+    try await signedTarget(path: path).target
+  }
+
+  /// The trusted set of the last successful refresh (nil before one, or after a failed one).
+  package var trustedMetadata: TrustedMetadataSet? { trusted }
+
+  /// Like ``target(path:)``, with the role whose metadata lists the target (`targets`, or a
+  /// delegated role's name).
+  ///
+  /// - Throws: ``TUFUpdateError/targetNotFound(path:)`` when no role lists it, the refresh's
+  ///   or the delegation walk's errors.
+  package func signedTarget(path: String) async throws(TUFUpdateError) -> (
+    target: TargetFile, role: String
+  ) {
     if trusted == nil { try await refresh() }
     guard var set = trusted else { throw .noTrustedRoot(folder: folder.directory.path) }
     defer { trusted = set }
@@ -222,7 +240,7 @@ package actor TUFUpdater {
     while true {
       let step = try verify { () throws(TUFError) in try lookup.next(in: &set) }
       switch step {
-      case .found(let target, _): return target
+      case .found(let target, let role): return (target, role)
       case .notFound: throw .targetNotFound(path: path)
       case .needMetadata(let role, _):
         if let cached = try? folder.read(role: role),
@@ -269,9 +287,11 @@ package actor TUFUpdater {
       path: target.path, hashPrefixed: consistent ? target.consistentFileNames().first : nil)
     let url = try Self.remoteURL(
       TUFFileNames.join(baseURL, remote), allowInsecure: settings.allowInsecure)
-    let request = FetchRequest(
+    var request = FetchRequest(
       url: url.url, maxBytes: target.length, expectedSize: target.length,
       timeout: settings.timeout, allowInsecure: settings.allowInsecure)
+    request.tls = settings.tls
+    request.proxy = settings.proxy
     let sink: DownloadSink
     do {
       sink = try await fetcher.fetchToPartial(request, in: targetFolder)
@@ -325,9 +345,11 @@ package actor TUFUpdater {
   {
     let url = try Self.remoteURL(
       TUFFileNames.join(metadataURL, name), allowInsecure: settings.allowInsecure)
-    let request = FetchRequest(
+    var request = FetchRequest(
       url: url.url, maxBytes: Int64(maxBytes), timeout: settings.timeout,
       allowInsecure: settings.allowInsecure)
+    request.tls = settings.tls
+    request.proxy = settings.proxy
     do {
       return try await fetcher.fetchBytes(request, scratch: folder.directory)
     } catch {

@@ -14,6 +14,9 @@ snapshots: N.root.json, V.snapshot.json, V.targets.json, hash-prefixed targets):
   ff/       rotated, then a fast-forward recovery: timestamp 1 and snapshot 1 again (versions
             lower than the ones the old keys signed), root 3 rotating the timestamp and
             snapshot keys once more
+  expired/  bumped + timestamp 3, expired an hour before NOW (the engine's refusal tests)
+  rollback/ bumped + timestamp 3 naming snapshot version 1 again (a snapshot rollback)
+  unsigned/ bumped + timestamp 3 signed by the snapshot key (the timestamp threshold not met)
   diamond/  root 1; targets 2 delegates team-a/* to parent-a and team-b/* to parent-b, which both
             delegate "release" (each to its own key); release 1 is signed by parent-a's key only
 
@@ -102,6 +105,7 @@ def main() -> None:
 
     targets = Metadata(Targets(expires=FUTURE))
     hello = TargetFile.from_data("files/hello.txt", TARGETS["files/hello.txt"], ["sha256", "sha512"])
+    hello.unrecognized_fields["custom"] = {"version": "2026.11-signed"}
     targets.signed.targets["files/hello.txt"] = hello
     key = K["project"].public_key
     targets.signed.delegations = Delegations(
@@ -115,8 +119,9 @@ def main() -> None:
         md.signed.meta = {"targets.json": MetaFile(1), "project.json": MetaFile(1)}
         return signed(md, signer)
 
-    def timestamp_bytes(version: int, snapshot: bytes, snapshot_version: int, signer) -> bytes:
-        md = Metadata(Timestamp(version=version, expires=FUTURE))
+    def timestamp_bytes(version: int, snapshot: bytes, snapshot_version: int, signer,
+                        expires=FUTURE) -> bytes:
+        md = Metadata(Timestamp(version=version, expires=expires))
         md.signed.snapshot_meta = MetaFile.from_data(snapshot_version, snapshot, ["sha256"])
         return signed(md, signer)
 
@@ -138,6 +143,19 @@ def main() -> None:
     bumped.files["metadata/2.snapshot.json"] = snap2
     bumped.files["metadata/timestamp.json"] = timestamp_bytes(2, snap2, 2, K["timestamp"])
     bumped.write("bumped")
+
+    expired = bumped.copy()
+    expired.files["metadata/timestamp.json"] = timestamp_bytes(
+        3, snap2, 2, K["timestamp"], expires=NOW - timedelta(hours=1))
+    expired.write("expired")
+
+    rollback = bumped.copy()
+    rollback.files["metadata/timestamp.json"] = timestamp_bytes(3, snap1, 1, K["timestamp"])
+    rollback.write("rollback")
+
+    unsigned = bumped.copy()
+    unsigned.files["metadata/timestamp.json"] = timestamp_bytes(3, snap2, 2, K["snapshot"])
+    unsigned.write("unsigned")
 
     rotated = initial.copy()
     root2 = copy.deepcopy(root)

@@ -1,0 +1,246 @@
+import AssetJSON
+import AssetModel
+import Foundation
+import TUF
+
+/// What the engine keeps of its TUF client (the config's `tuf` block) between refreshes.
+struct TrustState: Sendable {
+  /// The client, made at the first refresh (it keeps the trusted set of its last refresh).
+  var updater: TUFUpdater?
+  /// Why the last refresh refused the repository's metadata, one sentence; nil after a success.
+  var refusal: String?
+  /// The role that signed each asset's applied target (`targets` or a delegated role).
+  var signedBy: [String: String] = [:]
+  /// Whether the last refresh verified the metadata.
+  var signed = false
+  /// The trusted root's version and the earliest expiry of the top-level roles, as of the last
+  /// verified refresh.
+  var rootVersion: Int64?
+  var earliestExpiry: Date?
+}
+
+extension AssetEngine {
+  /// Whether `definition` takes its URL, size and hash from signed TUF targets: with a `tuf`
+  /// block, every asset except a local `file://` one (which the publisher does not serve).
+  func followsSignedTargets(_ definition: AssetDefinition) -> Bool {
+    configuration.tuf != nil && definition.remote?.isFileURL != true
+  }
+
+  /// At start, with a `tuf` block: no asset that follows signed targets is fetched before a
+  /// refresh has verified its target (its last good copy is served meanwhile).
+  func holdUntilTrusted() {
+    guard configuration.tuf != nil else { return }
+    for id in order {
+      guard let definition = records[id]?.definition, followsSignedTargets(definition) else {
+        continue
+      }
+      records[id]?.urlRefusal = FetchError(
+        .untrusted, "not fetched: no signed TUF target has been verified for it yet")
+    }
+  }
+
+  /// One TUF refresh (spec 5.3-5.6 through ``TUFUpdater``), then each asset's signed target
+  /// looked up and applied like a manifest target. A refusal (an expired or rolled-back role, a
+  /// threshold not met, ...) stops every asset that follows signed targets from being fetched,
+  /// with the refusal as its error (`untrusted`); a network failure keeps the targets verified
+  /// last. Either backs off like a failed manifest. Runs inside ``refreshManifest()``'s single
+  /// flight.
+  func refreshSignedTargets() async {
+    let now = clock.now()
+    guard let source = configuration.tuf else { return }
+    do {
+      let updater = try trustUpdater(source)
+      try await updater.refresh()
+      let trusted = await updater.trustedMetadata
+      let consistent = trusted?.root.consistentSnapshot ?? false
+      var applied = 0
+      for id in order {
+        guard let definition = records[id]?.definition, followsSignedTargets(definition) else {
+          continue
+        }
+        let path = definition.targetPath ?? id
+        do {
+          let (target, role) = try await updater.signedTarget(path: path)
+          applySigned(target, role: role, to: id, source: source, consistent: consistent)
+          applied += 1
+        } catch .targetNotFound {
+          refuse(
+            id,
+            FetchError(
+              .untrusted,
+              "not fetched: no signed TUF target covers it (target path \(TerminalText.sanitize(path, maxLength: 120)))"
+            ))
+        }
+      }
+      trust.refusal = nil
+      trust.signed = true
+      trust.rootVersion = trusted?.root.version
+      trust.earliestExpiry = trusted.map { set in
+        ([set.root.expires, set.timestamp?.expires, set.snapshot?.expires, set.targets?.expires]
+          as [Date?]).compactMap { $0 }.min() ?? set.root.expires
+      }
+      manifestSchedule.succeeded(at: now, interval: signedInterval)
+      log(nil, .info, "signed targets verified: \(applied) assets")
+    } catch {
+      let message = error.description
+      if case .network(_, let fetchError) = error {
+        // Nothing was refused: the targets verified last stay in force. An asset with none yet
+        // stays unfetched, and says why (with the network's kind: a retry may help).
+        for id in order where trust.signedBy[id] == nil {
+          guard let definition = records[id]?.definition, followsSignedTargets(definition) else {
+            continue
+          }
+          records[id]?.urlRefusal = FetchError(
+            fetchError.kind,
+            "not fetched: the signed TUF metadata could not be checked: \(message)",
+            status: fetchError.status, retryAfter: fetchError.retryAfter)
+        }
+        log(nil, .error, "tuf: \(message); keeping the targets verified last")
+      } else {
+        trust.refusal = message
+        trust.signed = false
+        for id in order {
+          guard let definition = records[id]?.definition, followsSignedTargets(definition) else {
+            continue
+          }
+          refuse(id, FetchError(.untrusted, message))
+        }
+        log(nil, .error, "tuf: \(message); no asset is fetched until the metadata verifies")
+      }
+      let retryAfter: TimeInterval? =
+        if case .network(_, let fetchError) = error { fetchError.retryAfter } else { nil }
+      let (delay, _) = manifestSchedule.failed(
+        at: now, message: message, retryAfter: retryAfter, backoff: backoff)
+      log(nil, .info, "tuf: retry in \(DurationText.format(delay))")
+    }
+    // The trust summary, the header's error or the targets may have changed.
+    publish(.engineChanged(info()))
+  }
+
+  /// The trust summary ``info()`` carries: nil without a `tuf` block.
+  func trustSummary() -> TrustSummary? {
+    guard configuration.tuf != nil else { return nil }
+    return TrustSummary(
+      signed: trust.signed, rootVersion: trust.rootVersion,
+      earliestExpiry: trust.signed ? trust.earliestExpiry : nil, refusal: trust.refusal)
+  }
+
+  /// A download of a signed target whose bytes differ from the signed length or hashes is a
+  /// refusal (`untrusted`), naming the role that signed them; other errors pass unchanged.
+  func trustChecked(_ id: String, _ error: FetchError) -> FetchError {
+    guard let role = trust.signedBy[id],
+      [.hashMismatch, .sizeMismatch, .tooLarge].contains(error.kind)
+    else { return error }
+    let path = records[id]?.definition.targetPath ?? id
+    return FetchError(
+      .untrusted,
+      "the bytes served for target \(TerminalText.sanitize(path, maxLength: 120)) differ from the length and hashes \(TerminalText.sanitize(role, maxLength: 80)).json signed: \(error.message)"
+    )
+  }
+
+  /// The version the signed target gives bytes with SHA-256 `sha` (its `custom.version`), nil
+  /// when the asset's signed target is other bytes or has no version.
+  func signedVersion(for id: String, sha: String) -> String? {
+    guard trust.signedBy[id] != nil, let record = records[id], record.definition.sha256 == sha
+    else { return nil }
+    return record.targetVersion
+  }
+
+  private var signedInterval: TimeInterval {
+    configuration.assetDefaults.refreshSeconds ?? AssetDefaults.standardRefreshSeconds
+  }
+
+  /// The client over `<cacheDirectory>/tuf/metadata`, made once; the folder is seeded with the
+  /// config's root when it has no trusted root yet (a rotated root already there is kept).
+  private func trustUpdater(_ source: TUFSource) throws(TUFUpdateError) -> TUFUpdater {
+    if let updater = trust.updater { return updater }
+    let directory = TUFSource.metadataDirectory(in: configuration.cacheDirectory).path
+    if !FileManager.default.fileExists(atPath: directory + "/root.json") {
+      guard let bytes = FileManager.default.contents(atPath: source.root.path) else {
+        throw .noTrustedRoot(folder: source.root.path)
+      }
+      do {
+        try FileManager.default.createDirectory(
+          atPath: directory, withIntermediateDirectories: true)
+      } catch {
+        throw .storage(StorageError(operation: "create", path: directory, code: EIO))
+      }
+      try TUFUpdater.initialize(metadataDirectory: directory, trustedRoot: Array(bytes))
+    }
+    guard let fetcher = fetchers.first(where: { $0.canFetch(source.metadataURL) }) else {
+      throw .invalidURL("no fetcher for \(source.metadataURL.scheme ?? "this") URLs")
+    }
+    var settings = TUFUpdater.Settings()
+    settings.timeout = configuration.assetDefaults.timeout
+    // The metadata goes through the same TLS settings and proxy as the config's `defaults`
+    // (like the manifest).
+    settings.tls = configuration.assetDefaults.tls
+    settings.proxy = configuration.assetDefaults.proxy
+    let clock = self.clock
+    settings.now = { clock.now() }
+    let updater = try TUFUpdater(
+      metadataDirectory: directory, metadataURL: source.metadataURL.absoluteString,
+      fetcher: fetcher, settings: settings)
+    trust.updater = updater
+    return updater
+  }
+
+  /// Sets the asset's URL (targets URL + the target's path, hash-prefixed under consistent
+  /// snapshots), size, SHA-256 and version from a verified target, as ``apply(_:)`` does for a
+  /// manifest target.
+  private func applySigned(
+    _ target: TargetFile, role: String, to id: String, source: TUFSource, consistent: Bool
+  ) {
+    guard var record = records[id] else { return }
+    guard let sha = target.hashes["sha256"].flatMap(SHA256Text.normalized) else {
+      refuse(
+        id,
+        FetchError(
+          .untrusted,
+          "not fetched: \(TerminalText.sanitize(role, maxLength: 80)).json signed no sha256 hash for it"
+        ))
+      return
+    }
+    let remote = TUFFileNames.remoteTarget(
+      path: target.path, hashPrefixed: consistent ? target.consistentFileNames().first : nil)
+    let url: URL
+    do {
+      url = try RemoteURLPolicy.accept(
+        TUFFileNames.join(source.targetsURL.absoluteString, remote),
+        allowInsecure: record.definition.allowInsecure
+      ).url
+    } catch {
+      refuse(id, FetchError(error.kind, "the signed target's URL was refused: \(error)"))
+      return
+    }
+    let before = record.targetFacts
+    record.urlRefusal = nil
+    if let configured = record.definition.remote, !HTTPFetcher.sameOrigin(configured, url) {
+      record.definition.headers = []  // tokens are never sent to another origin
+    }
+    record.definition.remote = url
+    record.definition.expectedSize = target.length
+    record.definition.maxBytes = max(record.definition.maxBytes, target.length)
+    record.definition.sha256 = sha
+    let version = target.custom?["version"]?.stringValue.map {
+      TerminalText.sanitize($0, maxLength: 64)
+    }
+    record.targetVersion = version
+    if record.entry.current?.sha256 == sha, let version { record.entry.current?.version = version }
+    if record.targetFacts != before, schedulerTask != nil, inFlight[id] == nil,
+      !record.autoRefreshBlocked, record.definition.refresh != .manual
+    {
+      record.entry.nextAttemptAt = clock.now()
+    }
+    records[id] = record
+    trust.signedBy[id] = role
+    publishChange(id)
+  }
+
+  /// Stops the asset from being fetched, with `error` as the reason its next check records.
+  private func refuse(_ id: String, _ error: FetchError) {
+    trust.signedBy[id] = nil
+    records[id]?.urlRefusal = error
+    publishChange(id)
+  }
+}
