@@ -53,8 +53,8 @@ public actor LoopbackOrigin {
       .bind(host: "127.0.0.1", port: port) { channel in
         channel.eventLoop.makeCompletedFuture {
           try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(HTTPRequestDecoder()))
-          return try NIOAsyncChannel<HTTPServerRequestPart, ByteBuffer>(
-            wrappingChannelSynchronously: channel)
+          // Closed, not trapped on, if the listener closes before the loop takes it.
+          return try NIOAsyncChannel<HTTPServerRequestPart, ByteBuffer>.accepted(channel)
         }
       }
     guard let boundPort = server.channel.localAddress?.port else {
@@ -217,4 +217,28 @@ struct RequestWaiter {
 public enum LoopbackOriginError: Error, Equatable {
   /// The bound socket reported no local port.
   case noLocalPort
+}
+
+/// NIO's wrapper that closes a channel released unused, for connections accepted in the instant
+/// the listener closes (swift-nio#2813: the recommended wrapper traps instead). The same reasoning
+/// as RemoteAssets' `ClosingOnRelease`, which this module cannot import; reached through a protocol
+/// so the deliberate use of the deprecated initializer stays here.
+private protocol OriginClosingOnRelease {
+  associatedtype WrapperConfiguration
+  init(synchronouslyWrapping channel: any Channel, configuration: WrapperConfiguration) throws
+}
+
+extension NIOAsyncChannel: OriginClosingOnRelease {
+  fileprivate typealias WrapperConfiguration = Configuration
+}
+
+extension OriginClosingOnRelease
+where
+  WrapperConfiguration == NIOAsyncChannel<
+    HTTPServerRequestPart, ByteBuffer
+  >.Configuration
+{
+  fileprivate static func accepted(_ channel: any Channel) throws -> Self {
+    try Self(synchronouslyWrapping: channel, configuration: .init())
+  }
 }

@@ -42,7 +42,8 @@ public final class MetricsEndpoint: Sendable {
       .bind(host: address.host, port: address.port) { channel in
         channel.eventLoop.makeCompletedFuture {
           try channel.pipeline.syncOperations.configureHTTPServerPipeline()
-          return try Connection(wrappingChannelSynchronously: channel)
+          // Closed, not trapped on, if the listener closes before the loop takes it.
+          return try Connection.accepted(channel, configuration: .init())
         }
       }
     return MetricsEndpoint(server: server, exporter: exporter, address: address)

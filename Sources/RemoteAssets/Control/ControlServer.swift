@@ -66,9 +66,9 @@ public final class ControlServer: Sendable {
           channel.eventLoop.makeCompletedFuture {
             try channel.pipeline.syncOperations.addHandler(
               ByteToMessageHandler(ControlLineDecoder(maxLength: maxLine)))
-            return try Connection(
-              wrappingChannelSynchronously: channel,
-              configuration: .init(isOutboundHalfClosureEnabled: true))
+            // Closed, not trapped on, if the listener closes before the loop takes it.
+            return try Connection.accepted(
+              channel, configuration: .init(isOutboundHalfClosureEnabled: true))
           }
         }
     } catch {
