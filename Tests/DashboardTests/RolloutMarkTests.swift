@@ -117,4 +117,26 @@ import Testing
     let local = Fixtures.loadedState(Self.assets, withLog: false)
     #expect(!Screen(local, width: 120, height: 30).header.contains("attached"))
   }
+
+  @Test func aSignedEngineCarriesATrustBadgeAndARefusalIsRed() throws {
+    func header(_ trust: TrustSummary?) -> Screen {
+      var info = Fixtures.info
+      info.trust = trust
+      var state = Fixtures.loadedState(Self.assets, withLog: false)
+      _ = DashboardReducer.reduce(&state, .engine(.engineChanged(info)), now: Fixtures.now)
+      return Screen(state, width: 160, height: 30)
+    }
+    let signed = header(
+      TrustSummary(
+        signed: true, rootVersion: 3, earliestExpiry: Fixtures.now.addingTimeInterval(6 * 86400)))
+    #expect(signed.header.contains("signed r3 exp 6d"), "\(signed.header)")
+    let refused = header(
+      TrustSummary(signed: false, rootVersion: 3, refusal: "timestamp.json expired 2 h ago"))
+    #expect(refused.header.contains("UNTRUSTED: timestamp.json expired 2 h ago"))
+    let start = try #require(refused.header.range(of: "UNTRUSTED"))
+    let column = refused.header.distance(from: refused.header.startIndex, to: start.lowerBound)
+    #expect(refused.colors[0].dropFirst(column).first == "r", "a refusal is drawn in red")
+    #expect(header(TrustSummary(signed: false)).header.contains("unverified"))
+    #expect(!header(nil).header.contains("signed"))
+  }
 }

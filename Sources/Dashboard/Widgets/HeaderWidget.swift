@@ -44,6 +44,7 @@ struct HeaderWidget: Widget {
       }
     }
     addCounts(to: &line)
+    addTrust(to: &line)
     addRefreshMode(to: &line)
     if case .disconnected = state.health.connection {
       line.add(health, context.theme.state(.failed), priority: 0, spacing: 3)
@@ -104,6 +105,31 @@ struct HeaderWidget: Widget {
     } else {
       line.add(Formatting.interval(info.refreshEvery), priority: 2, spacing: 3)
     }
+  }
+
+  /// The trust badge of an engine that follows signed targets (TUF): `signed r3 exp 6d` while the
+  /// metadata verifies, a red `UNTRUSTED: reason` when it was refused, `unverified` before the
+  /// first check. Nothing without `tuf`.
+  private func addTrust(to line: inout SegmentLine) {
+    guard let trust = context.state.info?.trust else { return }
+    let text = Self.trustBadge(trust, now: context.now)
+    if trust.refusal != nil {
+      line.add(context.cut(text, 60), context.theme.error, priority: 0, spacing: 3)
+    } else if trust.signed {
+      line.add(text, context.theme.state(.fresh), priority: 2, spacing: 3)
+    } else {
+      line.add(text, context.theme.muted, priority: 2, spacing: 3)
+    }
+  }
+
+  /// The badge's words for `trust` at `now`.
+  static func trustBadge(_ trust: TrustSummary, now: Date) -> String {
+    if let refusal = trust.refusal { return "UNTRUSTED: " + Formatting.safe(refusal) }
+    guard trust.signed else { return "unverified" }
+    var text = "signed"
+    if let root = trust.rootVersion { text += " r\(root)" }
+    if let expiry = trust.earliestExpiry { text += " exp " + Formatting.until(expiry, now: now) }
+    return text
   }
 
   /// `loading 1000 assets…`: what the engine still reads from its cache at start.
