@@ -32,6 +32,12 @@ public enum AssetMetricNames {
   public static let refreshDuration = "remote_assets_refresh_duration_seconds"
   /// `remote_assets_manifest_info{version}` = 1 (gauge): the manifest held; absent without one.
   public static let manifestInfo = "remote_assets_manifest_info"
+  /// `remote_assets_tuf_metadata_expiry_timestamp_seconds{role}` (gauge): when each trusted TUF
+  /// role's metadata expires; absent without `tuf` or before metadata verified.
+  public static let tufMetadataExpiry = "remote_assets_tuf_metadata_expiry_timestamp_seconds"
+  /// `remote_assets_tuf_refusing` (gauge): 1 while the last refresh refused the signed metadata,
+  /// 0 while it verifies; absent without `tuf`.
+  public static let tufRefusing = "remote_assets_tuf_refusing"
 
   /// The `# HELP` text of each series (promtool's linter wants one for every family).
   public static let help: [String: String] = [
@@ -48,13 +54,19 @@ public enum AssetMetricNames {
     bytesDownloadedTotal: "Bytes downloaded and committed.",
     refreshDuration: "Duration of refresh attempts, from the transfer slot to the outcome.",
     manifestInfo: "The rollout manifest held, its version as a label.",
+    tufMetadataExpiry: "Unix time at which each trusted TUF role's metadata expires.",
+    tufRefusing: "1 while the signed (TUF) metadata is refused, 0 while it verifies.",
   ]
+
+  /// The families only an engine that follows signed targets (`tuf`) exports.
+  public static let signedTargetsOnly: Set<String> = [tufMetadataExpiry, tufRefusing]
 
   /// Every name of the contract.
   public static let all: [String] = [
     assetInfo, assetBehind, lastSuccessTimestamp, secondsSinceLastSuccess, expiryTimestamp,
     servedBytes,
     consecutiveFailures, refreshTotal, bytesDownloadedTotal, refreshDuration, manifestInfo,
+    tufMetadataExpiry, tufRefusing,
   ]
 
   /// The buckets of ``refreshDuration``: 5 ms to 60 s.

@@ -13,6 +13,9 @@ public struct TrustSummary: Sendable, Equatable, Codable {
   /// Why the last refresh refused the metadata, one sentence naming the role and the check;
   /// nil when it verified (or failed only to reach the repository).
   public var refusal: String?
+  /// The `expires` of each trusted top-level role (`root`, `timestamp`, `snapshot`, `targets`);
+  /// empty until metadata verified. Exported as a metric, one series per role.
+  public var roleExpiries: [String: Date] = [:]
 
   /// Creates a summary.
   public init(
@@ -24,7 +27,9 @@ public struct TrustSummary: Sendable, Equatable, Codable {
     self.refusal = refusal
   }
 
-  private enum CodingKeys: String, CodingKey { case signed, rootVersion, earliestExpiry, refusal }
+  private enum CodingKeys: String, CodingKey {
+    case signed, rootVersion, earliestExpiry, refusal, roleExpiries
+  }
 
   /// Decodes a summary; only `signed` is required.
   ///
@@ -36,6 +41,7 @@ public struct TrustSummary: Sendable, Equatable, Codable {
       rootVersion: try c.decodeIfPresent(Int64.self, forKey: .rootVersion),
       earliestExpiry: try c.decodeIfPresent(Date.self, forKey: .earliestExpiry),
       refusal: try c.decodeIfPresent(String.self, forKey: .refusal))
+    roleExpiries = try c.decodeIfPresent([String: Date].self, forKey: .roleExpiries) ?? [:]
   }
 
   /// Encodes every key (absent values as `null`).
@@ -47,5 +53,7 @@ public struct TrustSummary: Sendable, Equatable, Codable {
     try c.encode(rootVersion, forKey: .rootVersion)
     try c.encode(earliestExpiry, forKey: .earliestExpiry)
     try c.encode(refusal, forKey: .refusal)
+    // Only once known: a summary without them reads as older versions wrote it.
+    if !roleExpiries.isEmpty { try c.encode(roleExpiries, forKey: .roleExpiries) }
   }
 }

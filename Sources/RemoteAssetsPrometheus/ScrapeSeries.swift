@@ -63,6 +63,17 @@ public enum ScrapeSeries {
           labels: [("version", MetricLabel.bounded(snapshot.info.manifestVersion ?? ""))],
           value: 1))
     }
+    if let trust = snapshot.info.trust {
+      out.append(
+        GaugeSample(
+          name: AssetMetricNames.tufRefusing, labels: [], value: trust.refusal == nil ? 0 : 1))
+      for (role, expires) in trust.roleExpiries.sorted(by: { $0.key < $1.key }) {
+        out.append(
+          GaugeSample(
+            name: AssetMetricNames.tufMetadataExpiry,
+            labels: [("role", MetricLabel.bounded(role))], value: expires.timeIntervalSince1970))
+      }
+    }
     return out
   }
 }

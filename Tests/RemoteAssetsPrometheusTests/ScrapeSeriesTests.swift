@@ -73,6 +73,27 @@ import Testing
     #expect(value(samples, AssetMetricNames.manifestInfo, [("version", "r2")]) == 1)
   }
 
+  @Test func signedMetadataExportsEachRolesExpiryAndWhetherItIsRefused() {
+    var verified = snapshot([])
+    var trust = TrustSummary(signed: true, rootVersion: 2, earliestExpiry: now + 3600)
+    trust.roleExpiries = ["root": now + 86400 * 365, "timestamp": now + 3600]
+    verified.info.trust = trust
+    let samples = ScrapeSeries.samples(for: verified)
+    #expect(value(samples, AssetMetricNames.tufRefusing, []) == 0)
+    #expect(
+      value(samples, AssetMetricNames.tufMetadataExpiry, [("role", "timestamp")])
+        == (now + 3600).timeIntervalSince1970)
+    #expect(samples.filter { $0.name == AssetMetricNames.tufMetadataExpiry }.count == 2)
+    var refused = snapshot([])
+    refused.info.trust = TrustSummary(signed: false, refusal: "timestamp.json expired 2 h ago")
+    #expect(value(ScrapeSeries.samples(for: refused), AssetMetricNames.tufRefusing, []) == 1)
+    // Without `tuf`: no trust series at all.
+    #expect(
+      !ScrapeSeries.samples(for: snapshot([])).contains {
+        $0.name.hasPrefix("remote_assets_tuf_")
+      })
+  }
+
   @Test func theManifestSeriesIsAbsentWithoutAManifest() {
     let samples = ScrapeSeries.samples(for: snapshot([AssetStatus(id: "a")]))
     #expect(!samples.contains { $0.name == AssetMetricNames.manifestInfo })

@@ -65,6 +65,9 @@ import Testing
         #expect(trust.rootVersion == 1)
         #expect(trust.refusal == nil)
         let expiry = try #require(trust.earliestExpiry)
+        // Each top-level role's expiry (the metric's series), the earliest among them.
+        #expect(Set(trust.roleExpiries.keys) == ["root", "timestamp", "snapshot", "targets"])
+        #expect(trust.roleExpiries.values.min() == expiry)
         #expect(expiry > Date().addingTimeInterval(29 * 86_400))
         #expect(expiry < Date().addingTimeInterval(31 * 86_400))
         // A delegated role's target (no version in its custom data).

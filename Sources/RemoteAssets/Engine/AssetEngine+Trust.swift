@@ -17,6 +17,8 @@ struct TrustState: Sendable {
   /// verified refresh.
   var rootVersion: Int64?
   var earliestExpiry: Date?
+  /// Each trusted top-level role's `expires`, as of the last verified refresh.
+  var roleExpiries: [String: Date] = [:]
 }
 
 extension AssetEngine {
@@ -75,6 +77,14 @@ extension AssetEngine {
       trust.refusal = nil
       trust.signed = true
       trust.rootVersion = trusted?.root.version
+      var expiries: [String: Date] = [:]
+      if let set = trusted {
+        expiries["root"] = set.root.expires
+        expiries["timestamp"] = set.timestamp?.expires
+        expiries["snapshot"] = set.snapshot?.expires
+        expiries["targets"] = set.targets?.expires
+      }
+      trust.roleExpiries = expiries
       trust.earliestExpiry = trusted.map { set in
         ([set.root.expires, set.timestamp?.expires, set.snapshot?.expires, set.targets?.expires]
           as [Date?]).compactMap { $0 }.min() ?? set.root.expires
@@ -120,9 +130,11 @@ extension AssetEngine {
   /// The trust summary ``info()`` carries: nil without a `tuf` block.
   func trustSummary() -> TrustSummary? {
     guard configuration.tuf != nil else { return nil }
-    return TrustSummary(
+    var summary = TrustSummary(
       signed: trust.signed, rootVersion: trust.rootVersion,
       earliestExpiry: trust.signed ? trust.earliestExpiry : nil, refusal: trust.refusal)
+    summary.roleExpiries = trust.roleExpiries
+    return summary
   }
 
   /// A download of a signed target whose bytes differ from the signed length or hashes is a
