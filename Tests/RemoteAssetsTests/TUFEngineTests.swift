@@ -68,6 +68,9 @@ import Testing
         // Each top-level role's expiry (the metric's series), the earliest among them.
         #expect(Set(trust.roleExpiries.keys) == ["root", "timestamp", "snapshot", "targets"])
         #expect(trust.roleExpiries.values.min() == expiry)
+        // The verified metadata is the rollout's check, as a manifest's is (what `wait` counts).
+        #expect(await engine.info().manifestCheckedAt != nil)
+        #expect(try await LocalEngineLink(engine: engine).followsManifest())
         #expect(expiry > Date().addingTimeInterval(29 * 86_400))
         #expect(expiry < Date().addingTimeInterval(31 * 86_400))
         // A delegated role's target (no version in its custom data).

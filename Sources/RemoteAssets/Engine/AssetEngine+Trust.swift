@@ -19,6 +19,9 @@ struct TrustState: Sendable {
   var earliestExpiry: Date?
   /// Each trusted top-level role's `expires`, as of the last verified refresh.
   var roleExpiries: [String: Date] = [:]
+  /// When the signed metadata last verified: what `wait` counts as the rollout's check, as it
+  /// counts a manifest's.
+  var checkedAt: Date?
 }
 
 extension AssetEngine {
@@ -76,6 +79,7 @@ extension AssetEngine {
       }
       trust.refusal = nil
       trust.signed = true
+      trust.checkedAt = now
       trust.rootVersion = trusted?.root.version
       var expiries: [String: Date] = [:]
       if let set = trusted {

@@ -388,7 +388,7 @@ public actor AssetEngine {
       refreshEvery: refreshEvery)
     info.pausedAt = lifecycle.pausedAt
     info.cacheReadOnly = store.readOnlyReason.map { "read-only cache: \($0)" }
-    info.manifestCheckedAt = manifest?.checkedAt
+    info.manifestCheckedAt = manifest?.checkedAt ?? trust.checkedAt
     info.manifestError = manifestSchedule.error
     info.assetsLoading = loading.pending.isEmpty ? nil : loading.pending.count
     info.trust = trustSummary()  // nil without a `tuf` block (AssetEngine+Trust.swift)

@@ -46,7 +46,8 @@ package protocol EngineLink: Sendable {
   /// - Throws: ``EngineLinkError/unreachable(_:)`` when the engine cannot be reached.
   func snapshot() async throws(EngineLinkError) -> EngineSnapshot
 
-  /// Whether the engine follows a manifest (so a rollout is judged against it).
+  /// Whether the engine follows a manifest or signed targets (so a rollout is judged against
+  /// them, and `wait` counts only a check made after it started).
   ///
   /// - Throws: ``EngineLinkError/unreachable(_:)`` when the engine cannot be reached.
   func followsManifest() async throws(EngineLinkError) -> Bool

@@ -37,7 +37,8 @@ package struct LocalEngineLink: EngineLink {
   }
 
   package func followsManifest() async throws(EngineLinkError) -> Bool {
-    engine.configuration.manifest != nil
+    // A manifest, or signed targets (`tuf`): either is the rollout's check.
+    engine.configuration.followsTargets
   }
 
   package func refresh(_ ids: [String]) async throws(EngineLinkError) -> [ControlRefreshResult] {
