@@ -71,7 +71,17 @@ struct WatchSession<Link: EngineLink> {
       for await command in commands {
         Task {
           do {
-            try await link.perform(command)
+            switch command {
+            case .refresh, .refreshAll:
+              // Through `refresh`, whose outcomes say what happened: an unchanged copy gets an
+              // event line too, so the key visibly did something.
+              let results = try await link.refresh(command.assetID.map { [$0] } ?? [])
+              for entry in RefreshFeedback.entries(command, results, at: Date()) {
+                inbox.post(.log(entry))
+              }
+            default:
+              try await link.perform(command)
+            }
           } catch {
             // The engine reports what it does as events; a refusal or a lost connection is
             // only known here, so it becomes a line in the event pane.

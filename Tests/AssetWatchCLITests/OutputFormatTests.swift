@@ -161,4 +161,31 @@ import Testing
       progress, info: snapshot.info, elapsed: 5.26, timeout: "5m")
     #expect(lines == ["converged: 2 assets on target after 5.3s"])
   }
+
+  @Test func aManualRefreshAlwaysAnswersInTheEventPane() {
+    let now = Date(timeIntervalSince1970: 2_000_000_000)
+    let unchanged = RefreshFeedback.entries(
+      .refresh(id: "flags"),
+      [ControlRefreshResult(asset: "flags", outcome: .notModified, version: "v1", error: nil)],
+      at: now)
+    #expect(unchanged.map(\.message) == ["refresh: unchanged (not modified)"])
+    #expect(unchanged.first?.assetID == "flags")
+    // The engine logs updates and failures itself: no second line.
+    #expect(
+      RefreshFeedback.entries(
+        .refresh(id: "flags"),
+        [ControlRefreshResult(asset: "flags", outcome: .updated, version: "v2", error: nil)],
+        at: now
+      ).isEmpty)
+    let all = RefreshFeedback.entries(
+      .refreshAll,
+      [
+        ControlRefreshResult(asset: "a", outcome: .updated, version: "v2", error: nil),
+        ControlRefreshResult(asset: "b", outcome: .notModified, version: "v1", error: nil),
+        ControlRefreshResult(asset: "c", outcome: .notModified, version: "v1", error: nil),
+        ControlRefreshResult(asset: "d", outcome: .failed, version: nil, error: "HTTP 503"),
+      ], at: now)
+    #expect(all.map(\.message) == ["refreshed 4: 1 updated, 2 unchanged, 1 failed"])
+    #expect(all.first?.level == .warning)
+  }
 }

@@ -70,11 +70,12 @@ import Testing
     #expect(dialog(state) != nil)
   }
 
-  @Test func readonlyIgnoresDestructiveKeys() {
+  @Test func readonlyRefusesDestructiveKeysAndSaysSo() {
     var state = Fixtures.loadedState(options: Fixtures.options(readonly: true))
     for key in ["b", "d", "u"] {
       #expect(Fixtures.press(key, &state).isEmpty)
       #expect(state.overlay == nil)
+      #expect(state.notice?.text.hasPrefix("refused: read-only") == true, "\(key)")
     }
   }
 

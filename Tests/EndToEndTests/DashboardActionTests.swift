@@ -28,6 +28,16 @@ struct DashboardActionTests {
     }
   }
 
+  /// Every key answers: `r` on an asset that did not change says so in the event pane.
+  @Test func rOnAnUnchangedAssetSaysUnchanged() async throws {
+    try await DashboardFixture.withDashboard { fixture, tmux in
+      try await tmux.waitForTable(fresh: ["flags"])
+      try await tmux.waitForSelection("flags")
+      try await tmux.press("r")
+      try await tmux.waitFor("refresh: unchanged")
+    }
+  }
+
   @Test func dropNeedsYAndNeitherASecondDNorEnterConfirms() async throws {
     try await DashboardFixture.withDashboard { fixture, tmux in
       try await tmux.waitForTable()

@@ -52,12 +52,17 @@ enum KeyReducer {
     return []
   }
 
-  /// Opens the confirm dialog for `action` on the selected asset; read-only runs ignore it, and
-  /// a rollback with no previous generation only posts a notice.
+  /// Opens the confirm dialog for `action` on the selected asset; a read-only run and a rollback
+  /// with no previous generation only post a notice saying why not.
   private static func openConfirm(
     _ action: ConfirmDialog.Action, _ state: inout DashboardState, now: Date
   ) {
-    guard !state.options.readonly, let asset = state.selectedAsset(at: now) else { return }
+    if state.options.readonly {
+      // Every key answers: a refusal is said, not swallowed.
+      state.notice = Notice(text: "refused: read-only (started with --readonly)", postedAt: now)
+      return
+    }
+    guard let asset = state.selectedAsset(at: now) else { return }
     if action == .rollback, !asset.canRollback {
       state.notice = Notice(
         text: "\(asset.id) has no previous generation to roll back to", postedAt: now)
