@@ -23,19 +23,27 @@ extension AssetActionCommand {
   func run() async throws {
     let link = try await EngineLinks.open(
       config: config, attaching: attaching, logging: logging, only: Set(ids))
-    try await EngineLinks.requireKnown(ids, link: link)
+    // One look before and one after, whatever the number of ids: an attached engine sends its
+    // whole state each time.
+    let before = try await EngineLinks.snapshot(link)
+    try await EngineLinks.requireKnown(ids, in: before, link: link)
+    var done: [String] = []
     var failed = false
     for id in ids {
       do {
-        let before = try? await link.snapshot().assets.first { $0.id == id }
         try await link.perform(Self.command(id))
-        let after = try? await link.snapshot().assets.first { $0.id == id }
-        Console.printLine(Self.line(id, before: before, after: after))
+        done.append(id)
       } catch {
         Console.printError("assetwatch: \(error)")
         failed = true
       }
     }
+    let after = done.isEmpty ? nil : try? await link.snapshot()
+    func byID(_ snapshot: EngineSnapshot?) -> [String: AssetStatus] {
+      Dictionary((snapshot?.assets ?? []).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+    }
+    let (was, now) = (byID(before), byID(after))
+    for id in done { Console.printLine(Self.line(id, before: was[id], after: now[id])) }
     await link.close()
     if failed { throw ExitCode(1) }
   }

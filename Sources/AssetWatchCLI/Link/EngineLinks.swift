@@ -53,7 +53,16 @@ enum EngineLinks {
   /// - Throws: `ExitCode(1)` for the first unknown id (or an engine that cannot be reached).
   static func requireKnown(_ ids: [String], link: some EngineLink) async throws {
     guard !ids.isEmpty else { return }
-    let known = Set(try await snapshot(link).assets.map(\.id))
+    try await requireKnown(ids, in: try await snapshot(link), link: link)
+  }
+
+  /// The same check against a snapshot already taken.
+  ///
+  /// - Throws: `ExitCode(1)` for the first unknown id.
+  static func requireKnown(_ ids: [String], in snapshot: EngineSnapshot, link: some EngineLink)
+    async throws
+  {
+    let known = Set(snapshot.assets.map(\.id))
     for id in ids where !known.contains(id) {
       Console.printError("assetwatch: no asset named \"\(id)\" in the config")
       await link.close()
