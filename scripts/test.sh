@@ -49,4 +49,24 @@ bash scripts/tuf-venv.sh
 swift build
 # At most TEST_WIDTH tests at once (default 6): many tests start child processes and servers,
 # and a 2-core machine running every test at once starves them past their (generous) timeouts.
-swift test --experimental-maximum-parallelization-width "${TEST_WIDTH:-6}" "$@"
+#
+# A watchdog bounds the run (TEST_TIME_LIMIT seconds, default 1800; a clean run takes about a
+# minute after the build): a test process that stops making progress is reported, with the
+# tests still running and every thread's stack when gdb is installed, and killed, so a hang
+# fails in minutes with its cause in the log instead of running into CI's own limit silently.
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+swift test --experimental-maximum-parallelization-width "${TEST_WIDTH:-6}" "$@" > >(tee "$log") 2>&1 &
+runner=$!
+limit=${TEST_TIME_LIMIT:-1800}
+started=$SECONDS
+while kill -0 "$runner" 2>/dev/null; do
+    if (( SECONDS - started >= limit )); then
+        bash scripts/report-hung-tests.sh "$log" "$limit" "$runner"
+        pkill -KILL -P "$runner" 2>/dev/null || true
+        kill -KILL "$runner" 2>/dev/null || true
+        exit 1
+    fi
+    sleep 2
+done
+wait "$runner"

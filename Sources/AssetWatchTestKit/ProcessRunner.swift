@@ -123,10 +123,14 @@ public enum ProcessRunner {
     }
   }
 
-  /// Every byte until end of file, read on a dispatch thread (never a cooperative one).
+  /// Every byte until end of file, read on a thread of its own.
+  ///
+  /// Not `DispatchQueue.global()`: on Linux, Swift's cooperative pool *is* libdispatch's
+  /// default-QoS root queue (there is no separate cooperative queue), as wide as the machine has
+  /// cores. A read that blocks for a child's whole life there takes a thread from every task in
+  /// the process; libdispatch adds threads back only about once a second, so a few children at
+  /// once stalled the whole test run (CI timed out at 5400 s).
   static func readToEnd(_ handle: FileHandle) async -> Data {
-    await withCheckedContinuation { continuation in
-      DispatchQueue.global().async { continuation.resume(returning: handle.readDataToEndOfFile()) }
-    }
+    await OwnThread.run { handle.readDataToEndOfFile() }
   }
 }

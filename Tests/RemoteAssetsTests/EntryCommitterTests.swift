@@ -49,13 +49,54 @@ import Testing
     }
   }
 
+  /// Commits waiting for another process's lock hold no thread of the blocking-I/O pool: with
+  /// more waiting groups than the pool has threads, other disk work still runs at once. (When a
+  /// wait held a thread, it ran only after the waits gave up, so the commits had ended first.)
+  @Test func commitsWaitingForTheLockLeaveTheIOPoolFree() async throws {
+    try await withTemporaryDirectory { dir in
+      let waiters = ProcessInfo.processInfo.activeProcessorCount + 1
+      let committers = try (0..<waiters).map { _ in
+        EntryCommitter(store: try CacheStore(root: dir.cache, lockTimeout: .seconds(20)))
+      }
+      let fd = open(dir.cache.appendingPathComponent(".lock").path, O_RDWR | O_CREAT, 0o600)
+      #expect(flock(fd, LOCK_EX) == 0)
+      let ended = EndedCommits()
+      let writes = (0..<waiters).map { write("a\($0)", version: "v") }
+      try await withThrowingTaskGroup(of: Void.self) { group in
+        for (i, committer) in committers.enumerated() {
+          group.addTask {
+            _ = await committer.commit(writes[i])
+            await ended.add()
+          }
+        }
+        // Every committer has a group out waiting for the lock.
+        let deadline = ContinuousClock.now + .seconds(30)
+        for committer in committers {
+          while await committer.groups == 0, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+          }
+        }
+        let other = try await IOExecutor.run { 42 }
+        #expect(other == 42)
+        #expect(await ended.count == 0, "the pool ran other work while the commits waited")
+        close(fd)  // releases the lock
+        try await group.waitForAll()
+      }
+      #expect(await ended.count == waiters)
+      for i in 0..<waiters { #expect(try store(dir).readEntry("a\(i)") != nil) }
+    }
+  }
+
+  func store(_ dir: TemporaryDirectory) throws -> CacheStore { try CacheStore(root: dir.cache) }
+
   @Test func oneFailedWriteDoesNotFailTheRestOfItsGroup() throws {
     try withTemporaryDirectory { dir in
       let store = try CacheStore(root: dir.cache)
       var bad = write("b", version: "x")
       bad.change = { $0.id = "../escape" }  // refused by the entry writer
-      let results = EntryCommitter.write(
-        [write("a", version: "1"), bad, write("c", version: "3")], store: store)
+      let results = try #require(
+        EntryCommitter.write(
+          [write("a", version: "1"), bad, write("c", version: "3")], store: store))
       #expect(results.count == 3)
       if case .failure = results[1] {} else { Issue.record("the bad write should fail") }
       for (index, id) in [(0, "a"), (2, "c")] {
@@ -71,4 +112,10 @@ import Testing
         !FileManager.default.fileExists(atPath: dir.url.appendingPathComponent("escape.json").path))
     }
   }
+}
+
+/// How many commits have returned.
+private actor EndedCommits {
+  private(set) var count = 0
+  func add() { count += 1 }
 }

@@ -87,7 +87,7 @@ actor EntryCommitter {
       let store = self.store
       let results: [Result<Committed, any Error>]
       do {
-        results = try await IOExecutor.run { Self.write(writes, store: store) }
+        results = try await Self.writeWhenTheLockIsFree(writes, store: store)
       } catch {
         results = writes.map { _ in .failure(error) }
       }
@@ -96,78 +96,110 @@ actor EntryCommitter {
     draining = false
   }
 
+  /// Writes one group once the commit lock is free, giving up after the store's lock timeout.
+  ///
+  /// While another process holds the lock this waits suspended, between tries on the
+  /// blocking-I/O pool that take the lock only if it is free: a wait never holds one of that
+  /// pool's threads (as many as the machine has cores), which every engine in the process needs
+  /// for its reads, hashes and fsyncs.
+  static func writeWhenTheLockIsFree(_ writes: [Write], store: CacheStore) async throws
+    -> [Result<Committed, any Error>]
+  {
+    let deadline = ContinuousClock.now + store.commitLockTimeout
+    var pause = Duration.milliseconds(1)
+    while true {
+      if let results = try await IOExecutor.run({ write(writes, store: store, onlyIfFree: true) }) {
+        return results
+      }
+      guard ContinuousClock.now < deadline else {
+        let error = store.commitLockTimeoutError()
+        return writes.map { _ in .failure(error) }
+      }
+      try? await Task.sleep(for: pause)
+      pause = min(pause * 2, .milliseconds(50))
+    }
+  }
+
   /// Writes one group under one commit lock; a failure of one write fails only that write,
-  /// a failure to flush a folder fails every write that needed it.
-  static func write(_ writes: [Write], store: CacheStore) -> [Result<Committed, any Error>] {
+  /// a failure to flush a folder fails every write that needed it. With `onlyIfFree`, nil
+  /// (nothing written) when another process holds the lock; else waits for it (bounded).
+  static func write(_ writes: [Write], store: CacheStore, onlyIfFree: Bool = false)
+    -> [Result<Committed, any Error>]?
+  {
     var results = [Result<Committed, any Error>?](repeating: nil, count: writes.count)
+    func underTheLock() throws {
+      var merged: [Int: CacheEntry] = [:]
+      var pushedOut: [Int: Set<String>] = [:]
+      var movedBlobs: [Int] = []
+      for (index, write) in writes.enumerated() {
+        do {
+          let disk = (try? store.readEntry(write.id)) ?? nil
+          var result = EntrySync.base(ours: write.ours, disk: disk, lastSynced: write.lastSynced)
+          write.change(&result)
+          // The blobs this write stops naming: what the disk named (and what this process
+          // thought it named), less what the result names.
+          pushedOut[index] = Set(
+            [
+              disk?.current?.sha256, disk?.previous?.sha256, write.ours.current?.sha256,
+              write.ours.previous?.sha256,
+            ].compactMap { $0 }
+          ).subtracting([result.current?.sha256, result.previous?.sha256].compactMap { $0 })
+          if let blob = write.blob {
+            let stamp = try blob.sink.withPartial { partial in
+              let stamp = try store.moveBlob(partial, sha256: blob.sha256)
+              partial.markMoved()
+              return stamp
+            }
+            movedBlobs.append(index)
+            if result.current?.sha256 == blob.sha256 { result.current?.stamp = stamp }
+          }
+          merged[index] = result
+        } catch {
+          results[index] = .failure(error)
+        }
+      }
+      if !movedBlobs.isEmpty {
+        do { try store.syncObjects() } catch {
+          for index in movedBlobs {
+            merged[index] = nil
+            results[index] = .failure(error)
+          }
+        }
+      }
+      var written: [Int] = []
+      var readBack: [Int: CacheEntry] = [:]
+      for (index, entry) in merged.sorted(by: { $0.key < $1.key }) {
+        do {
+          readBack[index] = try store.writeEntry(entry, syncingFolder: false)
+          written.append(index)
+        } catch {
+          results[index] = .failure(error)
+        }
+      }
+      if !written.isEmpty {
+        do { try store.syncEntries() } catch {
+          for index in written { results[index] = .failure(error) }
+          written = []
+        }
+      }
+      // Still under the lock: a blob no entry names any more goes, unless another process's
+      // entry (or another of this group) names the same bytes.
+      let unnamed = written.reduce(into: Set<String>()) { $0.formUnion(pushedOut[$1] ?? []) }
+      if !unnamed.isEmpty { store.removeUnnamedBlobs(unnamed) }
+      for index in written {
+        guard let entry = merged[index] else { continue }
+        let id = writes[index].id
+        results[index] = .success(
+          Committed(
+            entry: entry, synced: readBack[index] ?? entry,
+            syncedStamp: store.entryStamp(id)))
+      }
+    }
     do {
-      try store.withCommitLock {
-        var merged: [Int: CacheEntry] = [:]
-        var pushedOut: [Int: Set<String>] = [:]
-        var movedBlobs: [Int] = []
-        for (index, write) in writes.enumerated() {
-          do {
-            let disk = (try? store.readEntry(write.id)) ?? nil
-            var result = EntrySync.base(ours: write.ours, disk: disk, lastSynced: write.lastSynced)
-            write.change(&result)
-            // The blobs this write stops naming: what the disk named (and what this process
-            // thought it named), less what the result names.
-            pushedOut[index] = Set(
-              [
-                disk?.current?.sha256, disk?.previous?.sha256, write.ours.current?.sha256,
-                write.ours.previous?.sha256,
-              ].compactMap { $0 }
-            ).subtracting([result.current?.sha256, result.previous?.sha256].compactMap { $0 })
-            if let blob = write.blob {
-              let stamp = try blob.sink.withPartial { partial in
-                let stamp = try store.moveBlob(partial, sha256: blob.sha256)
-                partial.markMoved()
-                return stamp
-              }
-              movedBlobs.append(index)
-              if result.current?.sha256 == blob.sha256 { result.current?.stamp = stamp }
-            }
-            merged[index] = result
-          } catch {
-            results[index] = .failure(error)
-          }
-        }
-        if !movedBlobs.isEmpty {
-          do { try store.syncObjects() } catch {
-            for index in movedBlobs {
-              merged[index] = nil
-              results[index] = .failure(error)
-            }
-          }
-        }
-        var written: [Int] = []
-        var readBack: [Int: CacheEntry] = [:]
-        for (index, entry) in merged.sorted(by: { $0.key < $1.key }) {
-          do {
-            readBack[index] = try store.writeEntry(entry, syncingFolder: false)
-            written.append(index)
-          } catch {
-            results[index] = .failure(error)
-          }
-        }
-        if !written.isEmpty {
-          do { try store.syncEntries() } catch {
-            for index in written { results[index] = .failure(error) }
-            written = []
-          }
-        }
-        // Still under the lock: a blob no entry names any more goes, unless another process's
-        // entry (or another of this group) names the same bytes.
-        let unnamed = written.reduce(into: Set<String>()) { $0.formUnion(pushedOut[$1] ?? []) }
-        if !unnamed.isEmpty { store.removeUnnamedBlobs(unnamed) }
-        for index in written {
-          guard let entry = merged[index] else { continue }
-          let id = writes[index].id
-          results[index] = .success(
-            Committed(
-              entry: entry, synced: readBack[index] ?? entry,
-              syncedStamp: store.entryStamp(id)))
-        }
+      if onlyIfFree {
+        guard try store.withCommitLockIfFree(underTheLock) != nil else { return nil }
+      } else {
+        try store.withCommitLock(underTheLock)
       }
     } catch {
       return writes.indices.map { results[$0] ?? .failure(error) }

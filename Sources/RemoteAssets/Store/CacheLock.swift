@@ -47,6 +47,16 @@ struct CacheLock: Sendable {
     return try body()
   }
 
+  /// The error of a wait that gave up now: names the holder (read from the lock file).
+  func timeoutError() -> CacheLockTimeout {
+    let path = folder.child(CacheLayout.lock)
+    guard let fd = try? folder.openFile(CacheLayout.lock, O_RDONLY) else {
+      return CacheLockTimeout(path: path, holder: "another process", waited: timeout)
+    }
+    defer { close(fd) }
+    return CacheLockTimeout(path: path, holder: Self.holder(fd), waited: timeout)
+  }
+
   /// Writes "pid name" into the lock file, for the message of a waiter that gives up.
   private static func recordHolder(_ fd: Int32) {
     let text = "\(getpid()) \(ProcessInfo.processInfo.processName)\n"

@@ -293,4 +293,27 @@ package struct CacheStore: Sendable {
     }
     return try lock.withLock(body)
   }
+
+  /// Runs `body` holding the commit lock only if no other process holds it now; nil when one
+  /// does. For a caller that waits elsewhere (``EntryCommitter`` waits suspended, never on a
+  /// thread of the blocking-I/O pool).
+  ///
+  /// - Throws: ``StorageError`` when the cache is read-only; what `body` throws.
+  func withCommitLockIfFree<T>(_ body: () throws -> T) throws -> T? {
+    guard let lock else {
+      throw StorageError(operation: "lock (the cache is read-only)", path: root.path, code: EROFS)
+    }
+    return try lock.withLockIfFree(body)
+  }
+
+  /// How long a commit waits for another process's lock before it gives up.
+  var commitLockTimeout: Duration { lock?.timeout ?? .zero }
+
+  /// The error of a commit that waited ``commitLockTimeout`` in vain (names the holder).
+  func commitLockTimeoutError() -> any Error {
+    guard let lock else {
+      return StorageError(operation: "lock (the cache is read-only)", path: root.path, code: EROFS)
+    }
+    return lock.timeoutError()
+  }
 }
