@@ -38,6 +38,11 @@ public enum AssetMetricNames {
   /// `remote_assets_tuf_refusing` (gauge): 1 while the last refresh refused the signed metadata,
   /// 0 while it verifies; absent without `tuf`.
   public static let tufRefusing = "remote_assets_tuf_refusing"
+  /// `remote_assets_tuf_refusals_total{reason}` (counter): refreshes whose signed metadata was
+  /// refused, and assets refused because no signed target lists them, by the check that refused
+  /// (`expired`, `rollback`, `signatures`, `pinned_hash`, `too_large`, `target_not_listed`, ...;
+  /// a fixed set of words).
+  public static let tufRefusalsTotal = "remote_assets_tuf_refusals_total"
 
   /// The `# HELP` text of each series (promtool's linter wants one for every family).
   public static let help: [String: String] = [
@@ -56,17 +61,20 @@ public enum AssetMetricNames {
     manifestInfo: "The rollout manifest held, its version as a label.",
     tufMetadataExpiry: "Unix time at which each trusted TUF role's metadata expires.",
     tufRefusing: "1 while the signed (TUF) metadata is refused, 0 while it verifies.",
+    tufRefusalsTotal: "Refusals of the signed (TUF) metadata or of unlisted targets, by the check.",
   ]
 
   /// The families only an engine that follows signed targets (`tuf`) exports.
-  public static let signedTargetsOnly: Set<String> = [tufMetadataExpiry, tufRefusing]
+  public static let signedTargetsOnly: Set<String> = [
+    tufMetadataExpiry, tufRefusing, tufRefusalsTotal,
+  ]
 
   /// Every name of the contract.
   public static let all: [String] = [
     assetInfo, assetBehind, lastSuccessTimestamp, secondsSinceLastSuccess, expiryTimestamp,
     servedBytes,
     consecutiveFailures, refreshTotal, bytesDownloadedTotal, refreshDuration, manifestInfo,
-    tufMetadataExpiry, tufRefusing,
+    tufMetadataExpiry, tufRefusing, tufRefusalsTotal,
   ]
 
   /// The buckets of ``refreshDuration``: 5 ms to 60 s.

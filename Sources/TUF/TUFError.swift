@@ -118,6 +118,25 @@ public enum TUFError: Error, Sendable, Equatable, CustomStringConvertible {
     }
   }
 
+  /// The check that refused, as one of a few fixed words (a metric label, so bounded):
+  /// `too_large`, `malformed`, `signatures`, `version`, `rollback`, `expired`, `pinned_hash`,
+  /// `not_listed`, `key_rotation`, `unavailable` or `target_bytes`.
+  public var reason: String {
+    switch self {
+    case .tooLarge: return "too_large"
+    case .malformed, .wrongType, .unsupportedSpecVersion, .outOfOrder: return "malformed"
+    case .unsigned: return "signatures"
+    case .versionMismatch: return "version"
+    case .versionRollback, .versionUnchanged, .metaRollback, .metaRemoved: return "rollback"
+    case .expired: return "expired"
+    case .hashMismatch, .lengthMismatch, .unsupportedHashAlgorithm: return "pinned_hash"
+    case .missingFromSnapshot, .notDelegated: return "not_listed"
+    case .droppedAfterKeyRotation: return "key_rotation"
+    case .unavailable: return "unavailable"
+    case .targetLengthMismatch, .targetHashMismatch, .targetUnsupportedHash: return "target_bytes"
+    }
+  }
+
   /// The role the refusal is about (nil for target file checks).
   public var role: String? {
     switch self {

@@ -1,7 +1,10 @@
+import AssetModel
 import AssetWatchTestKit
+import CoreMetrics
 import Crypto
 import DemoOrigin
 import Foundation
+import MetricsTestKit
 import RemoteAssetsTestKit
 import Synchronization
 import Testing
@@ -20,13 +23,14 @@ import Testing
   /// the fixture's root version 1; assets refresh only when asked (no timer in the way).
   func withTUFEngine(
     _ assets: [AssetDefinition], origin: LoopbackOrigin,
+    metrics: (any MetricsFactory)? = nil,
     _ body: (AssetEngine, TemporaryDirectory) async throws -> Void
   ) async throws {
     let source = TUFSource(
       metadataURL: URL(string: "\(origin.baseURL)/metadata/")!,
       targetsURL: URL(string: "\(origin.baseURL)/targets/")!,
       root: try TUFRepositoryFixture.trustedRootURL())
-    try await withEngine(assets, configure: { $0.tuf = source }, body)
+    try await withEngine(assets, metricsFactory: metrics, configure: { $0.tuf = source }, body)
   }
 
   func signed(_ id: String, path: String?, bundled: URL? = nil) -> AssetDefinition {
@@ -117,6 +121,49 @@ import Testing
         #expect(trust.earliestExpiry == nil)
       }
     }
+  }
+
+  /// Each refusal counts once under the check that refused; a repository that verifies, or
+  /// one that cannot be reached, counts nothing.
+  @Test func refusalsAreCountedByTheCheckThatRefused() async throws {
+    let metrics = TestMetrics()
+    func refusals(_ reason: String) -> Int64 {
+      metrics.counterTotal(
+        label: AssetMetricNames.tufRefusalsTotal, dimensions: [("reason", reason)])
+    }
+    try await withOrigin { origin in
+      try await TUFRepositoryFixture.serve("initial", on: origin)
+      let assets = [signed("hello", path: Self.helloPath), signed("absent", path: "no/such")]
+      try await withTUFEngine(assets, origin: origin, metrics: metrics) { engine, _ in
+        #expect(await engine.refresh("hello").isUpdated)
+        #expect(refusals("target_not_listed") == 1, "the asset no signed target lists")
+        #expect(refusals("expired") == 0)
+        try await TUFRepositoryFixture.serve("bumped", on: origin)
+        _ = await engine.refresh("hello")
+        try await TUFRepositoryFixture.serve("expired", on: origin)
+        #expect(await engine.refresh("hello").failure?.kind == .untrusted)
+        #expect(refusals("expired") == 1)
+        try await TUFRepositoryFixture.serve("unsigned", on: origin)
+        #expect(await engine.refresh("hello").failure?.kind == .untrusted)
+        #expect(refusals("signatures") == 1)
+        #expect(refusals("expired") == 1)
+        #expect(refusals("rollback") == 0)
+      }
+    }
+  }
+
+  /// The network or the metadata folder failing is not a refusal: the targets verified last
+  /// stay in force, and the error keeps the failure's own kind.
+  @Test func aDiskOrNetworkFailureIsNotARefusal() {
+    let disk = TUFUpdateError.storage(StorageError(operation: "write", path: "tuf", code: EIO))
+    #expect(AssetEngine.uncheckedBecause(disk)?.kind == .storage)
+    #expect(disk.refusalReason == nil)
+    let network = TUFUpdateError.network(
+      file: "timestamp.json", FetchError(.httpStatus, "HTTP 503", status: 503))
+    #expect(AssetEngine.uncheckedBecause(network)?.status == 503)
+    let refusal = TUFUpdateError.verification(.expired(role: "timestamp", secondsAgo: 60))
+    #expect(AssetEngine.uncheckedBecause(refusal) == nil)
+    #expect(refusal.refusalReason == "expired")
   }
 
   @Test func aRefusalEndsWhenTheRepositoryVerifiesAgain() async throws {

@@ -69,6 +69,7 @@ extension AssetEngine {
           applySigned(target, role: role, to: id, source: source, consistent: consistent)
           applied += 1
         } catch .targetNotFound {
+          metrics.refusedSignedMetadata(reason: "target_not_listed")
           refuse(
             id,
             FetchError(
@@ -97,20 +98,22 @@ extension AssetEngine {
       log(nil, .info, "signed targets verified: \(applied) assets")
     } catch {
       let message = error.description
-      if case .network(_, let fetchError) = error {
-        // Nothing was refused: the targets verified last stay in force. An asset with none yet
-        // stays unfetched, and says why (with the network's kind: a retry may help).
+      if let unchecked = Self.uncheckedBecause(error) {
+        // Nothing was refused (the network or the disk failed): the targets verified last stay
+        // in force. An asset with none yet stays unfetched, and says why (with the failure's
+        // kind: a retry may help).
         for id in order where trust.signedBy[id] == nil {
           guard let definition = records[id]?.definition, followsSignedTargets(definition) else {
             continue
           }
           records[id]?.urlRefusal = FetchError(
-            fetchError.kind,
+            unchecked.kind,
             "not fetched: the signed TUF metadata could not be checked: \(message)",
-            status: fetchError.status, retryAfter: fetchError.retryAfter)
+            status: unchecked.status, retryAfter: unchecked.retryAfter)
         }
         log(nil, .error, "tuf: \(message); keeping the targets verified last")
       } else {
+        if let reason = error.refusalReason { metrics.refusedSignedMetadata(reason: reason) }
         trust.refusal = message
         trust.signed = false
         for id in order {
@@ -129,6 +132,17 @@ extension AssetEngine {
     }
     // The trust summary, the header's error or the targets may have changed.
     publish(.engineChanged(info()))
+  }
+
+  /// The failure of a refresh that could not check the metadata (the network, the metadata
+  /// folder on disk): not a refusal, so the targets verified last stay in force. Nil for a
+  /// refusal.
+  static func uncheckedBecause(_ error: TUFUpdateError) -> FetchError? {
+    switch error {
+    case .network(_, let fetchError): return fetchError
+    case .storage: return FetchError(.storage, error.description)
+    case .verification, .targetNotFound, .invalidURL, .noTrustedRoot: return nil
+    }
   }
 
   /// The trust summary ``info()`` carries: nil without a `tuf` block.

@@ -8,6 +8,7 @@ import CoreMetrics
 /// - `remote_assets_bytes_downloaded_total{asset}`: bytes committed (counter).
 /// - `remote_assets_consecutive_failures{asset}`: failures in a row now (gauge).
 /// - `remote_assets_served_bytes{asset}`: size of the copy served now (gauge).
+/// - `remote_assets_tuf_refusals_total{reason}`: signed-metadata refusals by check (counter).
 /// - `remote_assets_refresh_duration_seconds{asset}`: how long each attempt that ended with an
 ///   outcome took, from getting its transfer slot to its end (timer; a histogram in Prometheus).
 struct EngineMetrics: Sendable {
@@ -17,6 +18,12 @@ struct EngineMetrics: Sendable {
     Counter(
       label: AssetMetricNames.refreshTotal, dimensions: [("asset", id), ("outcome", outcome)],
       factory: factory
+    ).increment()
+  }
+
+  func refusedSignedMetadata(reason: String) {
+    Counter(
+      label: AssetMetricNames.tufRefusalsTotal, dimensions: [("reason", reason)], factory: factory
     ).increment()
   }
 

@@ -34,6 +34,19 @@ package enum TUFUpdateError: Error, Sendable, CustomStringConvertible {
     }
   }
 
+  /// The refusal's reason for the `remote_assets_tuf_refusals_total{reason}` counter: the
+  /// verifier's ``TUF/TUFError/reason``, or `target_not_listed`, `invalid_url`,
+  /// `no_trusted_root`; nil for what is not a refusal (the network, the disk).
+  package var refusalReason: String? {
+    switch self {
+    case .verification(let error): return error.reason
+    case .targetNotFound: return "target_not_listed"
+    case .invalidURL: return "invalid_url"
+    case .noTrustedRoot: return "no_trusted_root"
+    case .network, .storage: return nil
+    }
+  }
+
   /// The HTTP status, when a fetch failed with one.
   package var httpStatus: Int? {
     if case .network(_, let error) = self { return error.status }
