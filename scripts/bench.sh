@@ -4,11 +4,11 @@
 # medians and ratios. Timings are printed, never asserted.
 #
 #   scripts/bench.sh [--quick] [CASE ...]
-#   CASES: big sync revalidate status statusbig idle firstframe storm   (default: all)
+#   CASES: big sync revalidate status statusbig idle firstframe storm tuf   (default: all)
 #          fleet (opt-in: a real Prometheus scraping synthetic fleets; needs prometheus)
 #   env:   RUNS (5; --quick 3)  BIG_MIB (1024; --quick 256)  IDLE_SECONDS (60; --quick 10)
 #          STORM_RATE (1000 events/s)  STORM_KEYS (10)  STORM_SECONDS (5)
-#          FLEET_SIZES ("1000x20 10000x50"; --quick "1000x20")
+#          FLEET_SIZES ("1000x20 10000x50"; --quick "1000x20")  TUF_TARGETS (10000)
 #          ASSETWATCH_BIN (a release binary to measure instead of building this tree's)
 #
 # Installs what it needs from Debian's packages when run as root (nginx-light curl time tmux),
@@ -24,7 +24,7 @@ for arg in "$@"; do
     *) CASES+=("$arg") ;;
   esac
 done
-[ ${#CASES[@]} -eq 0 ] && CASES=(big sync revalidate status statusbig idle firstframe storm)
+[ ${#CASES[@]} -eq 0 ] && CASES=(big sync revalidate status statusbig idle firstframe storm tuf)
 if [ "$QUICK" = 1 ]; then
   RUNS=${RUNS:-3}; BIG_MIB=${BIG_MIB:-256}; IDLE_SECONDS=${IDLE_SECONDS:-10}
   FLEET_SIZES=${FLEET_SIZES:-1000x20}
@@ -469,4 +469,41 @@ PY
   done
 }
 
+# Signed targets: a repository of TUF_TARGETS targets written by python-tuf (scripts/tuf-bench/
+# make_repo.py: one signed targets.json listing them all, about 1.4 MB at 10,000), served by the
+# same nginx. `assetwatch tuf-client` against python-tuf's ngclient Updater (the reference
+# client, scripts/tuf-bench/client.py), each from a metadata folder holding only the trusted
+# root: the whole top-level refresh (root probe, timestamp, snapshot, targets: every signature,
+# hash and expiry checked) and the lookup of the last target; then a refresh of the unchanged
+# repository (the timestamp alone is fetched). Both times include starting the process.
+bench_tuf() {
+  local n=${TUF_TARGETS:-10000}
+  bash scripts/tuf-venv.sh
+  local py=.build/tuf-venv/bin/python
+  echo "  (writing a repository of $n signed targets with python-tuf...)" >&2
+  "$py" scripts/tuf-bench/make_repo.py "$WORK/tuf" "$n" >/dev/null
+  mv "$WORK/tuf/www" "$WORK/www/tuf"
+  local url="$BASE/tuf/metadata/" last="t/$((n - 1)).json"
+  fresh() { rm -rf "$WORK/tuf/$1"; mkdir -p "$WORK/tuf/$1"; cp "$WORK/tuf/root.json" "$WORK/tuf/$1/root.json"; }
+  fresh aw; "$BIN" tuf-client --metadata-dir "$WORK/tuf/aw" --metadata-url "$url" refresh
+  fresh py; "$py" scripts/tuf-bench/client.py "$WORK/tuf/py" "$url" "$last"
+  local A=() P=() AU=() PU=() RSS=()
+  for _ in $(seq 1 "$RUNS"); do
+    fresh aw
+    read -r t m < <(measure "$BIN" tuf-client --metadata-dir "$WORK/tuf/aw" --metadata-url "$url" \
+      --target-name "$last" --target-base-url "$BASE/tuf/targets/" --target-dir "$WORK/tuf/aw-targets" download)
+    A+=("$t"); RSS+=("$m")
+    fresh py
+    read -r t _ < <(measure "$py" scripts/tuf-bench/client.py "$WORK/tuf/py" "$url" "$last"); P+=("$t")
+    read -r t _ < <(measure "$BIN" tuf-client --metadata-dir "$WORK/tuf/aw" --metadata-url "$url" refresh); AU+=("$t")
+    read -r t _ < <(measure "$py" scripts/tuf-bench/client.py "$WORK/tuf/py" "$url" "$last"); PU+=("$t")
+  done
+  local a p au pu rss
+  a=$(median "${A[@]}"); p=$(median "${P[@]}"); au=$(median "${AU[@]}"); pu=$(median "${PU[@]}"); rss=$(median "${RSS[@]}")
+  row "tuf: refresh + lookup, $n targets vs python-tuf" "${a}s vs ${p}s" "$(ratio "$a" "$p")x"
+  row "tuf: refresh of the unchanged repository vs python-tuf" "${au}s vs ${pu}s" "$(ratio "$au" "$pu")x"
+  row "tuf: refresh + lookup, $n targets, peak RSS" "$((rss / 1024)) MiB" "-"
+}
+
+if has tuf; then bench_tuf; fi
 if has fleet; then bench_fleet; fi
