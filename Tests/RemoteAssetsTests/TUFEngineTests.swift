@@ -294,6 +294,56 @@ import Testing
     }
   }
 
+  /// A restart with the repository unreachable: the targets the earlier run verified apply
+  /// again from the metadata folder (verified anew), so the asset keeps its signed version and
+  /// target, and its error is the network's, not "no signed target verified". Past the
+  /// metadata's expiry, nothing applies (no freeze).
+  @Test func anOfflineStartFollowsTheTargetsVerifiedBeforeUntilTheyExpire() async throws {
+    let hello = try #require(try TUFRepositoryFixture.targets()[Self.helloPath])
+    try await withTemporaryDirectory { dir in
+      let root = try TUFRepositoryFixture.trustedRootURL()
+      func engine(
+        _ origin: String, clock: any EngineClock, _ body: (AssetEngine) async throws -> Void
+      ) async throws {
+        let source = TUFSource(
+          metadataURL: URL(string: "\(origin)/metadata/")!,
+          targetsURL: URL(string: "\(origin)/targets/")!, root: root)
+        try await withEngine(
+          [signed("hello", path: Self.helloPath)], cache: dir.cache, clock: clock,
+          configure: { $0.tuf = source }, body)
+      }
+      try await withOrigin { origin in
+        try await TUFRepositoryFixture.serve("initial", on: origin)
+        try await engine(origin.baseURL, clock: SystemClock()) { engine in
+          #expect(await engine.refresh("hello").isUpdated)
+        }
+      }
+      let closed = "http://127.0.0.1:\(try NginxServer.freePort())"
+      try await engine(closed, clock: SystemClock()) { engine in
+        let outcome = await engine.refresh("hello")
+        // The network's kind (nothing listens there), not untrusted.
+        #expect(outcome.failure?.kind == .refused, "\(outcome)")
+        let status = try #require(await engine.status("hello"))
+        #expect(status.targetVersion == "2026.11-signed")
+        #expect(status.version == "2026.11-signed")
+        #expect(!status.isBehindTarget)
+        #expect(status.lastError?.message.contains("no signed TUF target") != true)
+        #expect(try await engine.data("hello") == hello)
+        // Not a check of the rollout: the badge waits for the repository.
+        #expect(await engine.info().trust?.signed == false)
+        #expect(await engine.info().manifestCheckedAt == nil)
+      }
+      // Forty days on, the metadata (valid for 30) has expired: it no longer applies.
+      let later = ManualClock(now: Date().addingTimeInterval(40 * 86400))
+      try await engine(closed, clock: later) { engine in
+        _ = await engine.refresh("hello")
+        let status = try #require(await engine.status("hello"))
+        #expect(status.targetVersion == nil)
+        #expect(try await engine.data("hello") == hello, "the last good copy still serves")
+      }
+    }
+  }
+
   /// An HTTP fetcher that records the proxy setting of every request it is handed.
   final class RecordingFetcher: AssetFetcher {
     let http = HTTPFetcher()

@@ -57,27 +57,7 @@ extension AssetEngine {
       let updater = try trustUpdater(source)
       try await updater.refresh()
       let trusted = await updater.trustedMetadata
-      let consistent = trusted?.root.consistentSnapshot ?? false
-      var applied = 0
-      for id in order {
-        guard let definition = records[id]?.definition, followsSignedTargets(definition) else {
-          continue
-        }
-        let path = definition.targetPath ?? id
-        do {
-          let (target, role) = try await updater.signedTarget(path: path)
-          applySigned(target, role: role, to: id, source: source, consistent: consistent)
-          applied += 1
-        } catch .targetNotFound {
-          metrics.refusedSignedMetadata(reason: "target_not_listed")
-          refuse(
-            id,
-            FetchError(
-              .untrusted,
-              "not fetched: no signed TUF target covers it (target path \(TerminalText.sanitize(path, maxLength: 120)))"
-            ))
-        }
-      }
+      let applied = try await applySignedTargets(from: updater, source: source)
       trust.refusal = nil
       trust.signed = true
       trust.checkedAt = now
@@ -99,6 +79,7 @@ extension AssetEngine {
     } catch {
       let message = error.description
       if let unchecked = Self.uncheckedBecause(error) {
+        if trust.signedBy.isEmpty { await applyTargetsVerifiedBefore(source) }
         // Nothing was refused (the network or the disk failed): the targets verified last stay
         // in force. An asset with none yet stays unfetched, and says why (with the failure's
         // kind: a retry may help).
@@ -132,6 +113,54 @@ extension AssetEngine {
     }
     // The trust summary, the header's error or the targets may have changed.
     publish(.engineChanged(info()))
+  }
+
+  /// Looks up each asset's signed target in `updater`'s trusted set and applies it; an asset no
+  /// role lists is refused (`untrusted`). Returns how many were applied.
+  ///
+  /// - Throws: the lookup's failures other than a target not found (the network fetching a
+  ///   delegated role, a delegated role refused).
+  private func applySignedTargets(from updater: TUFUpdater, source: TUFSource)
+    async throws(TUFUpdateError) -> Int
+  {
+    let consistent = await updater.trustedMetadata?.root.consistentSnapshot ?? false
+    var applied = 0
+    for id in order {
+      guard let definition = records[id]?.definition, followsSignedTargets(definition) else {
+        continue
+      }
+      let path = definition.targetPath ?? id
+      do {
+        let (target, role) = try await updater.signedTarget(path: path)
+        applySigned(target, role: role, to: id, source: source, consistent: consistent)
+        applied += 1
+      } catch .targetNotFound {
+        metrics.refusedSignedMetadata(reason: "target_not_listed")
+        refuse(
+          id,
+          FetchError(
+            .untrusted,
+            "not fetched: no signed TUF target covers it (target path \(TerminalText.sanitize(path, maxLength: 120)))"
+          ))
+      }
+    }
+    return applied
+  }
+
+  /// An engine that could not reach the repository before it verified anything in this run
+  /// (an offline start): the targets an earlier run verified apply again, from the metadata
+  /// folder verified anew (``TUFUpdater/loadFromFolder()``: signatures, pins, and never past an
+  /// expiry). They are not a check of the rollout (`wait` does not count them): the badge stays
+  /// unsigned until the repository answers. Nothing changes when the folder does not verify.
+  private func applyTargetsVerifiedBefore(_ source: TUFSource) async {
+    guard let updater = trust.updater else { return }
+    do {
+      try await updater.loadFromFolder()
+      let applied = try await applySignedTargets(from: updater, source: source)
+      log(nil, .info, "tuf: \(applied) assets follow the targets verified before (offline)")
+    } catch {
+      log(nil, .info, "tuf: the targets verified before do not apply: \(error.description)")
+    }
   }
 
   /// The failure of a refresh that could not check the metadata (the network, the metadata

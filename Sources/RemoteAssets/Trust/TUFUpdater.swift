@@ -109,6 +109,39 @@ package actor TUFUpdater {
     trusted = set
   }
 
+  /// The trusted metadata as the folder holds it, verified again with no network: the root
+  /// (no rotation), then the cached timestamp, snapshot and top-level targets, each checked as
+  /// ``refresh()`` checks a cached copy (signatures, the pins of its parent) and refused once
+  /// expired (no freeze: an instance offline past an expiry trusts nothing). For an engine that
+  /// starts offline: the targets verified by an earlier run apply again until the repository
+  /// answers. Lookups after it read delegated roles from the folder too (and try the
+  /// repository for one that is not there).
+  ///
+  /// - Throws: ``TUFUpdateError/noTrustedRoot(folder:)``,
+  ///   ``TUFUpdateError/verification(_:)`` (a role missing from the folder is
+  ///   ``TUF/TUFError/unavailable(role:)``, an expired one ``TUF/TUFError/expired(role:secondsAgo:)``),
+  ///   ``TUFUpdateError/storage(_:)``.
+  package func loadFromFolder() throws(TUFUpdateError) {
+    trusted = nil
+    guard let rootBytes = try storage({ () throws(StorageError) in try folder.read(role: "root") })
+    else { throw .noTrustedRoot(folder: folder.directory.path) }
+    var set = try verify { () throws(TUFError) in
+      try TrustedMetadataSet(trustedRoot: rootBytes, now: settings.now())
+    }
+    var cached: [String: [UInt8]] = [:]
+    for role in ["timestamp", "snapshot", "targets"] {
+      guard let bytes = try storage({ () throws(StorageError) in try folder.read(role: role) })
+      else { throw .verification(.unavailable(role: role)) }
+      cached[role] = bytes
+    }
+    try verify { () throws(TUFError) in
+      try set.updateTimestamp(cached["timestamp"]!, isCached: true)
+      try set.updateSnapshot(cached["snapshot"]!, isCached: true)
+      try set.updateTargets(cached["targets"]!)
+    }
+    trusted = set
+  }
+
   /// Loads the trusted root and follows the rotation chain.
   private func loadRoot() async throws(TUFUpdateError) -> TrustedMetadataSet {
     guard let rootBytes = try storage({ () throws(StorageError) in try folder.read(role: "root") })
