@@ -19,13 +19,15 @@ import Testing
 
   @Test func writesQueuedBehindABusyLockGoToDiskAsOneGroup() async throws {
     try await withTemporaryDirectory { dir in
-      let store = try CacheStore(root: dir.cache)
+      // A lock timeout far beyond the test's waits: a loaded machine must not turn the wait
+      // into a failure.
+      let store = try CacheStore(root: dir.cache, lockTimeout: .seconds(120))
       let committer = EntryCommitter(store: store)
       // Another holder of the commit lock (as another process would be).
       let fd = open(dir.cache.appendingPathComponent(".lock").path, O_RDWR | O_CREAT, 0o600)
       #expect(flock(fd, LOCK_EX) == 0)
       let results = try await withThrowingTaskGroup(of: Bool.self) { group in
-        for i in 0..<20 {
+        func commit(_ i: Int) {
           group.addTask {
             if case .success = await committer.commit(write("a\(i)", version: "v\(i)")) {
               return true
@@ -33,8 +35,14 @@ import Testing
             return false
           }
         }
-        // The first group waits for the lock; the other nineteen queue behind it.
-        let deadline = ContinuousClock.now + .seconds(30)
+        // The first write's group goes out and waits for the lock ...
+        commit(0)
+        let deadline = ContinuousClock.now + .seconds(60)
+        while await committer.groups < 1, ContinuousClock.now < deadline {
+          try await Task.sleep(for: .milliseconds(5))
+        }
+        // ... and the other nineteen queue behind it.
+        for i in 1..<20 { commit(i) }
         while await committer.waiting < 19, ContinuousClock.now < deadline {
           try await Task.sleep(for: .milliseconds(5))
         }
@@ -56,7 +64,7 @@ import Testing
     try await withTemporaryDirectory { dir in
       let waiters = ProcessInfo.processInfo.activeProcessorCount + 1
       let committers = try (0..<waiters).map { _ in
-        EntryCommitter(store: try CacheStore(root: dir.cache, lockTimeout: .seconds(20)))
+        EntryCommitter(store: try CacheStore(root: dir.cache, lockTimeout: .seconds(60)))
       }
       let fd = open(dir.cache.appendingPathComponent(".lock").path, O_RDWR | O_CREAT, 0o600)
       #expect(flock(fd, LOCK_EX) == 0)
