@@ -344,6 +344,48 @@ import Testing
     }
   }
 
+  /// An app update that ships a newer root is the trust anchor again, even where the
+  /// repository no longer serves the rotation chain to it; an older shipped root never replaces
+  /// the one the folder reached through verified rotations.
+  @Test func aNewerShippedRootReplacesTheFoldersAndAnOlderOneDoesNot() async throws {
+    try await withTemporaryDirectory { dir in
+      let rootV1 = try TUFRepositoryFixture.trustedRootURL()
+      let rootV2 = dir.url.appendingPathComponent("root-v2.json")
+      try TUFRepositoryFixture.bytes("rotated", "metadata/2.root.json").write(to: rootV2)
+      try await withOrigin { origin in
+        func engine(root: URL, _ body: (AssetEngine) async throws -> Void) async throws {
+          let source = TUFSource(
+            metadataURL: URL(string: "\(origin.baseURL)/metadata/")!,
+            targetsURL: URL(string: "\(origin.baseURL)/targets/")!, root: root)
+          try await withEngine(
+            [signed("hello", path: Self.helloPath)], cache: dir.cache,
+            configure: { $0.tuf = source }, body)
+        }
+        try await TUFRepositoryFixture.serve("initial", on: origin)
+        try await engine(root: rootV1) { engine in
+          #expect(await engine.refresh("hello").isUpdated)
+          #expect(await engine.info().trust?.rootVersion == 1)
+        }
+        // The repository rotated its root and timestamp keys, and serves no 2.root.json.
+        try await TUFRepositoryFixture.serve("rotated", on: origin)
+        await origin.remove("/metadata/2.root.json")
+        try await engine(root: rootV1) { engine in
+          #expect(await engine.refresh("hello").failure?.kind == .untrusted)
+        }
+        try await engine(root: rootV2) { engine in
+          _ = await engine.refresh("hello")
+          #expect(await engine.info().trust?.signed == true)
+          #expect(await engine.info().trust?.rootVersion == 2)
+        }
+        try await engine(root: rootV1) { engine in
+          _ = await engine.refresh("hello")
+          #expect(await engine.info().trust?.signed == true, "the folder's root 2 stays")
+          #expect(await engine.info().trust?.rootVersion == 2)
+        }
+      }
+    }
+  }
+
   /// An HTTP fetcher that records the proxy setting of every request it is handed.
   final class RecordingFetcher: AssetFetcher {
     let http = HTTPFetcher()

@@ -214,7 +214,8 @@ extension AssetEngine {
   private func trustUpdater(_ source: TUFSource) throws(TUFUpdateError) -> TUFUpdater {
     if let updater = trust.updater { return updater }
     let directory = TUFSource.metadataDirectory(in: configuration.cacheDirectory).path
-    if !FileManager.default.fileExists(atPath: directory + "/root.json") {
+    let stored = FileManager.default.contents(atPath: directory + "/root.json")
+    if stored == nil || Self.shipsANewerRoot(source, than: stored) {
       guard let bytes = FileManager.default.contents(atPath: source.root.path) else {
         throw .noTrustedRoot(folder: source.root.path)
       }
@@ -242,6 +243,21 @@ extension AssetEngine {
       fetcher: fetcher, settings: settings)
     trust.updater = updater
     return updater
+  }
+
+  /// Whether the root the config names (the one shipped with the app) is a newer version than
+  /// the folder's trusted root: an app update that ships the repository's current root is the
+  /// trust anchor again (as a first start is), so the client does not have to walk a rotation
+  /// chain the repository may no longer serve. An older or equal shipped root changes nothing
+  /// (the folder's came through verified rotations); one that does not parse as a self-signed
+  /// root is left to ``TUFUpdater/initialize(metadataDirectory:trustedRoot:)`` to refuse only
+  /// when the folder has none.
+  static func shipsANewerRoot(_ source: TUFSource, than stored: Data?) -> Bool {
+    guard let stored, let shipped = FileManager.default.contents(atPath: source.root.path),
+      let shippedRoot = try? TrustedMetadataSet(trustedRoot: Array(shipped), now: .distantPast),
+      let storedRoot = try? TrustedMetadataSet(trustedRoot: Array(stored), now: .distantPast)
+    else { return false }
+    return shippedRoot.root.version > storedRoot.root.version
   }
 
   /// Sets the asset's URL (targets URL + the target's path, hash-prefixed under consistent
