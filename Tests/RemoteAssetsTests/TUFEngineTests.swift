@@ -166,13 +166,14 @@ import Testing
     #expect(refusal.refusalReason == "expired")
   }
 
-  @Test func aRefusalEndsWhenTheRepositoryVerifiesAgain() async throws {
+  @Test(arguments: ["unsigned", "expired", "rollback"])
+  func aRefusalEndsWhenTheRepositoryVerifiesAgain(state: String) async throws {
     try await withOrigin { origin in
       try await TUFRepositoryFixture.serve("bumped", on: origin)
       try await withTUFEngine([signed("hello", path: Self.helloPath)], origin: origin) {
         engine, _ in
         #expect(await engine.refresh("hello").isUpdated)
-        try await TUFRepositoryFixture.serve("unsigned", on: origin)
+        try await TUFRepositoryFixture.serve(state, on: origin)
         #expect(await engine.refresh("hello").failure?.kind == .untrusted)
         try await TUFRepositoryFixture.serve("bumped", on: origin)
         #expect(await engine.refresh("hello") == .notModified)
@@ -382,6 +383,36 @@ import Testing
           #expect(await engine.info().trust?.signed == true, "the folder's root 2 stays")
           #expect(await engine.info().trust?.rootVersion == 2)
         }
+      }
+    }
+  }
+
+  /// A delegated role the verifier refuses stops only the targets on its path: the asset it
+  /// lists keeps its last good copy with the refusal as its error, the top-level target stays
+  /// in force, and the badge stays signed.
+  @Test func aRefusedDelegatedRoleRefusesOnlyTheTargetsItLists() async throws {
+    let targets = try TUFRepositoryFixture.targets()
+    let data = try #require(targets[Self.dataPath])
+    let metrics = TestMetrics()
+    try await withOrigin { origin in
+      try await TUFRepositoryFixture.serve("initial", on: origin)
+      let assets = [signed("hello", path: Self.helloPath), signed("data", path: Self.dataPath)]
+      try await withTUFEngine(assets, origin: origin, metrics: metrics) { engine, _ in
+        #expect(await engine.refresh("hello").isUpdated)
+        #expect(await engine.refresh("data").isUpdated)
+        try await TUFRepositoryFixture.serve("badproject", on: origin)
+        let outcome = await engine.refresh("data")
+        #expect(outcome.failure?.kind == .untrusted, "\(outcome)")
+        #expect(outcome.failure?.message.contains("project.json") == true, "\(outcome)")
+        #expect(try await engine.data("data") == data)
+        #expect(await engine.refresh("hello") == .notModified)
+        #expect(await engine.status("hello")?.lastError == nil)
+        let trust = try #require(await engine.info().trust)
+        #expect(trust.signed)
+        #expect(trust.refusal == nil)
+        #expect(
+          metrics.counterTotal(
+            label: AssetMetricNames.tufRefusalsTotal, dimensions: [("reason", "signatures")]) >= 1)
       }
     }
   }

@@ -142,9 +142,20 @@ extension AssetEngine {
             .untrusted,
             "not fetched: no signed TUF target covers it (target path \(TerminalText.sanitize(path, maxLength: 120)))"
           ))
+      } catch .verification(let refusal) where Self.isDelegatedRole(refusal.role) {
+        // A delegated role refused: only the targets on its path are. The others (the
+        // top-level targets, other delegations) verified and stay in force.
+        metrics.refusedSignedMetadata(reason: refusal.reason)
+        refuse(id, FetchError(.untrusted, "not fetched: \(refusal.description)"))
       }
     }
     return applied
+  }
+
+  /// Whether `role` names a delegated targets role (not one of the four top-level roles).
+  static func isDelegatedRole(_ role: String?) -> Bool {
+    guard let role else { return false }
+    return !["root", "timestamp", "snapshot", "targets"].contains(role)
   }
 
   /// An engine that could not reach the repository before it verified anything in this run

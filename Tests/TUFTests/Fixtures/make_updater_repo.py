@@ -17,6 +17,8 @@ snapshots: N.root.json, V.snapshot.json, V.targets.json, hash-prefixed targets):
   expired/  bumped + timestamp 3, expired an hour before NOW (the engine's refusal tests)
   rollback/ bumped + timestamp 3 naming snapshot version 1 again (a snapshot rollback)
   unsigned/ bumped + timestamp 3 signed by the snapshot key (the timestamp threshold not met)
+  badproject/ bumped + snapshot 3 pinning project 2, which the targets key signed instead of
+            the project key (a refused delegated role; the top-level metadata verifies)
   diamond/  root 1; targets 2 delegates team-a/* to parent-a and team-b/* to parent-b, which both
             delegate "release" (each to its own key); release 1 is signed by parent-a's key only
 
@@ -114,9 +116,9 @@ def main() -> None:
     )
     targets_bytes = signed(targets, K["targets"])
 
-    def snapshot_bytes(version: int, signer) -> bytes:
+    def snapshot_bytes(version: int, signer, project_version: int = 1) -> bytes:
         md = Metadata(Snapshot(version=version, expires=FUTURE))
-        md.signed.meta = {"targets.json": MetaFile(1), "project.json": MetaFile(1)}
+        md.signed.meta = {"targets.json": MetaFile(1), "project.json": MetaFile(project_version)}
         return signed(md, signer)
 
     def timestamp_bytes(version: int, snapshot: bytes, snapshot_version: int, signer,
@@ -156,6 +158,15 @@ def main() -> None:
     unsigned = bumped.copy()
     unsigned.files["metadata/timestamp.json"] = timestamp_bytes(3, snap2, 2, K["snapshot"])
     unsigned.write("unsigned")
+
+    badproject = bumped.copy()
+    project2 = copy.deepcopy(project)
+    project2.signed.version = 2
+    badproject.files["metadata/2.project.json"] = signed(project2, K["targets"])  # not its key
+    snap3 = snapshot_bytes(3, K["snapshot"], project_version=2)
+    badproject.files["metadata/3.snapshot.json"] = snap3
+    badproject.files["metadata/timestamp.json"] = timestamp_bytes(3, snap3, 3, K["timestamp"])
+    badproject.write("badproject")
 
     rotated = initial.copy()
     root2 = copy.deepcopy(root)
