@@ -417,6 +417,28 @@ import Testing
     }
   }
 
+  /// `wait` through either link follows signed targets from the start: before the first
+  /// verification too (nothing published yet), so it cannot call a rollout converged unchecked.
+  @Test func bothLinksFollowSignedTargetsBeforeTheFirstCheck() async throws {
+    try await withOrigin { origin in
+      try await withTUFEngine([signed("hello", path: Self.helloPath)], origin: origin) {
+        engine, dir in
+        #expect(await engine.info().manifestCheckedAt == nil)
+        #expect(try await LocalEngineLink(engine: engine).followsManifest())
+        let server = try await engine.startControlServer()
+        let link = SocketEngineLink(path: dir.cache.path, retryInterval: .milliseconds(50))
+        do {
+          try await link.open(only: nil, sweeping: false)
+          #expect(try await link.followsManifest())
+        } catch {
+          Issue.record(error)
+        }
+        await link.close()
+        await server.stop()
+      }
+    }
+  }
+
   /// An HTTP fetcher that records the proxy setting of every request it is handed.
   final class RecordingFetcher: AssetFetcher {
     let http = HTTPFetcher()

@@ -74,9 +74,10 @@ package final class SocketEngineLink: EngineLink {
 
   package func followsManifest() async throws(EngineLinkError) -> Bool {
     // The socket does not say whether the config names a manifest; an engine that has checked
-    // one (or holds its version) follows it.
+    // one (or holds its version) follows it, and one with a `tuf` block (it always carries a
+    // trust summary) follows signed targets, checked or not yet.
     let info = try await snapshot().info
-    return info.manifestVersion != nil || info.manifestCheckedAt != nil
+    return info.manifestVersion != nil || info.manifestCheckedAt != nil || info.trust != nil
   }
 
   package func refresh(_ ids: [String]) async throws(EngineLinkError) -> [ControlRefreshResult] {
