@@ -1,6 +1,7 @@
 /// The names of the series the engine exports, and their help texts: the contract dashboards,
 /// alert rules and `assetwatch fleet` read. Every series has an `asset` label except
-/// ``manifestInfo``; the Prometheus server adds `instance` and `job`.
+/// ``manifestInfo``, ``instanceInfo`` and the TUF ones; the Prometheus server adds `instance` and
+/// `job`.
 public enum AssetMetricNames {
   /// `remote_assets_asset_info{asset,version,target_version,state,error_kind}` = 1 (gauge): the
   /// served version, the manifest's target, the state word (lowercase) and the last error's kind
@@ -32,6 +33,22 @@ public enum AssetMetricNames {
   public static let refreshDuration = "remote_assets_refresh_duration_seconds"
   /// `remote_assets_manifest_info{version}` = 1 (gauge): the manifest held; absent without one.
   public static let manifestInfo = "remote_assets_manifest_info"
+  /// `remote_assets_asset_rollout_percent{asset}` (gauge): the percent of the staged rollout of
+  /// the asset's target; absent when the target is not staged (no rollout, 100 %, critical).
+  public static let assetRolloutPercent = "remote_assets_asset_rollout_percent"
+  /// `remote_assets_asset_held_back{asset}` 0 or 1 (gauge): 1 while this instance is outside the
+  /// staged rollout's cohort (it serves the rollout's `from`).
+  public static let assetHeldBack = "remote_assets_asset_held_back"
+  /// `remote_assets_asset_rejected{asset,version}` = 1 (gauge) while a rejection of `version`
+  /// stands (the engine went back and does not fetch those bytes again until the target
+  /// changes); absent otherwise.
+  public static let assetRejected = "remote_assets_asset_rejected"
+  /// `remote_assets_asset_on_probation{asset}` 0 or 1 (gauge): 1 while the version served is on
+  /// probation (not confirmed yet).
+  public static let assetOnProbation = "remote_assets_asset_on_probation"
+  /// `remote_assets_instance_info{instance_id}` = 1 (gauge): this instance's id, the one staged
+  /// rollouts sample their cohorts by. (Prometheus' own `instance` label is the scrape target.)
+  public static let instanceInfo = "remote_assets_instance_info"
   /// `remote_assets_tuf_metadata_expiry_timestamp_seconds{role}` (gauge): when each trusted TUF
   /// role's metadata expires; absent without `tuf` or before metadata verified.
   public static let tufMetadataExpiry = "remote_assets_tuf_metadata_expiry_timestamp_seconds"
@@ -59,6 +76,13 @@ public enum AssetMetricNames {
     bytesDownloadedTotal: "Bytes downloaded and committed.",
     refreshDuration: "Duration of refresh attempts, from the transfer slot to the outcome.",
     manifestInfo: "The rollout manifest held, its version as a label.",
+    assetRolloutPercent:
+      "Percent of the staged rollout of the asset's target (absent when not staged).",
+    assetHeldBack:
+      "1 while this instance is outside the staged rollout's cohort (serves its from).",
+    assetRejected: "1 while a rejection of this version stands (it is not fetched again).",
+    assetOnProbation: "1 while the version served is on probation (not confirmed yet).",
+    instanceInfo: "This instance's id, the one staged rollouts sample their cohorts by.",
     tufMetadataExpiry: "Unix time at which each trusted TUF role's metadata expires.",
     tufRefusing: "1 while the signed (TUF) metadata is refused, 0 while it verifies.",
     tufRefusalsTotal: "Refusals of the signed (TUF) metadata or of unlisted targets, by the check.",
@@ -69,11 +93,18 @@ public enum AssetMetricNames {
     tufMetadataExpiry, tufRefusing, tufRefusalsTotal,
   ]
 
+  /// The families an engine exports only when something calls for them: the signed-targets
+  /// ones (``signedTargetsOnly``), a staged rollout's percent and a standing rejection.
+  public static let exportedOnlyWhenUsed: Set<String> = signedTargetsOnly.union([
+    assetRolloutPercent, assetRejected,
+  ])
+
   /// Every name of the contract.
   public static let all: [String] = [
     assetInfo, assetBehind, lastSuccessTimestamp, secondsSinceLastSuccess, expiryTimestamp,
     servedBytes,
     consecutiveFailures, refreshTotal, bytesDownloadedTotal, refreshDuration, manifestInfo,
+    assetRolloutPercent, assetHeldBack, assetRejected, assetOnProbation, instanceInfo,
     tufMetadataExpiry, tufRefusing, tufRefusalsTotal,
   ]
 

@@ -72,6 +72,7 @@ extension AssetStatus: Codable {
     case consecutiveFailures, ttl, maxStale, isLive, canRollback, hasBundledCopy, activity
     case paused, history
     case mustRevalidate, staleWhileRevalidate, staleIfError, freshnessNote
+    case rollout, probation, rejected
   }
 
   /// Decodes a status; only `id` is required, every other key falls back to the neutral default.
@@ -110,6 +111,9 @@ extension AssetStatus: Codable {
       TimeInterval.self, forKey: .staleWhileRevalidate)
     staleIfError = try c.decodeIfPresent(TimeInterval.self, forKey: .staleIfError)
     freshnessNote = try c.decodeIfPresent(String.self, forKey: .freshnessNote)
+    rollout = try c.decodeIfPresent(RolloutStage.self, forKey: .rollout)
+    probation = try c.decodeIfPresent(AssetProbation.self, forKey: .probation)
+    rejected = try c.decodeIfPresent(AssetRejection.self, forKey: .rejected)
   }
 
   /// Encodes every field; absent optionals are written as `null`.
@@ -145,5 +149,9 @@ extension AssetStatus: Codable {
     try c.encode(staleWhileRevalidate, forKey: .staleWhileRevalidate)
     try c.encode(staleIfError, forKey: .staleIfError)
     try c.encode(freshnessNote, forKey: .freshnessNote)
+    // Written only when set: engines and attached clients of before staged rollouts agree.
+    try c.encodeIfPresent(rollout, forKey: .rollout)
+    try c.encodeIfPresent(probation, forKey: .probation)
+    try c.encodeIfPresent(rejected, forKey: .rejected)
   }
 }

@@ -142,6 +142,12 @@ public struct AssetStatus: Sendable, Equatable, Identifiable {
   public var paused: Bool
   /// The last attempts, newest first (at most 10).
   public var history: [RefreshRecord]
+  /// The staged rollout of the target, when it is staged.
+  public var rollout: RolloutStage? = nil
+  /// The version served on probation, until confirmed.
+  public var probation: AssetProbation? = nil
+  /// The version last rejected, while the target still names it.
+  public var rejected: AssetRejection? = nil
 
   /// Creates a status; every field but `id` has a neutral default.
   public init(

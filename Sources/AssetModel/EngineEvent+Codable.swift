@@ -7,6 +7,7 @@ extension EngineInfo: Codable {
   private enum CodingKeys: String, CodingKey {
     case appVersion, configPath, manifestVersion, autoRefreshPaused, refreshEvery
     case cacheReadOnly, manifestCheckedAt, manifestError, assetsLoading, pausedAt, trust
+    case instance
   }
 
   /// Decodes engine info; only `appVersion` is required.
@@ -26,6 +27,7 @@ extension EngineInfo: Codable {
     assetsLoading = try c.decodeIfPresent(Int.self, forKey: .assetsLoading)
     pausedAt = try c.decodeIfPresent(Date.self, forKey: .pausedAt)
     trust = try c.decodeIfPresent(TrustSummary.self, forKey: .trust)
+    instance = try c.decodeIfPresent(String.self, forKey: .instance)
   }
 
   /// Encodes every field; absent optionals are written as `null` (but `assetsLoading` and `trust`
@@ -45,6 +47,7 @@ extension EngineInfo: Codable {
     // Only while paused.
     try c.encodeIfPresent(pausedAt, forKey: .pausedAt)
     try c.encodeIfPresent(trust, forKey: .trust)
+    try c.encodeIfPresent(instance, forKey: .instance)
   }
 }
 

@@ -26,6 +26,9 @@ public struct EngineInfo: Sendable, Equatable {
   public var assetsLoading: Int? = nil
   /// With a `tuf` block: the signed metadata's state (nil without one, and from older peers).
   public var trust: TrustSummary? = nil
+  /// This instance's id (the config's `instance`, `ASSETWATCH_INSTANCE`, or one made once per
+  /// cache folder): what staged rollouts sample their cohorts by.
+  public var instance: String? = nil
 
   /// Creates engine info.
   public init(

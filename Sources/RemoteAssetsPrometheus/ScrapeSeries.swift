@@ -35,6 +35,25 @@ public enum ScrapeSeries {
         GaugeSample(
           name: AssetMetricNames.consecutiveFailures, labels: asset,
           value: Double(status.consecutiveFailures)))
+      out.append(
+        GaugeSample(
+          name: AssetMetricNames.assetHeldBack, labels: asset,
+          value: status.rollout?.heldBack == true ? 1 : 0))
+      out.append(
+        GaugeSample(
+          name: AssetMetricNames.assetOnProbation, labels: asset,
+          value: status.probation == nil ? 0 : 1))
+      if let rollout = status.rollout {
+        out.append(
+          GaugeSample(
+            name: AssetMetricNames.assetRolloutPercent, labels: asset, value: rollout.percent))
+      }
+      if let rejected = status.rejected {
+        out.append(
+          GaugeSample(
+            name: AssetMetricNames.assetRejected,
+            labels: asset + [("version", MetricLabel.bounded(rejected.version ?? ""))], value: 1))
+      }
       if let size = status.size, status.isUsable {
         out.append(
           GaugeSample(name: AssetMetricNames.servedBytes, labels: asset, value: Double(size)))
@@ -62,6 +81,12 @@ public enum ScrapeSeries {
           name: AssetMetricNames.manifestInfo,
           labels: [("version", MetricLabel.bounded(snapshot.info.manifestVersion ?? ""))],
           value: 1))
+    }
+    if let instance = snapshot.info.instance {
+      out.append(
+        GaugeSample(
+          name: AssetMetricNames.instanceInfo,
+          labels: [("instance_id", MetricLabel.bounded(instance))], value: 1))
     }
     if let trust = snapshot.info.trust {
       out.append(

@@ -56,8 +56,9 @@ import Testing
       #expect(scrape.value("remote_assets_asset_behind", broken) == 0)
       #expect(scrape.value("remote_assets_last_success_timestamp_seconds", broken) == nil)
       #expect(scrape.value("remote_assets_served_bytes", broken) == 2)
-      // Every family has help text and a type (but the signed-targets ones: no `tuf` here).
-      for name in AssetMetricNames.all where !AssetMetricNames.signedTargetsOnly.contains(name) {
+      // Every family has help text and a type (but those only used ones need: no `tuf`, no staged
+      // rollout, no rejection here).
+      for name in AssetMetricNames.all where !AssetMetricNames.exportedOnlyWhenUsed.contains(name) {
         #expect(scrape.text.contains("# HELP \(name) "), "\(name)")
         #expect(scrape.text.contains("# TYPE \(name) "), "\(name)")
       }

@@ -1,0 +1,78 @@
+import Foundation
+
+/// Where an asset stands in a staged rollout of its target: the manifest entry's or the signed
+/// target's `"rollout": { "percent": P, "from": {...} }`. Absent when the target is not staged
+/// (no `rollout`, `P` of 100, or a `"critical": true` target).
+public struct RolloutStage: Sendable, Equatable, Codable {
+  /// The share of instances that take the staged version, 0 to 100 (0 halts the rollout).
+  public var percent: Double
+  /// The staged (new) version, as the target names it.
+  public var version: String?
+  /// Whether this instance is outside the cohort: it serves `from` and its target is
+  /// `from.version`.
+  public var heldBack: Bool
+
+  /// Creates a stage.
+  public init(percent: Double, version: String?, heldBack: Bool) {
+    self.percent = percent
+    self.version = version
+    self.heldBack = heldBack
+  }
+
+  /// "held back (rollout 10 %)", or "in the 10 % cohort".
+  public var summary: String {
+    let p = RolloutStage.percentText(percent)
+    return heldBack ? "held back (rollout \(p) %)" : "in the \(p) % cohort"
+  }
+
+  /// `10`, `2.5`: whole percents without a fraction.
+  public static func percentText(_ percent: Double) -> String {
+    percent == percent.rounded() ? String(Int(percent)) : String(format: "%.1f", percent)
+  }
+}
+
+/// A version the engine serves on probation: new bytes that the app has not confirmed yet.
+/// ``AssetStatus/probation`` is nil once confirmed (by the app, a command, or its time running
+/// out without a rejection).
+public struct AssetProbation: Sendable, Equatable, Codable {
+  /// The version on probation (nil when the target names none).
+  public var version: String?
+  /// Its SHA-256.
+  public var sha256: String
+  /// When it began serving.
+  public var since: Date
+  /// When it is confirmed without a word from the app; nil: only a confirmation ends it.
+  public var until: Date?
+  /// Starts of the engine that ended without a clean shutdown while it was on probation.
+  public var crashes: Int
+
+  /// Creates a probation.
+  public init(version: String?, sha256: String, since: Date, until: Date?, crashes: Int = 0) {
+    self.version = version
+    self.sha256 = sha256
+    self.since = since
+    self.until = until
+    self.crashes = crashes
+  }
+}
+
+/// A version the app (or a health check, or the crash-loop guard) rejected: the engine went
+/// back to the previous good copy and does not fetch these bytes again until the target changes.
+public struct AssetRejection: Sendable, Equatable, Codable {
+  /// The rejected version (nil when the target named none).
+  public var version: String?
+  /// The rejected bytes' SHA-256 (the blocklist key).
+  public var sha256: String
+  /// Why, as given (sanitized).
+  public var reason: String
+  /// When.
+  public var at: Date
+
+  /// Creates a rejection.
+  public init(version: String?, sha256: String, reason: String, at: Date) {
+    self.version = version
+    self.sha256 = sha256
+    self.reason = reason
+    self.at = at
+  }
+}
