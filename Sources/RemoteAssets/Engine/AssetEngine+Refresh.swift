@@ -79,6 +79,8 @@ extension AssetEngine {
     {
     case .fail(let error):
       return await finishFailure(id, error, quiet: false)
+    case .hold(let why):
+      return finishHeld(id, why)
     case .fetch(let url, let validators, let isQuiet):
       (remote, conditional, quiet) = (url, validators, isQuiet)
     }
@@ -311,6 +313,17 @@ extension AssetEngine {
     return finishAttempt(id, outcome: .notModified, detail: nil)
   }
 
+  /// Ends an attempt that deliberately fetched nothing (``AssetRefreshLifecycle/Start/hold(_:)``):
+  /// a successful check of what the instance decided to serve, in memory (the next check
+  /// decides again), with `why` in its history.
+  private func finishHeld(_ id: String, _ why: String) -> RefreshOutcome {
+    guard let record = records[id] else { return .notModified }
+    let now = clock.now()
+    let next = AssetRefreshLifecycle.nextCheck(record.definition.refresh, after: now)
+    records[id]?.entry.markChecked(at: now, next: next, freshness: nil)
+    return finishAttempt(id, outcome: .notModified, detail: why)
+  }
+
   /// Records a failed attempt: the error, the failure count and the next attempt, backed off
   /// (see ``Backoff``), durably when the disk allows and in memory always; `rejecting` remembers
   /// the validators of a response that failed validation.
@@ -366,12 +379,11 @@ extension AssetEngine {
   /// The manifest's version for these bytes, when the manifest names this hash.
   private func targetVersion(for id: String, sha: String) -> String? {
     if configuration.tuf != nil { return signedVersion(for: id, sha: sha) }  // +Trust.swift
-    guard let entry = manifest?.manifest.assets.first(where: { $0.id == id }),
-      entry.sha256?.lowercased() == sha
-    else {
-      return nil
-    }
-    return entry.version
+    guard let entry = manifest?.manifest.assets.first(where: { $0.id == id }) else { return nil }
+    if entry.sha256?.lowercased() == sha { return entry.version }
+    // A held-back instance commits the staged rollout's `from`.
+    if let from = entry.rollout?.from, from.sha256?.lowercased() == sha { return from.version }
+    return nil
   }
 
   func nextScheduledCheck(_ definition: AssetDefinition, after now: Date) -> Date? {

@@ -95,9 +95,11 @@ public actor AssetEngine {
     metricsFactory: (any MetricsFactory)? = nil,
     environment: [String: String] = ProcessInfo.processInfo.environment
   ) throws {
-    self.configuration = configuration
     let store = try CacheStore(
       root: configuration.cacheDirectory, lockTimeout: configuration.lockTimeout)
+    var configuration = configuration
+    configuration.instance = Self.instanceID(configuration, environment: environment, store: store)
+    self.configuration = configuration
     let http = fetchers == nil ? HTTPFetcher(environment: environment) : nil
     self.io = EngineIO(
       store: store, committer: EntryCommitter(store: store),
@@ -392,6 +394,7 @@ public actor AssetEngine {
     info.manifestError = manifestSchedule.error
     info.assetsLoading = loading.pending.isEmpty ? nil : loading.pending.count
     info.trust = trustSummary()  // nil without a `tuf` block (AssetEngine+Trust.swift)
+    info.instance = configuration.instance
     return info
   }
 

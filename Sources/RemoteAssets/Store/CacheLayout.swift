@@ -30,6 +30,8 @@ enum CacheLayout {
     """
   static let lock = ".lock"
   static let manifest = "manifest.json"
+  /// This instance's id when neither the config nor the environment names one.
+  static let instance = "instance"
   static let freshness = "freshness.json"
   static let controlSocket = "control.sock"
   static let tmp = "tmp"
