@@ -246,6 +246,12 @@ extension AssetEngine {
     guard let record = records[id], record.epoch == epoch else {
       throw FetchError(.cancelled, "overtaken by a command")
     }
+    if let rejection = record.rejection, rejection.sha256 == sha {
+      // The server still serves the rejected bytes (a target that names no hash): keep what
+      // is served, commit nothing.
+      let shown = rejection.version ?? String(sha.prefix(8))
+      return finishHeld(id, "the server still serves the rejected \(shown); not committed")
+    }
     let now = clock.now()
     let freshness = serverFreshness(id, metadata: metadata, receivedAt: now, revalidated: false)
     let next = AssetRefreshLifecycle.nextCheck(definition.refresh, after: now)
@@ -275,6 +281,7 @@ extension AssetEngine {
     } catch {
       throw FetchError(.storage, "committing failed: \(error)")
     }
+    await beginProbation(id, sha: sha, version: version, at: now)
     let shown = version ?? String(sha.prefix(8))
     metrics.downloaded(id, bytes: size)
     log(id, .info, "updated to \(shown) (\(ByteCountText.format(size)))")

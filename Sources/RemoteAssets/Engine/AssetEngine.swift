@@ -197,6 +197,7 @@ public actor AssetEngine {
     }
     loading.pending.removeAll()
     loadStoredManifest()
+    await loadRollouts()
     // Assets only the stored manifest names were read just now: their freshness too.
     for id in order.dropFirst(configured.count) { applyFreshness(notes[id], to: id) }
     if ids == nil, sweeping { await sweep() }
@@ -222,6 +223,7 @@ public actor AssetEngine {
     for task in inFlight.values { task.cancel() }
     for task in inFlight.values { _ = await task.value }
     await manifestTask?.value
+    await releaseProbations()
     flushFreshness()
     hub.finishAll()
     try? await io.ownedHTTPFetcher?.shutdown()

@@ -32,6 +32,8 @@ enum CacheLayout {
   static let manifest = "manifest.json"
   /// This instance's id when neither the config nor the environment names one.
   static let instance = "instance"
+  /// Probations and rejections of staged rollouts (``RolloutLedger``).
+  static let rollouts = "rollouts.json"
   static let freshness = "freshness.json"
   static let controlSocket = "control.sock"
   static let tmp = "tmp"
