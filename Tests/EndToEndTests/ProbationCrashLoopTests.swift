@@ -74,6 +74,9 @@ import Testing
         #expect(rejected["version"] as? String == "v2")
         #expect((rejected["reason"] as? String)?.contains("2 times") == true, "\(rejected)")
         #expect(asset["probation"] is NSNull)
+        // The table says it too, beside the target.
+        let table = try await AssetWatchBinary.run(["status"] + config, cwd: dir.url)
+        #expect(table.stdout.contains("(rejected v2: the app ended 2 times"), "\(table.stdout)")
       }
     }
   }
