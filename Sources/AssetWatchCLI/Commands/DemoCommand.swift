@@ -8,14 +8,13 @@ import RemoteAssets
 struct DemoCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "demo",
-    abstract:
-      "Run the built-in rollout demo: a loopback origin, the example config, the dashboard.",
+    abstract: "Run the built-in demo: a loopback rollout shown in the dashboard.",
     discussion: """
       The origin publishes a new release every 30 seconds; in the dashboard, n publishes the \
       next one at once.
 
       Examples:
-        assetwatch demo            (then edit examples/live/filter.js and watch it update)
+        assetwatch demo  (then edit examples/live/filter.js and watch it update)
         assetwatch demo --origin-only --port 8765
       """)
 

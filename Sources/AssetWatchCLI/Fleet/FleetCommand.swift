@@ -25,7 +25,8 @@ struct FleetCommand: AsyncParsableCommand {
 
       Examples:
         assetwatch fleet --prometheus http://127.0.0.1:9090
-        assetwatch fleet --prometheus http://mon:9090/ --selector '{job="assets"}' --json
+        assetwatch fleet --prometheus http://mon:9090 --selector '{job="assets"}'
+        assetwatch fleet --prometheus http://mon:9090 --json
       """)
 
   @Option(help: "Prometheus' base URL (http or https; a trailing slash is fine).")

@@ -109,7 +109,7 @@ struct WaitProgressPrinter {
       let count = progress.pending.count
       line(
         now, "-",
-        "still waiting for \(count) of \(CountText.of(progress.items.count, "asset")) "
+        "still waiting for \(count) of \(progress.items.count) assets "
           + "(\(DurationText.format(now.timeIntervalSince(started))) elapsed)")
     }
   }
@@ -157,8 +157,7 @@ struct WaitProgressPrinter {
     let pending = progress.pending
     var lines = [
       "timed out after \(TerminalText.sanitize(timeout, maxLength: 32)): \(pending.count + progress.unknownIDs.count) of "
-        + CountText.of(progress.items.count + progress.unknownIDs.count, "asset")
-        + " not on target\(manifest)"
+        + "\(progress.items.count + progress.unknownIDs.count) assets not on target\(manifest)"
     ]
     if let problem = progress.manifestProblem { lines.append("  manifest: \(problem)") }
     let width = max(
