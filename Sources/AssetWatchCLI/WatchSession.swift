@@ -92,7 +92,7 @@ struct WatchSession<Link: EngineLink> {
               .log(
                 EngineLogEntry(
                   at: Date(), assetID: command.assetID, level: .error,
-                  message: TerminalText.sanitize("\(error)"))))
+                  message: Self.failureWords(error))))
           }
         }
       }
@@ -137,6 +137,15 @@ struct WatchSession<Link: EngineLink> {
       await loaded.value
       return await runPlain()
     }
+  }
+
+  /// The event line for a command that failed: a lost connection says `not connected` first
+  /// (the dashboard may not have seen the drop yet), a refusal says the engine's reason.
+  static func failureWords(_ error: any Error) -> String {
+    if case .unreachable(let reason) = error as? EngineLinkError {
+      return TerminalText.sanitize("not connected: \(reason)")
+    }
+    return TerminalText.sanitize("\(error)")
   }
 
   /// What `n` does in the demo: publish the next release, then refresh everything (the event

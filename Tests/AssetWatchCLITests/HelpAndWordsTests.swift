@@ -140,3 +140,18 @@ import Testing
     #expect(StatusTable.ago(now.addingTimeInterval(-61), now: now) == "1m ago")
   }
 }
+
+/// A command the link could not deliver says `not connected`, whatever the dashboard knew.
+@Suite struct CommandFailureWordsTests {
+  @Test func anUnreachableEngineIsNotConnected() {
+    let words = WatchSession<LocalEngineLink>.failureWords(
+      EngineLinkError.unreachable("refresh not sent: connection reset"))
+    #expect(words == "not connected: refresh not sent: connection reset")
+  }
+
+  @Test func aRefusalKeepsItsReason() {
+    let words = WatchSession<LocalEngineLink>.failureWords(
+      EngineLinkError.refused("refused: read-only"))
+    #expect(words == "refused: read-only")
+  }
+}
