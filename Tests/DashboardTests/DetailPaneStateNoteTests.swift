@@ -23,4 +23,23 @@ import Testing
     asset.mustRevalidate = true
     #expect(stateLine(asset)?.contains("EXPIRED (must-revalidate") == true)
   }
+
+  /// A staged rollout's word on the asset, and the instance it was sampled for.
+  @Test func heldBackRejectedAndTheInstanceAreShown() {
+    var asset = Fixtures.pricing
+    asset.rollout = RolloutStage(percent: 10, version: "v8", heldBack: true)
+    asset.rejected = AssetRejection(
+      version: "v7", sha256: String(repeating: "a", count: 64), reason: "checkout fails",
+      at: Fixtures.now)
+    var info = Fixtures.info
+    info.instance = "canary-3"
+    var state = Fixtures.loadedState([asset], withLog: false)
+    Fixtures.send(.engineChanged(info), &state)
+    Fixtures.press([.enter], &state)
+    let lines = ScreenText.characters(
+      DashboardRenderer.render(state, width: 120, height: 40, now: Fixtures.now))
+    let rollout = lines.first { $0.hasPrefix(" Rollout ") } ?? ""
+    #expect(rollout.contains("rejected v7: checkout fails, held back (rollout 10 %)"), "\(rollout)")
+    #expect(lines.contains { $0.hasPrefix(" Instance ") && $0.contains("canary-3") })
+  }
 }

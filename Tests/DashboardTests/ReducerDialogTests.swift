@@ -26,6 +26,10 @@ import Testing
     ("b", ConfirmDialog.Action.resetToBundled, AssetCommand.resetToBundled(id: "feature-flags")),
     ("d", .dropCache, .dropCache(id: "feature-flags")),
     ("u", .rollback, .rollback(id: "feature-flags")),
+    (
+      "x", .reject,
+      .reject(id: "feature-flags", reason: ConfirmDialog.dashboardRejectReason)
+    ),
   ])
   func destructiveKeysOpenADialogAndYConfirms(
     key: String, action: ConfirmDialog.Action, command: AssetCommand
@@ -46,6 +50,19 @@ import Testing
     var bundled = Fixtures.loadedState([Fixtures.banner])
     Fixtures.press("d", &bundled)
     #expect(dialog(bundled)?.impact.contains("nothing changes") == true)
+  }
+
+  @Test func rejectSaysWhatItDoesAndIsRefusedWithNothingToGoBackTo() {
+    var state = Fixtures.loadedState()
+    Fixtures.press("x", &state)
+    let impact = dialog(state)?.impact ?? ""
+    #expect(impact.contains("goes back to the previous generation"), "\(impact)")
+    #expect(impact.contains("not fetched again until the target changes"), "\(impact)")
+    // A bundled-only asset serves nothing downloaded: a notice, no dialog.
+    var bundled = Fixtures.loadedState([Fixtures.banner])
+    #expect(Fixtures.press("x", &bundled).isEmpty)
+    #expect(dialog(bundled) == nil)
+    #expect(bundled.notice?.text.contains("no downloaded version to reject") == true)
   }
 
   @Test func keysInTheGuardWindowAreIgnored() {

@@ -60,6 +60,7 @@ enum KeyReducer {
     case "b": openConfirm(.resetToBundled, &state, now: now)
     case "d": openConfirm(.dropCache, &state, now: now)
     case "u": openConfirm(.rollback, &state, now: now)
+    case "x": openConfirm(.reject, &state, now: now)
     case "l": state.showsEvents.toggle()
     case "?": state.overlay = .help
     default: break
@@ -78,6 +79,16 @@ enum KeyReducer {
       return
     }
     guard let asset = state.selectedAsset(at: now) else { return }
+    if action == .reject, asset.source != .cached {
+      state.notice = Notice(
+        text: "\(asset.id) serves no downloaded version to reject", postedAt: now)
+      return
+    }
+    if action == .reject, !asset.canRollback, !asset.hasBundledCopy {
+      state.notice = Notice(
+        text: "\(asset.id) has nothing to go back to (no previous or bundled copy)", postedAt: now)
+      return
+    }
     if action == .rollback, !asset.canRollback {
       state.notice = Notice(
         text: "\(asset.id) has no previous generation to roll back to", postedAt: now)

@@ -11,6 +11,8 @@ public struct ConfirmDialog: Sendable, Equatable {
     case dropCache
     /// Go back to the previous good generation (`u`).
     case rollback
+    /// Reject the version served: go back and never fetch it again (`x`).
+    case reject
 
     /// The engine command this action sends for `id`.
     public func command(for id: String) -> AssetCommand {
@@ -18,6 +20,7 @@ public struct ConfirmDialog: Sendable, Equatable {
       case .resetToBundled: .resetToBundled(id: id)
       case .dropCache: .dropCache(id: id)
       case .rollback: .rollback(id: id)
+      case .reject: .reject(id: id, reason: ConfirmDialog.dashboardRejectReason)
       }
     }
 
@@ -27,9 +30,13 @@ public struct ConfirmDialog: Sendable, Equatable {
       case .resetToBundled: "Reset to bundled"
       case .dropCache: "Drop cache"
       case .rollback: "Roll back"
+      case .reject: "Reject version"
       }
     }
   }
+
+  /// The reason a rejection from the dashboard records (the dialog asks no text).
+  public static let dashboardRejectReason = "rejected from the dashboard"
 
   /// Keys are ignored for this long after the dialog opens, so key repeat cannot answer it.
   public static let guardInterval: TimeInterval = 0.3

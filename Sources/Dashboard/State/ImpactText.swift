@@ -14,6 +14,7 @@ enum ImpactText {
     case .dropCache: dropCache(status)
     case .resetToBundled: resetToBundled(status, info: info, now: now)
     case .rollback: rollback(status)
+    case .reject: reject(status)
     }
   }
 
@@ -55,6 +56,13 @@ enum ImpactText {
   private static func rollback(_ status: AssetStatus) -> String {
     let current = Formatting.safe(status.version ?? "the current copy")
     return "Roll back \(status.id) to the previous generation? It now serves \(current)."
+  }
+
+  private static func reject(_ status: AssetStatus) -> String {
+    let current = Formatting.safe(status.version ?? "the current copy")
+    let back = status.canRollback ? "the previous generation" : fallback(status)
+    return "Reject \(current) of \(status.id)? y: it goes back to \(back), and \(current) "
+      + "is not fetched again until the target changes."
   }
 
   /// What is served once the cached copy is gone.

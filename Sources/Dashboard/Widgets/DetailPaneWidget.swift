@@ -40,7 +40,17 @@ struct DetailPaneWidget: Widget {
         TableCellText(context: context).stateWord(asset)
           + (asset.stateNote(at: context.now).map { " (\($0))" } ?? ""),
         context.theme.state(asset.state(at: context.now))
-      ),
+      )
+    ]
+    if let note = asset.rolloutNote {
+      // Held back, in a cohort, on probation, rejected: the staged rollout's word on it.
+      out.append(
+        ("Rollout", Formatting.safe(note), asset.rejected != nil ? context.theme.error : .plain))
+    }
+    if let instance = context.state.info?.instance {
+      out.append(("Instance", Formatting.safe(instance), .plain))
+    }
+    out += [
       ("URL", Formatting.safe(asset.remote), .plain),
       ("Cache path", Formatting.safe(asset.path), .plain),
       ("Entry", Formatting.safe(asset.entryPath), .plain),

@@ -13,7 +13,7 @@ struct HelpOverlayWidget: Widget {
     let textWidth = hints.map { DisplayWidth.of($0.long) }.max() ?? 1
     let readonly = context.state.options.readonly
     var notes: [String] = []
-    if readonly { notes.append("read-only: reset, drop and roll back are off") }
+    if readonly { notes.append("read-only: reset, drop, roll back and reject are off") }
     let keysHeight = hints.count + notes.count + 2
     let legendHeight = legend.entries.count + 2  // a blank line and the title above it
     let withLegend = keysHeight + legendHeight + 1 <= area.height

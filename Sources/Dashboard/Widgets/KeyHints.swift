@@ -39,6 +39,9 @@ struct KeyHints {
         Hint(key: "d", short: "drop", long: "drop the selected asset's cached copy", priority: 2),
         Hint(
           key: "u", short: "rollback", long: "roll back to the previous generation", priority: 4),
+        Hint(
+          key: "x", short: "reject",
+          long: "reject the version served: go back, never fetch it again", priority: 5),
       ]
     }
     hints += [
