@@ -38,7 +38,7 @@ enum KeyReducer {
   private static func character(_ c: Character, _ state: inout DashboardState, now: Date)
     -> [DashboardEffect]
   {
-    if "rRpbdu".contains(c), case .disconnected = state.health.connection {
+    if "rRpbdux".contains(c), case .disconnected = state.health.connection {
       // Nothing can reach the engine until the link reconnects: say so, send nothing.
       state.notice = Notice(
         text: "not connected: reconnecting to the engine; press \(c) again once attached",
