@@ -2,8 +2,10 @@ import FleetModel
 import Foundation
 import TerminalCore
 
-/// The fleet view's top line: the source, each asset's rollout as `flags 2/3`, the stuck and
-/// down counts, how old the numbers are, and the clock. Trouble is the last to be dropped.
+/// The fleet view's top line: the source, each asset's rollout as `flags 2/3` (`flags 2/3 5 %`
+/// when staged), the rejected, stuck and down counts, the staged rollout of the asset shown (on
+/// target, held back, rejected, behind), how old the numbers are, and the clock. Trouble is the
+/// last to be dropped.
 struct FleetHeaderWidget: Widget {
   let context: RenderContext<FleetState>
 
@@ -26,20 +28,51 @@ struct FleetHeaderWidget: Widget {
     line.add("converged", context.theme.muted, priority: 2, spacing: 3, group: 0)
     for (index, rollout) in snapshot.rollouts.enumerated() {
       let style =
-        rollout.stuck > 0
+        rollout.stuck > 0 || rollout.rejected > 0
         ? context.style(.stuck)
         : (rollout.isComplete ? context.style(.converged) : context.theme.behind)
+      let percent = rollout.rolloutPercent.map { " " + context.percent($0) } ?? ""
       line.add(
-        "\(rollout.asset) \(rollout.converged)/\(rollout.instances)", style, priority: 2,
-        spacing: 1, group: index == 0 ? 0 : nil)
+        "\(rollout.asset) \(rollout.converged)/\(rollout.instances)\(percent)", style,
+        priority: 2, spacing: 1, group: index == 0 ? 0 : nil)
+    }
+    var spacing = 3
+    let rejected = snapshot.rejected
+    if rejected > 0 {
+      line.add("\(rejected) rejected", context.style(.rejected), priority: 0, spacing: spacing)
+      spacing = 1
     }
     let stuck = snapshot.stuck
     if stuck > 0 {
-      line.add("\(stuck) stuck", context.style(.stuck), priority: 0, spacing: 3)
+      line.add("\(stuck) stuck", context.style(.stuck), priority: 0, spacing: spacing)
+      spacing = 1
     }
     let down = snapshot.downInstances
     if down > 0 {
-      line.add("\(down) down", context.style(.down), priority: 0, spacing: stuck > 0 ? 1 : 3)
+      line.add("\(down) down", context.style(.down), priority: 0, spacing: spacing)
+    }
+    if let page = snapshot.page,
+      let rollout = snapshot.rollouts.first(where: { $0.asset == page.asset }), rollout.isStaged
+    {
+      // The staged rollout of the asset shown: where its instances stand.
+      let group = 1
+      let title =
+        "\(page.asset) rollout" + (rollout.rolloutPercent.map { " " + context.percent($0) } ?? "")
+      line.add(title + ":", context.theme.strong, priority: 3, spacing: 3, group: group)
+      line.add(
+        "\(rollout.converged) on target", context.style(.converged), priority: 3, spacing: 1,
+        group: group)
+      line.add(
+        "\(rollout.heldBack) held back", context.style(.heldBack), priority: 3, spacing: 1,
+        group: group)
+      line.add(
+        "\(rollout.rejected) rejected",
+        rollout.rejected > 0 ? context.style(.rejected) : context.theme.muted, priority: 3,
+        spacing: 1, group: group)
+      line.add(
+        "\(rollout.behind + rollout.stuck) behind",
+        rollout.behind + rollout.stuck > 0 ? context.theme.behind : context.theme.muted,
+        priority: 3, spacing: 1, group: group)
     }
     if let page = snapshot.page, page.total > 0 {
       let first = page.firstRow + 1
