@@ -60,11 +60,10 @@ import Testing
     #expect(header.contains("flags 1/5 5 %"), "\(header)")
     #expect(header.contains("motd 5/5") && !header.contains("motd 5/5 " + "5 %"), "\(header)")
     #expect(
-      header.contains("flags rollout 5 %: 1 on target 2 held back 1 rejected 1 behind"),
-      "\(header)")
-    // The count of rejections across assets, in red, before the rollout's classes.
+      header.contains("flags 1/5 5 % (2 held back, 1 rejected, 1 behind) motd 5/5"), "\(header)")
+    // The count of rejections across assets, in red.
     let colors = ScreenText.colors(buffer)[0]
-    let count = try #require(span("1 rejected", in: header), "\(header)")
+    let count = try #require(span("   1 rejected", in: header), "\(header)").dropFirst(3)
     #expect(
       Array(colors)[count].allSatisfy { $0 == "r" }, "\(header)\n\(colors)")
     let flags = try #require(span("flags 1/5 5 %", in: header))
@@ -74,7 +73,7 @@ import Testing
   @Test func withoutColourTheRejectionCountIsStillMarked() throws {
     let buffer = render(color: false)
     let header = ScreenText.characters(buffer)[0]
-    let count = try #require(span("1 rejected", in: header), "\(header)")
+    let count = try #require(span("   1 rejected", in: header), "\(header)").dropFirst(3)
     let attributes = ScreenText.attributes(buffer)[0]
     #expect(Array(attributes)[count].allSatisfy { $0 != "." }, "\(header)\n\(attributes)")
   }
@@ -103,12 +102,15 @@ import Testing
   @Test func aNarrowHeaderKeepsTheRejectionCount() {
     let header = ScreenText.characters(render(width: 60))[0]
     #expect(header.contains("1 rejected"), "\(header)")
+    // At 120 columns the shown asset's classes fit.
+    let wide = ScreenText.characters(render(width: 120))[0]
+    #expect(wide.contains("(2 held back, 1 rejected, 1 behind)"), "\(wide)")
   }
 
   @Test func anUnstagedFleetLooksAsBefore() {
     let buffer = FleetRenderer.render(
       FleetFixtures.loaded(), width: 120, height: 40, now: FleetFixtures.now)
     let header = ScreenText.characters(buffer)[0]
-    #expect(!header.contains("rollout") && !header.contains("rejected") && !header.contains("%"))
+    #expect(!header.contains("held back") && !header.contains("rejected") && !header.contains("%"))
   }
 }

@@ -250,16 +250,15 @@ struct FleetSyntheticRolloutTests {
 
         let tmux = try await TmuxSession.start(
           [AssetWatchBinary.path, "fleet", "--interval", "1"] + common,
-          width: 200, height: 30, cwd: FileManager.default.temporaryDirectory)
+          width: 150, height: 30, cwd: FileManager.default.temporaryDirectory)
         defer { Task { await tmux.kill() } }
         // The asset with rejections is shown first; the header has its rollout's classes and
         // the rejection count.
         let classes =
-          "\(Self.staged) rollout \(Self.percent) %: \(converged) on target \(heldBack) held back"
-          + " \(rejected) rejected \(behind) behind"
+          "\(Self.staged) \(converged)/\(Self.instances) \(Self.percent) %"
+          + " (\(heldBack) held back, \(rejected) rejected, \(behind) behind)"
         let screen = try await tmux.waitFor("the staged rollout in the header", timeout: 120) {
           $0.text.contains(classes)
-            && $0.text.contains("\(Self.staged) \(converged)/\(Self.instances) \(Self.percent) %")
         }
         let header = screen.lines.first { $0.contains("AssetWatch fleet") } ?? ""
         #expect(header.contains("\(rejected) rejected"), "\(screen.text)")

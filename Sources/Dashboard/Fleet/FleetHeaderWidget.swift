@@ -2,10 +2,10 @@ import FleetModel
 import Foundation
 import TerminalCore
 
-/// The fleet view's top line: the source, each asset's rollout as `flags 2/3` (`flags 2/3 5 %`
-/// when staged), the rejected, stuck and down counts, the staged rollout of the asset shown (on
-/// target, held back, rejected, behind), how old the numbers are, and the clock. Trouble is the
-/// last to be dropped.
+/// The fleet view's top line: the source, each asset's rollout as `flags 2/3` (on target of
+/// all; `flags 2/3 5 %` when staged, and for the asset shown where the others stand: `(1 held
+/// back, 0 rejected, 0 behind)`), the rejected, stuck and down counts, how old the numbers are,
+/// and the clock. Trouble is the last to be dropped.
 struct FleetHeaderWidget: Widget {
   let context: RenderContext<FleetState>
 
@@ -26,6 +26,7 @@ struct FleetHeaderWidget: Widget {
     }
     // The label goes with the first asset's count, so it never stands alone.
     line.add("converged", context.theme.muted, priority: 2, spacing: 3, group: 0)
+    let shown = snapshot.page?.asset
     for (index, rollout) in snapshot.rollouts.enumerated() {
       let style =
         rollout.stuck > 0 || rollout.rejected > 0
@@ -35,6 +36,9 @@ struct FleetHeaderWidget: Widget {
       line.add(
         "\(rollout.asset) \(rollout.converged)/\(rollout.instances)\(percent)", style,
         priority: 2, spacing: 1, group: index == 0 ? 0 : nil)
+      if rollout.asset == shown, rollout.isStaged {
+        addClasses(of: rollout, to: &line, group: index + 1)
+      }
     }
     var spacing = 3
     let rejected = snapshot.rejected
@@ -51,29 +55,6 @@ struct FleetHeaderWidget: Widget {
     if down > 0 {
       line.add("\(down) down", context.style(.down), priority: 0, spacing: spacing)
     }
-    if let page = snapshot.page,
-      let rollout = snapshot.rollouts.first(where: { $0.asset == page.asset }), rollout.isStaged
-    {
-      // The staged rollout of the asset shown: where its instances stand.
-      let group = 1
-      let title =
-        "\(page.asset) rollout" + (rollout.rolloutPercent.map { " " + context.percent($0) } ?? "")
-      line.add(title + ":", context.theme.strong, priority: 3, spacing: 3, group: group)
-      line.add(
-        "\(rollout.converged) on target", context.style(.converged), priority: 3, spacing: 1,
-        group: group)
-      line.add(
-        "\(rollout.heldBack) held back", context.style(.heldBack), priority: 3, spacing: 1,
-        group: group)
-      line.add(
-        "\(rollout.rejected) rejected",
-        rollout.rejected > 0 ? context.style(.rejected) : context.theme.muted, priority: 3,
-        spacing: 1, group: group)
-      line.add(
-        "\(rollout.behind + rollout.stuck) behind",
-        rollout.behind + rollout.stuck > 0 ? context.theme.behind : context.theme.muted,
-        priority: 3, spacing: 1, group: group)
-    }
     if let page = snapshot.page, page.total > 0 {
       let first = page.firstRow + 1
       let last = min(page.total, page.firstRow + page.size)
@@ -87,5 +68,22 @@ struct FleetHeaderWidget: Widget {
         spacing: 3)
     }
     return line
+  }
+
+  /// Where the instances of the staged rollout of the asset shown stand, beside its count (the
+  /// count is the instances on target): `(38 held back, 1 rejected, 1 behind)`, behind counting
+  /// the stuck ones too. Kept or dropped together, before the other assets' counts.
+  private func addClasses(of rollout: AssetRollout, to line: inout SegmentLine, group: Int) {
+    let behind = rollout.behind + rollout.stuck
+    line.add(
+      "(\(rollout.heldBack) held back,", context.style(.heldBack), priority: 2, spacing: 1,
+      group: group)
+    line.add(
+      "\(rollout.rejected) rejected,",
+      rollout.rejected > 0 ? context.style(.rejected) : context.theme.muted, priority: 2,
+      spacing: 1, group: group)
+    line.add(
+      "\(behind) behind)", behind > 0 ? context.theme.behind : context.theme.muted, priority: 2,
+      spacing: 1, group: group)
   }
 }
