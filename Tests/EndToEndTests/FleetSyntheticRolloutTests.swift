@@ -158,6 +158,23 @@ struct FleetSyntheticRolloutTests {
           #expect(a.upperBound <= b.lowerBound)
         }
 
+        // --plain says the same in words.
+        let plain = try await AssetWatchBinary.run(
+          [
+            "fleet", "--plain", "--stuck-after", "3", "--counts", "raw", "--at",
+            String(format: "%.3f", time),
+          ]
+            + common)
+        #expect(plain.status == 0, "\(plain.stderr)")
+        let stagedRollout = try #require(
+          (first["rollouts"] as? [[String: Any]])?.first { $0["asset"] as? String == Self.staged })
+        let count = { (word: String) in stagedRollout[word] as? Int ?? -1 }
+        let line =
+          "\(Self.staged): \(count("converged"))/\(Self.instances) converged on"
+          + " \(SyntheticFleet.target), staged at \(Self.percent) %, \(count("rejected")) rejected,"
+          + " \(count("stuck")) stuck, \(count("heldBack")) held back"
+        #expect(plain.stdout.contains(line), "\(line)\n\(plain.stdout)")
+
         // Every page of the staged asset at that time: each row once, with its mark, in
         // urgency order; rejected rows name the rejected version.
         var seen: [String: String] = [:]
