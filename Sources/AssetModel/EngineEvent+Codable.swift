@@ -157,7 +157,7 @@ extension EngineEvent: Codable {
 }
 
 extension AssetCommand: Codable {
-  private enum CodingKeys: String, CodingKey { case command, asset }
+  private enum CodingKeys: String, CodingKey { case command, asset, reason }
 
   /// The `command` word of each command on the wire.
   public var commandWord: String {
@@ -171,6 +171,8 @@ extension AssetCommand: Codable {
     case .resumeAutoRefresh: "resume"
     case .verify: "verify"
     case .verifyAll: "verifyAll"
+    case .confirm: "confirm"
+    case .reject: "reject"
     }
   }
 
@@ -178,13 +180,14 @@ extension AssetCommand: Codable {
   public var assetID: String? {
     switch self {
     case .refresh(let id), .resetToBundled(let id), .dropCache(let id), .rollback(let id),
-      .verify(let id):
+      .verify(let id), .confirm(let id), .reject(let id, _):
       id
     case .refreshAll, .pauseAutoRefresh, .resumeAutoRefresh, .verifyAll: nil
     }
   }
 
-  /// Decodes `{"command":"refresh"|"reset"|"drop"|"rollback"|"verify","asset":ID}` or
+  /// Decodes `{"command":"refresh"|"reset"|"drop"|"rollback"|"verify"|"confirm","asset":ID}`,
+  /// `{"command":"reject","asset":ID,"reason":TEXT}` or
   /// `{"command":"refreshAll"|"pause"|"resume"|"verifyAll"}`.
   ///
   /// - Throws: `DecodingError` for an unknown command or a missing `asset`.
@@ -202,6 +205,10 @@ extension AssetCommand: Codable {
     case "resume": self = .resumeAutoRefresh
     case "verify": self = .verify(id: try asset())
     case "verifyAll": self = .verifyAll
+    case "confirm": self = .confirm(id: try asset())
+    case "reject":
+      self = .reject(
+        id: try asset(), reason: try c.decodeIfPresent(String.self, forKey: .reason) ?? "")
     default:
       throw DecodingError.dataCorruptedError(
         forKey: .command, in: c, debugDescription: "unknown command \"\(word)\"")
@@ -213,5 +220,6 @@ extension AssetCommand: Codable {
     var c = encoder.container(keyedBy: CodingKeys.self)
     try c.encode(commandWord, forKey: .command)
     if let assetID { try c.encode(assetID, forKey: .asset) }
+    if case .reject(_, let reason) = self { try c.encode(reason, forKey: .reason) }
   }
 }

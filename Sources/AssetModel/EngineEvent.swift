@@ -116,4 +116,8 @@ public enum AssetCommand: Sendable, Equatable, Hashable {
   case verify(id: String)
   /// Re-read and re-hash every cached copy.
   case verifyAll
+  /// Confirm the version on probation (it is good).
+  case confirm(id: String)
+  /// Reject the version served: go back, record `reason`, blocklist its bytes.
+  case reject(id: String, reason: String)
 }

@@ -76,3 +76,19 @@ public struct AssetRejection: Sendable, Equatable, Codable {
     self.at = at
   }
 }
+
+extension AssetStatus {
+  /// The staged-rollout facts of this asset in a few words, for tables and panes:
+  /// `rejected v2: reason`, `held back (rollout 10 %)`, `on probation`, `in the 10 % cohort`;
+  /// nil when none applies.
+  public var rolloutNote: String? {
+    var parts: [String] = []
+    if let rejected {
+      parts.append(
+        "rejected \(rejected.version ?? String(rejected.sha256.prefix(8))): \(rejected.reason)")
+    }
+    if let rollout { parts.append(rollout.summary) }
+    if probation != nil { parts.append("on probation") }
+    return parts.isEmpty ? nil : parts.joined(separator: ", ")
+  }
+}

@@ -14,7 +14,7 @@ package struct AssetWatchCommand: AsyncParsableCommand {
     subcommands: [
       WatchCommand.self, DemoCommand.self, StatusCommand.self, RefreshCommand.self,
       ResetCommand.self,
-      DropCommand.self, RollbackCommand.self,
+      DropCommand.self, RollbackCommand.self, ConfirmCommand.self, RejectCommand.self,
       CheckCommand.self, VerifyCommand.self, WaitCommand.self,
       ServeCommand.self, FleetCommand.self, TUFClientCommand.self,
     ],

@@ -3,7 +3,7 @@ import Foundation
 
 /// The states of a TUF repository written by python-tuf (`Tests/TUFTests/Fixtures/
 /// make_updater_repo.py`: `initial`, `bumped`, `expired`, `rollback`, `unsigned`, `rotated`, `ff`,
-/// `diamond`, `badproject`), built once per test process
+/// `diamond`, `badproject`, `staged`), built once per test process
 /// and served by a ``LoopbackOrigin`` at `/metadata/...` and `/targets/...`. The Python is
 /// `ASSETWATCH_TUF_PYTHON` or the venv `scripts/tuf-venv.sh` makes; without it the tests fail
 /// with that advice.

@@ -71,7 +71,13 @@ import Testing
     #expect(status.status == 0)
     let root = try #require(
       try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])
-    #expect(Set(root.keys) == ["config", "appVersion", "manifestVersion", "assets", "trust"])
+    #expect(
+      Set(root.keys) == ["config", "appVersion", "instance", "manifestVersion", "assets", "trust"])
+    // No instance in the config or the environment: an id made once and kept with the cache.
+    let instance = try #require(root["instance"] as? String)
+    #expect(
+      try String(contentsOf: dir.url.appendingPathComponent("cache/instance"), encoding: .utf8)
+        == instance + "\n")
     #expect(root["manifestVersion"] is NSNull)
     #expect(root["trust"] is NSNull)  // no "tuf" block
     let asset = try #require((root["assets"] as? [[String: Any]])?.first)
@@ -80,7 +86,10 @@ import Testing
         "id", "state", "source", "version", "targetVersion", "behind", "etag", "lastModified",
         "sha256",
         "size", "path", "essential", "fetchedAt", "checkedAt", "nextRefreshAt", "lastError",
+        "rollout", "probation", "rejected",
       ])
+    #expect(asset["rollout"] is NSNull && asset["probation"] is NSNull)
+    #expect(asset["rejected"] is NSNull)
     #expect(asset["state"] as? String == "FRESH")
     #expect(asset["source"] as? String == "cached")
     let path = try #require(asset["path"] as? String)
@@ -240,11 +249,11 @@ import Testing
       "id", "state", "source", "version", "targetVersion", "behind", "etag", "lastModified",
       "sha256", "size", "path", "essential", "fetchedAt", "checkedAt", "nextRefreshAt", "lastError",
     ]
+    let staged = ["rollout", "probation", "rejected"]
     #expect(
       keys(status.stdout)
-        == ["config", "appVersion", "manifestVersion", "assets"] + asset + asset + [
-          "kind", "message", "at", "trust",
-        ], "\(status.stdout)")
+        == ["config", "appVersion", "instance", "manifestVersion", "assets"] + asset + staged
+        + asset + ["kind", "message", "at"] + staged + ["trust"], "\(status.stdout)")
     // Streamed one asset at a time, it is still one JSON document.
     let parsed = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]
     #expect(

@@ -439,6 +439,33 @@ import Testing
     }
   }
 
+  /// A signed target's `custom.rollout`: at 0 % every instance is held back on the `from` the
+  /// same signature pins, and the staged bytes are never asked for.
+  @Test func aSignedStagedRolloutHoldsBackOnItsSignedFrom() async throws {
+    let hello = try #require(try TUFRepositoryFixture.targets()[Self.helloPath])
+    try await withOrigin { origin in
+      try await TUFRepositoryFixture.serve("initial", on: origin)
+      try await withTUFEngine([signed("hello", path: Self.helloPath)], origin: origin) {
+        engine, _ in
+        #expect(await engine.refresh("hello").isUpdated)
+        try await TUFRepositoryFixture.serve("staged", on: origin)
+        let outcome = await engine.refresh("hello")
+        #expect(outcome.failure == nil, "\(outcome)")
+        let status = try #require(await engine.status("hello"))
+        #expect(
+          status.rollout == RolloutStage(percent: 0, version: "2026.12-signed", heldBack: true))
+        #expect(status.targetVersion == "2026.11-signed")
+        #expect(status.version == "2026.11-signed" && !status.isBehindTarget)
+        let served = try await engine.data("hello")
+        #expect(served == hello)
+        let staged = await origin.allRequests().map(\.path).filter {
+          $0.hasPrefix("/targets/") && !$0.contains(SHA256Text.hex(SHA256.hash(data: hello)))
+        }
+        #expect(staged.isEmpty, "\(staged)")
+      }
+    }
+  }
+
   /// An HTTP fetcher that records the proxy setting of every request it is handed.
   final class RecordingFetcher: AssetFetcher {
     let http = HTTPFetcher()

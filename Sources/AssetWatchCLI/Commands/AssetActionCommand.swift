@@ -2,7 +2,8 @@ import ArgumentParser
 import Foundation
 import RemoteAssets
 
-/// The shared body of `reset`, `drop` and `rollback`: one engine action per id, one line each.
+/// The shared body of `reset`, `drop`, `rollback`, `confirm` and `reject`: one engine action per
+/// id, one line each.
 protocol AssetActionCommand: AsyncParsableCommand {
   /// Which config to run.
   var config: ConfigOptions { get }
@@ -15,7 +16,7 @@ protocol AssetActionCommand: AsyncParsableCommand {
   /// What the line printed after a success starts with (`rolled back`).
   static var pastTense: String { get }
   /// The command for one asset.
-  static func command(_ id: String) -> AssetCommand
+  func command(_ id: String) -> AssetCommand
 }
 
 extension AssetActionCommand {
@@ -31,7 +32,7 @@ extension AssetActionCommand {
     var failed = false
     for id in ids {
       do {
-        try await link.perform(Self.command(id))
+        try await link.perform(command(id))
         done.append(id)
       } catch {
         Console.printError("assetwatch: \(error)")

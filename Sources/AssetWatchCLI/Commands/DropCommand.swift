@@ -11,5 +11,5 @@ struct DropCommand: AssetActionCommand {
   @OptionGroup(title: "Attach Options") var attaching: AttachOptions
   @Argument(help: "Asset ids.") var ids: [String]
   static let pastTense = "cache dropped"
-  static func command(_ id: String) -> AssetCommand { .dropCache(id: id) }
+  func command(_ id: String) -> AssetCommand { .dropCache(id: id) }
 }

@@ -11,5 +11,5 @@ struct ResetCommand: AssetActionCommand {
   @OptionGroup(title: "Attach Options") var attaching: AttachOptions
   @Argument(help: "Asset ids.") var ids: [String]
   static let pastTense = "reset to bundled"
-  static func command(_ id: String) -> AssetCommand { .resetToBundled(id: id) }
+  func command(_ id: String) -> AssetCommand { .resetToBundled(id: id) }
 }

@@ -15,5 +15,5 @@ struct RollbackCommand: AssetActionCommand {
   @OptionGroup(title: "Attach Options") var attaching: AttachOptions
   @Argument(help: "Asset ids.") var ids: [String]
   static let pastTense = "rolled back"
-  static func command(_ id: String) -> AssetCommand { .rollback(id: id) }
+  func command(_ id: String) -> AssetCommand { .rollback(id: id) }
 }

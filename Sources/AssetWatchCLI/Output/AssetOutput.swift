@@ -5,8 +5,9 @@ import RemoteAssets
 ///
 /// Keys come out in this order: `id`, `state`, `source`, `version`, `targetVersion`, `behind`, `etag`,
 /// `lastModified`, `sha256`, `size`, `path`, `essential`, `fetchedAt`, `checkedAt`,
-/// `nextRefreshAt`, `lastError` (`kind`, `message`, `at`). Times are ISO 8601 UTC; absent values
-/// are `null`.
+/// `nextRefreshAt`, `lastError` (`kind`, `message`, `at`), `rollout` (`percent`, `version`,
+/// `heldBack`), `probation` (`version`, `since`, `until`), `rejected` (`version`, `reason`, `at`).
+/// Times are ISO 8601 UTC; absent values are `null`.
 struct AssetOutput: Codable, Equatable {
   /// Why the last attempt failed.
   struct Failure: Codable, Equatable {
@@ -49,9 +50,55 @@ struct AssetOutput: Codable, Equatable {
   var nextRefreshAt: String?
   var lastError: Failure?
 
+  /// Where the asset stands in a staged rollout of its target.
+  struct Rollout: Codable, Equatable {
+    var percent: Double
+    var version: String?
+    var heldBack: Bool
+    enum CodingKeys: String, CodingKey { case percent, version, heldBack }
+    func encode(to encoder: any Encoder) throws {
+      var container = encoder.container(keyedBy: CodingKeys.self)
+      try container.encode(percent, forKey: .percent)
+      try container.encode(version, forKey: .version)
+      try container.encode(heldBack, forKey: .heldBack)
+    }
+  }
+
+  /// The version on probation.
+  struct Probation: Codable, Equatable {
+    var version: String?
+    var since: String
+    var until: String?
+    enum CodingKeys: String, CodingKey { case version, since, until }
+    func encode(to encoder: any Encoder) throws {
+      var container = encoder.container(keyedBy: CodingKeys.self)
+      try container.encode(version, forKey: .version)
+      try container.encode(since, forKey: .since)
+      try container.encode(until, forKey: .until)
+    }
+  }
+
+  /// The version last rejected.
+  struct Rejected: Codable, Equatable {
+    var version: String?
+    var reason: String
+    var at: String
+    enum CodingKeys: String, CodingKey { case version, reason, at }
+    func encode(to encoder: any Encoder) throws {
+      var container = encoder.container(keyedBy: CodingKeys.self)
+      try container.encode(version, forKey: .version)
+      try container.encode(reason, forKey: .reason)
+      try container.encode(at, forKey: .at)
+    }
+  }
+
+  var rollout: Rollout? = nil
+  var probation: Probation? = nil
+  var rejected: Rejected? = nil
+
   enum CodingKeys: String, CodingKey {
     case id, state, source, version, targetVersion, behind, etag, lastModified, sha256, size, path
-    case essential, fetchedAt, checkedAt, nextRefreshAt, lastError
+    case essential, fetchedAt, checkedAt, nextRefreshAt, lastError, rollout, probation, rejected
   }
 
   /// Encodes every key, in the documented order (`nil` as `null`).
@@ -73,6 +120,9 @@ struct AssetOutput: Codable, Equatable {
     try container.encode(checkedAt, forKey: .checkedAt)
     try container.encode(nextRefreshAt, forKey: .nextRefreshAt)
     try container.encode(lastError, forKey: .lastError)
+    try container.encode(rollout, forKey: .rollout)
+    try container.encode(probation, forKey: .probation)
+    try container.encode(rejected, forKey: .rejected)
   }
 }
 
@@ -100,5 +150,18 @@ extension AssetOutput {
           kind: $0.kind, message: OutsideText.json($0.message),
           at: JSONTime.format($0.at) ?? "")
       })
+    rollout = asset.rollout.map {
+      Rollout(percent: $0.percent, version: OutsideText.json($0.version), heldBack: $0.heldBack)
+    }
+    probation = asset.probation.map {
+      Probation(
+        version: OutsideText.json($0.version), since: JSONTime.format($0.since) ?? "",
+        until: JSONTime.format($0.until))
+    }
+    rejected = asset.rejected.map {
+      Rejected(
+        version: OutsideText.json($0.version), reason: OutsideText.json($0.reason),
+        at: JSONTime.format($0.at) ?? "")
+    }
   }
 }

@@ -4,7 +4,7 @@ import RemoteAssets
 
 /// `status --json`: the engine's state once, as documented in the README.
 ///
-/// Keys come out in this order: `config`, `appVersion`, `manifestVersion`, `assets` (each asset
+/// Keys come out in this order: `config`, `appVersion`, `instance`, `manifestVersion`, `assets` (each asset
 /// as ``AssetOutput``), `trust` (``TrustOutput``; `null` without a `tuf` block). Absent values
 /// are `null`; strings from outside are cleaned.
 struct StatusOutput: Codable, Equatable {
@@ -12,6 +12,8 @@ struct StatusOutput: Codable, Equatable {
   var config: String
   /// The app version the engine ran as.
   var appVersion: String
+  /// This instance's id (what staged rollouts sample their cohorts by).
+  var instance: String? = nil
   /// The manifest's version, if one was fetched.
   var manifestVersion: String?
   /// Every asset, in config order.
@@ -19,13 +21,16 @@ struct StatusOutput: Codable, Equatable {
   /// The signed metadata's state, with a `tuf` block.
   var trust: TrustOutput? = nil
 
-  enum CodingKeys: String, CodingKey { case config, appVersion, manifestVersion, assets, trust }
+  enum CodingKeys: String, CodingKey {
+    case config, appVersion, instance, manifestVersion, assets, trust
+  }
 
   /// Encodes every key, in the documented order (`nil` as `null`).
   func encode(to encoder: any Encoder) throws {
     var container = encoder.container(keyedBy: CodingKeys.self)
     try container.encode(config, forKey: .config)
     try container.encode(appVersion, forKey: .appVersion)
+    try container.encode(instance, forKey: .instance)
     try container.encode(manifestVersion, forKey: .manifestVersion)
     try container.encode(assets, forKey: .assets)
     try container.encode(trust, forKey: .trust)
@@ -77,6 +82,7 @@ extension StatusOutput {
     self.init(
       config: OutsideText.json(configPath),
       appVersion: OutsideText.json(snapshot.info.appVersion),
+      instance: OutsideText.json(snapshot.info.instance),
       manifestVersion: OutsideText.json(snapshot.info.manifestVersion),
       assets: snapshot.assets.map { AssetOutput($0, at: snapshot.at) },
       trust: snapshot.info.trust.map(TrustOutput.init))
@@ -98,6 +104,7 @@ extension StatusOutput {
     write("{\n")
     write("  \"config\" : \(literal(OutsideText.json(configPath))),\n")
     write("  \"appVersion\" : \(literal(OutsideText.json(snapshot.info.appVersion))),\n")
+    write("  \"instance\" : \(literal(OutsideText.json(snapshot.info.instance))),\n")
     write(
       "  \"manifestVersion\" : \(literal(OutsideText.json(snapshot.info.manifestVersion))),\n")
     let trust = try snapshot.info.trust.map {

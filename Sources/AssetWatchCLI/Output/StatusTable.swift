@@ -12,7 +12,8 @@ enum StatusTable {
         OutsideText.cell(a.id), a.state(at: snapshot.at).rawValue, a.source.rawValue,
         a.version.map { OutsideText.cell($0) } ?? "-",
         (a.targetVersion.map { OutsideText.cell($0) } ?? "-")
-          + (a.isBehindTarget ? " (behind)" : ""),
+          + (a.isBehindTarget ? " (behind)" : "")
+          + (a.rolloutNote.map { " (\(OutsideText.cell($0, maxLength: 80)))" } ?? ""),
         a.checkedAt.map { DurationText.format(snapshot.at.timeIntervalSince($0)) + " ago" } ?? "-",
         a.size.map(ByteCountText.format) ?? "-",
         a.lastError.map { OutsideText.cell($0.message, maxLength: 80) } ?? "",

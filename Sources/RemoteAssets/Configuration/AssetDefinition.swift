@@ -176,6 +176,13 @@ public struct EngineConfiguration: Sendable, Equatable {
   /// The config's `"tuf"` block: asset targets come from a TUF repository's signed metadata
   /// (exclusive with ``manifest``).
   package var tuf: TUFSource? = nil
+  /// This instance's id, as the config's `"instance"` names it (else the engine takes
+  /// `ASSETWATCH_INSTANCE`, else an id made once per cache folder): what staged rollouts sample
+  /// their cohorts by.
+  public var instance: String? = nil
+  /// The config's `"probation"` block: new versions serve on probation until confirmed. Off
+  /// (``ProbationPolicy/off``) without it: a new version is good once it validates.
+  public var probation: ProbationPolicy = .off
   /// Whether assets' targets come from somewhere other than the config (a manifest or TUF).
   package var followsTargets: Bool { manifest != nil || tuf != nil }
 

@@ -16,7 +16,7 @@ struct ConfigReader {
 
   static let topKeys: Set<String> = [
     "appVersion", "cacheDirectory", "manifest", "defaults", "assets", "maxConcurrentTransfers",
-    "control", "tuf",
+    "control", "tuf", "instance", "probation",
   ]
   static let defaultKeys: Set<String> = [
     "refreshEvery", "ttl", "maxStale", "timeout", "maxBytes", "allowInsecure", "headers",
@@ -98,12 +98,23 @@ struct ConfigReader {
       problem("assets", nil, "is missing (list at least one asset, or give a manifest)")
     }
     let control = root["control"].flatMap { bool($0, at: "control") } ?? false
+    var instance: String?
+    if let value = root["instance"], let text = string(value, at: "instance") {
+      if let why = ConfigValues.instanceProblem(text) {
+        problem("instance", value, why)
+      } else {
+        instance = text
+      }
+    }
+    let probation = root["probation"].flatMap { readProbation($0) }
     guard problems.isEmpty else { return nil }
     var configuration = EngineConfiguration(
       configPath: path, appVersion: appVersion, cacheDirectory: cacheDirectory, manifest: manifest,
       assets: assets, maxConcurrentTransfers: maxTransfers, assetDefaults: defaults)
     configuration.controlSocket = control
     configuration.tuf = tuf
+    configuration.instance = instance
+    if let probation { configuration.probation = probation }
     return configuration
   }
 

@@ -59,6 +59,18 @@ package enum ConfigValues {
   /// Why `id` is not a valid asset id, or nil when it is (`[a-z0-9][a-z0-9._-]{0,63}`).
   ///
   /// The id names a file in the cache, so it can never contain `/`, start with `.`, or be `..`.
+  /// Why `text` cannot be an instance id (nil when it can): 1 to 128 characters of letters,
+  /// digits, `.`, `_`, `-`, `:` and `@` (host names, pod names, `web-7@eu`).
+  package static func instanceProblem(_ text: String) -> String? {
+    guard !text.isEmpty else { return "must not be empty" }
+    guard text.utf8.count <= 128 else { return "is longer than 128 characters" }
+    let allowed = Set("._-:@".utf8)
+    for b in text.utf8 where !(b.isASCIIAlphanumeric || allowed.contains(b)) {
+      return "may only contain letters, digits, '.', '_', '-', ':' and '@'"
+    }
+    return nil
+  }
+
   public static func idProblem(_ id: String) -> String? {
     let bytes = Array(id.utf8)
     guard !bytes.isEmpty else { return "must not be empty" }
@@ -116,5 +128,12 @@ package enum ConfigValues {
   package struct MissingVariable: Error, Equatable {
     /// The variable's name.
     public var name: String
+  }
+}
+
+extension UInt8 {
+  /// An ASCII letter or digit.
+  fileprivate var isASCIIAlphanumeric: Bool {
+    (0x30...0x39).contains(self) || (0x41...0x5A).contains(self) || (0x61...0x7A).contains(self)
   }
 }

@@ -50,6 +50,8 @@ enum ControlCommandRunner {
         return verified(await engine.verify([asset]))
       case .verifyAll:
         return verified(await engine.verify(nil))
+      case .confirm(let asset): try await engine.confirm(asset)
+      case .reject(let asset, let reason): try await engine.reject(asset, reason: reason)
       }
       return ControlReply(id: id, ok: true, command: word)
     } catch {

@@ -95,6 +95,7 @@ package struct ControlRequest: Sendable, Equatable, Encodable {
   /// Every command word, in the order the help lists them.
   public static let commandWords = [
     "refresh", "refreshAll", "reset", "drop", "rollback", "pause", "resume", "verify",
+    "confirm", "reject",
     "verifyAll",
   ]
 

@@ -12,7 +12,7 @@ enum ControlRequestParser {
     case empty
   }
 
-  /// Parses `{"id":N,"command":WORD[,"asset":ID]}`.
+  /// Parses `{"id":N,"command":WORD[,"asset":ID][,"reason":TEXT]}`.
   ///
   /// The words are ``ControlRequest/commandWords``; a new ``AssetCommand`` needs a case here.
   static func parse(_ line: Data) -> Request {
@@ -46,6 +46,18 @@ enum ControlRequestParser {
     case "rollback":
       return asset().map { .command(id: id, .rollback(id: $0)) } ?? needsAsset(word)
     case "verify": return asset().map { .command(id: id, .verify(id: $0)) } ?? needsAsset(word)
+    case "confirm":
+      return asset().map { .command(id: id, .confirm(id: $0)) } ?? needsAsset(word)
+    case "reject":
+      guard let asset = asset() else { return needsAsset(word) }
+      var reason = ""
+      if let raw = fields["reason"] {
+        guard case .string(let text) = raw else {
+          return .invalid(id: id, "\"reason\" must be a string")
+        }
+        reason = text
+      }
+      return .command(id: id, .reject(id: asset, reason: reason))
     case "refreshAll": return .command(id: id, .refreshAll)
     case "verifyAll": return .command(id: id, .verifyAll)
     case "pause": return .command(id: id, .pauseAutoRefresh)

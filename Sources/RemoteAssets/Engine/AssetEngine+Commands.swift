@@ -21,6 +21,8 @@ extension AssetEngine {
       case .resumeAutoRefresh: resumeAutoRefresh()
       case .verify(let id): _ = await verify([id])
       case .verifyAll: _ = await verify(nil)
+      case .confirm(let id): try await confirm(id)
+      case .reject(let id, let reason): try await reject(id, reason: reason)
       }
     } catch {
       log(nil, .error, "\(error)")

@@ -131,7 +131,26 @@ extension AssetEngine {
       guard var record = records[target.id] else { continue }
       let before = record.targetFacts
       record.urlRefusal = nil
-      if let text = target.url {
+      // A staged rollout: in the cohort, the target; held back, its `from` (or what it serves).
+      let choice = RolloutChoice.choose(
+        TargetFacts(
+          url: target.url, size: target.size, sha256: target.sha256, version: target.version),
+        rollout: target.rollout, critical: target.critical ?? false,
+        instance: configuration.instance ?? "", asset: target.id)
+      let facts: TargetFacts
+      switch choice {
+      case .target(let chosen, let stage):
+        (facts, record.rolloutStage, record.holdReason) = (chosen, stage, nil)
+      case .from(let chosen, let stage):
+        (facts, record.rolloutStage, record.holdReason) = (chosen, stage, nil)
+      case .hold(let stage):
+        // Nothing named to go back to: keep serving what it serves, and say so.
+        let held = record.entry.current
+        facts = TargetFacts(
+          url: nil, size: nil, sha256: held?.sha256, version: held?.version)
+        (record.rolloutStage, record.holdReason) = (stage, stage.summary)
+      }
+      if let text = facts.url {
         switch resolveManifestURL(text, allowInsecure: record.definition.allowInsecure) {
         case .success(let url):
           if let configured = record.definition.remote, !HTTPFetcher.sameOrigin(configured, url) {
@@ -144,15 +163,15 @@ extension AssetEngine {
           record.urlRefusal = refusal
         }
       }
-      if let size = target.size {
+      if let size = facts.size {
         record.definition.expectedSize = size
         record.definition.maxBytes = max(record.definition.maxBytes, size)
       }
-      if let sha = target.sha256 { record.definition.sha256 = sha.lowercased() }
+      if let sha = facts.sha256 { record.definition.sha256 = sha.lowercased() }
       if let essential = target.essential { record.definition.essential = essential }
-      record.targetVersion = target.version.map { TerminalText.sanitize($0, maxLength: 64) }
-      if let sha = target.sha256?.lowercased(), record.entry.current?.sha256 == sha,
-        let version = target.version
+      record.targetVersion = facts.version.map { TerminalText.sanitize($0, maxLength: 64) }
+      if let sha = facts.sha256?.lowercased(), record.entry.current?.sha256 == sha,
+        let version = facts.version
       {
         record.entry.current?.version = version
       }

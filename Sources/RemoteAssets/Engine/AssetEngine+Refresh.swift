@@ -79,6 +79,8 @@ extension AssetEngine {
     {
     case .fail(let error):
       return await finishFailure(id, error, quiet: false)
+    case .hold(let why):
+      return finishHeld(id, why)
     case .fetch(let url, let validators, let isQuiet):
       (remote, conditional, quiet) = (url, validators, isQuiet)
     }
@@ -244,6 +246,12 @@ extension AssetEngine {
     guard let record = records[id], record.epoch == epoch else {
       throw FetchError(.cancelled, "overtaken by a command")
     }
+    if let rejection = record.rejection, rejection.sha256 == sha {
+      // The server still serves the rejected bytes (a target that names no hash): keep what
+      // is served, commit nothing.
+      let shown = rejection.version ?? String(sha.prefix(8))
+      return finishHeld(id, "the server still serves the rejected \(shown); not committed")
+    }
     let now = clock.now()
     let freshness = serverFreshness(id, metadata: metadata, receivedAt: now, revalidated: false)
     let next = AssetRefreshLifecycle.nextCheck(definition.refresh, after: now)
@@ -273,6 +281,7 @@ extension AssetEngine {
     } catch {
       throw FetchError(.storage, "committing failed: \(error)")
     }
+    await beginProbation(id, sha: sha, version: version, at: now)
     let shown = version ?? String(sha.prefix(8))
     metrics.downloaded(id, bytes: size)
     log(id, .info, "updated to \(shown) (\(ByteCountText.format(size)))")
@@ -309,6 +318,17 @@ extension AssetEngine {
         id, FetchError(.storage, "saving metadata failed: \(error)"), quiet: quiet)
     }
     return finishAttempt(id, outcome: .notModified, detail: nil)
+  }
+
+  /// Ends an attempt that deliberately fetched nothing (``AssetRefreshLifecycle/Start/hold(_:)``):
+  /// a successful check of what the instance decided to serve, in memory (the next check
+  /// decides again), with `why` in its history.
+  private func finishHeld(_ id: String, _ why: String) -> RefreshOutcome {
+    guard let record = records[id] else { return .notModified }
+    let now = clock.now()
+    let next = AssetRefreshLifecycle.nextCheck(record.definition.refresh, after: now)
+    records[id]?.entry.markChecked(at: now, next: next, freshness: nil)
+    return finishAttempt(id, outcome: .notModified, detail: why)
   }
 
   /// Records a failed attempt: the error, the failure count and the next attempt, backed off
@@ -366,12 +386,11 @@ extension AssetEngine {
   /// The manifest's version for these bytes, when the manifest names this hash.
   private func targetVersion(for id: String, sha: String) -> String? {
     if configuration.tuf != nil { return signedVersion(for: id, sha: sha) }  // +Trust.swift
-    guard let entry = manifest?.manifest.assets.first(where: { $0.id == id }),
-      entry.sha256?.lowercased() == sha
-    else {
-      return nil
-    }
-    return entry.version
+    guard let entry = manifest?.manifest.assets.first(where: { $0.id == id }) else { return nil }
+    if entry.sha256?.lowercased() == sha { return entry.version }
+    // A held-back instance commits the staged rollout's `from`.
+    if let from = entry.rollout?.from, from.sha256?.lowercased() == sha { return from.version }
+    return nil
   }
 
   func nextScheduledCheck(_ definition: AssetDefinition, after now: Date) -> Date? {

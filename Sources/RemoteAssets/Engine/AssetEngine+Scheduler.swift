@@ -14,7 +14,10 @@ extension AssetEngine {
         max($0, now)
       }
     }
-    schedulerTask = Task { await self.schedulerLoop() }
+    schedulerTask = Task {
+      await self.claimProbations()
+      await self.schedulerLoop()
+    }
   }
 
   /// Stops refreshing by itself (transfers under way finish).
@@ -48,6 +51,7 @@ extension AssetEngine {
   @discardableResult
   func tick() -> TimeInterval {
     let now = clock.now()
+    expireProbations(at: now)
     let manifestDue =
       !lifecycle.paused && configuration.followsTargets && manifestSchedule.startIfDue(at: now)
     for action in scheduler.due(at: now, paused: lifecycle.paused, manifestDue: manifestDue) {

@@ -152,6 +152,21 @@ extension AssetEngine {
     return applied
   }
 
+  /// A signed target's `custom.rollout` (`{ "percent": P, "from": { "version", "url", "size",
+  /// "sha256" } }`, `url` a target path under the targets URL), or nil when absent or unusable.
+  static func signedRollout(_ custom: JSONValue?) -> RolloutSpec? {
+    guard let rollout = custom?["rollout"], let percent = rollout["percent"]?.integerValue
+    else { return nil }
+    let from = rollout["from"].map { from in
+      RolloutSpec.From(
+        version: from["version"]?.stringValue.map { TerminalText.sanitize($0, maxLength: 64) },
+        url: from["url"]?.stringValue, size: from["size"]?.integerValue,
+        sha256: from["sha256"]?.stringValue)
+    }
+    let spec = RolloutSpec(percent: Double(percent), from: from)
+    return spec.problem() == nil ? spec : nil
+  }
+
   /// Whether `role` names a delegated targets role (not one of the four top-level roles).
   static func isDelegatedRole(_ role: String?) -> Bool {
     guard let role else { return false }
@@ -287,8 +302,43 @@ extension AssetEngine {
         ))
       return
     }
-    let remote = TUFFileNames.remoteTarget(
+    let version = target.custom?["version"]?.stringValue.map {
+      TerminalText.sanitize($0, maxLength: 64)
+    }
+    var remote = TUFFileNames.remoteTarget(
       path: target.path, hashPrefixed: consistent ? target.consistentFileNames().first : nil)
+    var (size, hash, shown) = (target.length, sha, version)
+    // A staged rollout in the signed `custom`: held back, the instance takes `from`, whose
+    // size and hash the same signature vouches for.
+    var choice = RolloutChoice.choose(
+      TargetFacts(url: remote, size: size, sha256: sha, version: version),
+      rollout: Self.signedRollout(target.custom),
+      critical: target.custom?["critical"]?.boolValue ?? false,
+      instance: configuration.instance ?? "", asset: id)
+    if case .from(let from, let stage) = choice,
+      from.url == nil || from.size == nil || from.sha256.flatMap(SHA256Text.normalized) == nil
+    {
+      choice = .hold(stage: stage)  // a `from` whose bytes the signature does not pin
+    }
+    switch choice {
+    case .target(_, let stage):
+      (record.rolloutStage, record.holdReason) = (stage, nil)
+    case .from(let from, let stage):
+      (remote, size, hash, shown) = (
+        from.url ?? remote, from.size ?? size,
+        from.sha256.flatMap(SHA256Text.normalized) ?? sha, from.version
+      )
+      (record.rolloutStage, record.holdReason) = (stage, nil)
+    case .hold(let stage):
+      // Nothing signed to go back to: keep serving what it serves, fetch nothing.
+      (record.rolloutStage, record.holdReason) = (stage, stage.summary)
+      record.urlRefusal = nil
+      record.targetVersion = record.entry.current?.version
+      records[id] = record
+      trust.signedBy[id] = role
+      publishChange(id)
+      return
+    }
     let url: URL
     do {
       url = try RemoteURLPolicy.accept(
@@ -305,14 +355,11 @@ extension AssetEngine {
       record.definition.headers = []  // tokens are never sent to another origin
     }
     record.definition.remote = url
-    record.definition.expectedSize = target.length
-    record.definition.maxBytes = max(record.definition.maxBytes, target.length)
-    record.definition.sha256 = sha
-    let version = target.custom?["version"]?.stringValue.map {
-      TerminalText.sanitize($0, maxLength: 64)
-    }
-    record.targetVersion = version
-    if record.entry.current?.sha256 == sha, let version { record.entry.current?.version = version }
+    record.definition.expectedSize = size
+    record.definition.maxBytes = max(record.definition.maxBytes, size)
+    record.definition.sha256 = hash
+    record.targetVersion = shown
+    if record.entry.current?.sha256 == hash, let shown { record.entry.current?.version = shown }
     if record.targetFacts != before, schedulerTask != nil, inFlight[id] == nil,
       !record.autoRefreshBlocked, record.definition.refresh != .manual
     {

@@ -95,9 +95,11 @@ public actor AssetEngine {
     metricsFactory: (any MetricsFactory)? = nil,
     environment: [String: String] = ProcessInfo.processInfo.environment
   ) throws {
-    self.configuration = configuration
     let store = try CacheStore(
       root: configuration.cacheDirectory, lockTimeout: configuration.lockTimeout)
+    var configuration = configuration
+    configuration.instance = Self.instanceID(configuration, environment: environment, store: store)
+    self.configuration = configuration
     let http = fetchers == nil ? HTTPFetcher(environment: environment) : nil
     self.io = EngineIO(
       store: store, committer: EntryCommitter(store: store),
@@ -195,6 +197,7 @@ public actor AssetEngine {
     }
     loading.pending.removeAll()
     loadStoredManifest()
+    await loadRollouts()
     // Assets only the stored manifest names were read just now: their freshness too.
     for id in order.dropFirst(configured.count) { applyFreshness(notes[id], to: id) }
     if ids == nil, sweeping { await sweep() }
@@ -220,6 +223,7 @@ public actor AssetEngine {
     for task in inFlight.values { task.cancel() }
     for task in inFlight.values { _ = await task.value }
     await manifestTask?.value
+    await releaseProbations()
     flushFreshness()
     hub.finishAll()
     try? await io.ownedHTTPFetcher?.shutdown()
@@ -392,6 +396,7 @@ public actor AssetEngine {
     info.manifestError = manifestSchedule.error
     info.assetsLoading = loading.pending.isEmpty ? nil : loading.pending.count
     info.trust = trustSummary()  // nil without a `tuf` block (AssetEngine+Trust.swift)
+    info.instance = configuration.instance
     return info
   }
 

@@ -31,6 +31,15 @@ struct AssetRecord: Sendable {
   /// When a live poll that found the file unchanged last told subscribers (and the disk) that
   /// the copy is still fresh.
   var renewalPublishedAt: Date?
+  /// Where this instance stands in a staged rollout of the target (nil when not staged).
+  var rolloutStage: RolloutStage?
+  /// Why nothing is fetched now although the target is known: held back by a staged rollout
+  /// that names no `from` (the instance keeps what it serves).
+  var holdReason: String?
+  /// The version on probation (see ``ProbationPolicy``).
+  var probation: AssetProbation?
+  /// The version last rejected: its bytes are not fetched or committed again.
+  var rejection: AssetRejection?
 
   /// What a manifest decides about this asset; a change makes a refresh due.
   var targetFacts: [String?] {
@@ -88,6 +97,17 @@ struct AssetRecord: Sendable {
     entry.current?.size ?? (definition.bundled != nil ? bundledDigest?.size : nil)
   }
 
+  /// Why a check fetches nothing now: held back without a `from`, or the target is the
+  /// rejected version's bytes. Nil when it may fetch.
+  var reasonToHold: String? {
+    if let holdReason { return holdReason }
+    if let rejection, let sha = definition.sha256, sha == rejection.sha256 {
+      let version = rejection.version.map { " \($0)" } ?? ""
+      return "rejected\(version): \(rejection.reason); not fetched until the target changes"
+    }
+    return nil
+  }
+
   func status(store: CacheStore, paused: Bool) -> AssetStatus {
     var s = AssetStatus(id: definition.id)
     s.remote = definition.remote.map(Self.displayURL)
@@ -132,6 +152,9 @@ struct AssetRecord: Sendable {
     s.activity = activity
     s.paused = paused
     s.history = history
+    s.rollout = rolloutStage
+    s.probation = probation.flatMap { $0.sha256 == entry.current?.sha256 ? $0 : nil }
+    s.rejected = rejection
     return s.sanitizedForDisplay()  // server and disk text is cleaned once, here, for every sink
   }
 }

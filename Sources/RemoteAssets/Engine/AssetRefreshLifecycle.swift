@@ -16,6 +16,9 @@ enum AssetRefreshLifecycle {
     case fail(FetchError)
     /// Fetch `url`, conditionally when `validators` say so.
     case fetch(url: URL, validators: Validators, quiet: Bool)
+    /// Fetch nothing, and that is no failure: the instance deliberately keeps what it serves
+    /// (held back by a staged rollout, or the target is a rejected version).
+    case hold(String)
   }
 
   /// What a conditional request asks with, and about which response.
@@ -56,6 +59,7 @@ enum AssetRefreshLifecycle {
   /// How an attempt of `record` begins; `manual` for a refresh someone asked for.
   static func start(_ record: AssetRecord, manual: Bool, canFetch: (URL) -> Bool) -> Start {
     if let refusal = record.urlRefusal { return .fail(refusal) }
+    if let why = record.reasonToHold { return .hold(why) }
     guard let remote = record.definition.remote else {
       return .fail(FetchError(.unsupported, "the asset has no remote"))
     }

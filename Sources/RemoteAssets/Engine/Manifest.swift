@@ -1,6 +1,7 @@
 import Foundation
 
-/// A rollout manifest: `{ "version": "...", "assets": [ {id, url, size, sha256, version, essential} ] }`.
+/// A rollout manifest: `{ "version": "...", "assets": [ {id, url, size, sha256, version, essential,
+/// rollout, critical} ] }` (`rollout`: ``RolloutSpec``).
 package struct Manifest: Sendable, Equatable, Codable {
   /// One asset's target.
   package struct Entry: Sendable, Equatable, Codable {
@@ -10,6 +11,10 @@ package struct Manifest: Sendable, Equatable, Codable {
     public var sha256: String?
     public var version: String?
     public var essential: Bool?
+    /// A staged rollout of this target.
+    package var rollout: RolloutSpec?
+    /// Skips the staging: every instance takes it at once.
+    package var critical: Bool?
   }
   /// The manifest's own version (the rollout's name).
   public var version: String?
@@ -32,6 +37,9 @@ package struct Manifest: Sendable, Equatable, Codable {
       manifest.assets[i].version = manifest.assets[i].version.map {
         TerminalText.sanitize($0, maxLength: 64)
       }
+      if let version = manifest.assets[i].rollout?.from?.version {
+        manifest.assets[i].rollout?.from?.version = TerminalText.sanitize(version, maxLength: 64)
+      }
     }
     for entry in manifest.assets {
       if let size = entry.size, !ConfigLimits.size.contains(size) {
@@ -42,6 +50,9 @@ package struct Manifest: Sendable, Equatable, Codable {
       }
       if let why = ConfigValues.idProblem(entry.id) {
         throw FetchError(.invalid, "the manifest names an asset id that \(why)")
+      }
+      if let why = entry.rollout?.problem() {
+        throw FetchError(.invalid, "the manifest's \(why) (asset \(entry.id))")
       }
       if let sha = entry.sha256, SHA256Text.normalized(sha) == nil {
         throw FetchError(.invalid, "the manifest's sha256 for \(entry.id) is not 64 hex digits")

@@ -77,6 +77,8 @@ package struct LocalEngineLink: EngineLink {
       case .resumeAutoRefresh: await engine.resumeAutoRefresh()
       case .verify(let id): _ = await engine.verify([id])
       case .verifyAll: _ = await engine.verify(nil)
+      case .confirm(let id): try await engine.confirm(id)
+      case .reject(let id, let reason): try await engine.reject(id, reason: reason)
       }
     } catch {
       throw .refused("\(error)")

@@ -30,6 +30,10 @@ enum CacheLayout {
     """
   static let lock = ".lock"
   static let manifest = "manifest.json"
+  /// This instance's id when neither the config nor the environment names one.
+  static let instance = "instance"
+  /// Probations and rejections of staged rollouts (``RolloutLedger``).
+  static let rollouts = "rollouts.json"
   static let freshness = "freshness.json"
   static let controlSocket = "control.sock"
   static let tmp = "tmp"

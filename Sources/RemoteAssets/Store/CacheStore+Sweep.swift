@@ -46,12 +46,10 @@ extension CacheStore {
         case nil:
           continue  // not ours: never touched
         case .partial:
-          if tmp.isUnlocked(name), tmp.remove(name) { report.partials += 1 }
+          if tmp.removeIfUnlocked(name) { report.partials += 1 }
         case .resumePart(let id):
           let recorded = tmpNames.contains(id + ".resume.json")
-          if !(recorded && resumableIDs.contains(id)), tmp.isUnlocked(name),
-            tmp.remove(name)
-          {
+          if !(recorded && resumableIDs.contains(id)), tmp.removeIfUnlocked(name) {
             report.orphanedResumes += 1
           }
         case .resumeRecord(let id):

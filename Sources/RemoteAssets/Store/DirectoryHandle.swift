@@ -178,12 +178,17 @@ final class DirectoryHandle: Sendable {
     return unlinkat(fd, name, 0) == 0
   }
 
-  /// Whether no process holds the `flock` of the regular file `name` (a live writer keeps its
-  /// partial locked); false when it cannot be opened.
-  func isUnlocked(_ name: String) -> Bool {
+  /// Removes the regular file `name` if no process holds its `flock` (a live writer keeps its
+  /// partial locked), holding the lock itself while it unlinks: a writer that locks the file
+  /// after its creation either finds it locked (and waits the instant of the unlink) or finds it
+  /// unlinked and makes another (see ``PartialFile``), never writes into a removed file. False
+  /// when it cannot be opened, is locked, or the unlink fails.
+  @discardableResult
+  func removeIfUnlocked(_ name: String) -> Bool {
     guard let fd = try? openFile(name, O_RDONLY) else { return false }
-    defer { Glibc.close(fd) }
-    return POSIX.tryLock(fd)
+    defer { Glibc.close(fd) }  // releases the lock, after the unlink
+    guard POSIX.tryLock(fd) else { return false }
+    return remove(name)
   }
 
   /// Makes renames and removals in this folder durable.

@@ -43,4 +43,11 @@ enum POSIX {
 
   /// Tries to take an exclusive `flock` without waiting; returns whether it was taken.
   static func tryLock(_ fd: Int32) -> Bool { flock(fd, LOCK_EX | LOCK_NB) == 0 }
+  /// Takes the exclusive `flock` of `fd`, waiting for it (retried after a signal).
+  static func lock(_ fd: Int32) -> Bool {
+    while flock(fd, LOCK_EX) != 0 {
+      guard errno == EINTR else { return false }
+    }
+    return true
+  }
 }

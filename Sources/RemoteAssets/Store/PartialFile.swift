@@ -141,9 +141,18 @@ final class PartialFile: @unchecked Sendable {
   /// - Throws: ``StorageError`` when the file cannot be created.
   func descriptor() throws -> Int32 {
     if !created {
-      let fd = try folder.createExclusive(name)
-      _ = POSIX.tryLock(fd)
-      self.fd = fd
+      // Another process's sweep may open the new file and take its lock before this one does:
+      // wait for it (it holds the lock only to unlink), then make sure the file is still there.
+      // A file unlinked meanwhile is made again, so no byte is written into a removed file.
+      while true {
+        let fd = try folder.createExclusive(name)
+        var info = stat()
+        if POSIX.lock(fd), fstat(fd, &info) == 0, info.st_nlink > 0 {
+          self.fd = fd
+          break
+        }
+        Glibc.close(fd)
+      }
       created = true
     }
     return fd

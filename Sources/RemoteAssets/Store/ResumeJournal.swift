@@ -130,8 +130,7 @@ struct ResumeJournal: Sendable {
     if let info = try? folder.status(partName), (info.st_mode & S_IFMT) != S_IFREG {
       folder.remove(partName)  // a link or anything else planted there: never ours to open
     } else if (try? folder.status(partName)) != nil {
-      guard folder.isUnlocked(partName) else { return }
-      folder.remove(partName)
+      guard folder.removeIfUnlocked(partName) else { return }
     }
     invalidate()
   }

@@ -61,7 +61,7 @@ struct TUFMetadataFolder: Sendable {
         parts[parts.count - 2].allSatisfy(\.isNumber), !parts[parts.count - 2].isEmpty
       else { continue }
       if last == "part", parts.count == 3, parts[0].isEmpty {
-        if directory.isUnlocked(name) { directory.remove(name) }
+        directory.removeIfUnlocked(name)
       } else if last == "tmp", let info = try? directory.status(name),
         now.timeIntervalSince1970 - Double(info.st_mtim.tv_sec) > minimumAge
       {

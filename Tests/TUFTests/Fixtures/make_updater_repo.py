@@ -17,6 +17,8 @@ snapshots: N.root.json, V.snapshot.json, V.targets.json, hash-prefixed targets):
   expired/  bumped + timestamp 3, expired an hour before NOW (the engine's refusal tests)
   rollback/ bumped + timestamp 3 naming snapshot version 1 again (a snapshot rollback)
   unsigned/ bumped + timestamp 3 signed by the snapshot key (the timestamp threshold not met)
+  staged/   initial + targets 2: hello v2 (custom.version 2026.12-signed) in a staged rollout at
+            0 % whose `from` is hello v1; snapshot 3, timestamp 3
   badproject/ bumped + snapshot 3 pinning project 2, which the targets key signed instead of
             the project key (a refused delegated role; the top-level metadata verifies)
   diamond/  root 1; targets 2 delegates team-a/* to parent-a and team-b/* to parent-b, which both
@@ -167,6 +169,29 @@ def main() -> None:
     badproject.files["metadata/3.snapshot.json"] = snap3
     badproject.files["metadata/timestamp.json"] = timestamp_bytes(3, snap3, 3, K["timestamp"])
     badproject.write("badproject")
+
+    # A staged rollout of hello v2 at 0 % (halted): every instance is held back on v1, which
+    # the signed custom names as `from` (its hash-prefixed path, size and sha256).
+    staged = initial.copy()
+    hello2_bytes = b"hello v2 from a signed, staged rollout\n"
+    hello2 = TargetFile.from_data("files/hello.txt", hello2_bytes, ["sha256"])
+    hello2.unrecognized_fields["custom"] = {
+        "version": "2026.12-signed",
+        "rollout": {"percent": 0, "from": {
+            "version": "2026.11-signed", "url": target_name("files/hello.txt", hello),
+            "size": len(TARGETS["files/hello.txt"]), "sha256": hello.hashes["sha256"]}},
+    }
+    targets2 = copy.deepcopy(targets)
+    targets2.signed.version = 2
+    targets2.signed.targets["files/hello.txt"] = hello2
+    staged.files["metadata/2.targets.json"] = signed(targets2, K["targets"])
+    staged.files["targets/" + target_name("files/hello.txt", hello2)] = hello2_bytes
+    snap_staged = Metadata(Snapshot(version=3, expires=FUTURE))
+    snap_staged.signed.meta = {"targets.json": MetaFile(2), "project.json": MetaFile(1)}
+    snap_staged_bytes = signed(snap_staged, K["snapshot"])
+    staged.files["metadata/3.snapshot.json"] = snap_staged_bytes
+    staged.files["metadata/timestamp.json"] = timestamp_bytes(3, snap_staged_bytes, 3, K["timestamp"])
+    staged.write("staged")
 
     rotated = initial.copy()
     root2 = copy.deepcopy(root)

@@ -1,0 +1,213 @@
+import AssetModel
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+extension AssetEngine {
+  // MARK: - Commands
+
+  /// Confirms the version `id` serves on probation: it is good, and no later crash or time
+  /// rejects it. A no-op when nothing is on probation.
+  ///
+  /// ```swift
+  /// try await engine.confirm("flags")  // the app ran fine with the new flags
+  /// ```
+  ///
+  /// - Throws: ``CommandError`` for an unknown id or when the ledger cannot be written.
+  public func confirm(_ id: String) async throws {
+    guard let record = records[id] else { throw CommandError(message: "no asset named \(id)") }
+    guard let probation = record.probation else {
+      log(id, .info, "nothing on probation to confirm")
+      return
+    }
+    records[id]?.probation = nil
+    try await writeLedger(id) { item in
+      item.probation = nil
+      item.runningPID = nil
+    }
+    log(id, .info, "confirmed \(probation.version ?? String(probation.sha256.prefix(8)))")
+    publishChange(id)
+  }
+
+  /// Rejects the version `id` serves: goes back to the previous good generation (or the bundled
+  /// copy), records `reason`, and blocklists the rejected bytes by SHA-256: they are not fetched
+  /// or committed again until the target changes. For the app when a new version breaks it at
+  /// run time, a health-check script (`assetwatch reject`), or the crash-loop guard.
+  ///
+  /// ```swift
+  /// try await engine.reject("flags", reason: "checkout crashed on launch")
+  /// ```
+  ///
+  /// - Throws: ``CommandError`` for an unknown id, when nothing downloaded is served (the
+  ///   bundled copy is not rejected), when there is nothing to go back to, or a disk failure.
+  public func reject(_ id: String, reason: String) async throws {
+    guard let record = records[id] else { throw CommandError(message: "no asset named \(id)") }
+    guard let current = record.entry.current else {
+      throw CommandError(message: "\(id) serves no downloaded version to reject")
+    }
+    guard record.entry.previous != nil || record.definition.bundled != nil else {
+      throw CommandError(
+        message: "cannot reject \(id): no previous copy and no bundled copy to go back to")
+    }
+    let cleaned = TerminalText.sanitize(reason.isEmpty ? "no reason given" : reason, maxLength: 200)
+    let rejection = AssetRejection(
+      version: current.version, sha256: current.sha256, reason: cleaned, at: clock.now())
+    records[id]?.rejection = rejection
+    records[id]?.probation = nil
+    try await writeLedger(id) { item in
+      item.rejected = rejection
+      item.probation = nil
+      item.runningPID = nil
+    }
+    if record.entry.previous != nil {
+      try await rollback(id)
+    } else {
+      try await resetToBundled(id)
+    }
+    let shown = current.version ?? String(current.sha256.prefix(8))
+    log(id, .warning, "rejected \(shown): \(cleaned); not fetched again until the target changes")
+    publishChange(id)
+  }
+
+  // MARK: - Hooks
+
+  /// After new bytes were committed from the network: with a probation policy they are on
+  /// probation; a rejection of other bytes no longer stands (the target moved on).
+  func beginProbation(_ id: String, sha: String, version: String?, at now: Date) async {
+    let policy = configuration.probation
+    var changed = false
+    if let rejection = records[id]?.rejection, rejection.sha256 != sha {
+      records[id]?.rejection = nil
+      changed = true
+    }
+    if policy.enabled {
+      records[id]?.probation = AssetProbation(
+        version: version, sha256: sha, since: now,
+        until: policy.confirmAfter.map { now.addingTimeInterval($0) })
+      changed = true
+    }
+    guard changed, let record = records[id] else { return }
+    let running = schedulerTask != nil ? getpid() : nil
+    try? await writeLedger(id) { item in
+      item.rejected = record.rejection
+      item.probation = record.probation
+      item.runningPID = record.probation == nil ? nil : running
+    }
+  }
+
+  /// At start: each asset's probation (while it still serves those bytes and the time has not
+  /// run out) and rejection, from the ledger.
+  func loadRollouts() async {
+    let store = self.store
+    let ledger = await Self.offActor { store.readRollouts() }
+    let now = clock.now()
+    for (id, item) in ledger.assets {
+      guard let record = records[id] else { continue }
+      records[id]?.rejection = item.rejected
+      if let probation = item.probation, probation.sha256 == record.entry.current?.sha256,
+        probation.until.map({ $0 > now }) ?? true
+      {
+        records[id]?.probation = probation
+      }
+    }
+  }
+
+  /// When auto-refresh starts (the app's long-running engine, not a one-shot command): a
+  /// version on probation whose last serving process ended without a clean shutdown counts a
+  /// crash; at the policy's count it is rejected (crash-loop guard). Then this process claims
+  /// the probations it serves.
+  func claimProbations() async {
+    let policy = configuration.probation
+    guard policy.enabled, !store.isReadOnly else { return }
+    let me = getpid()
+    for id in order {
+      guard var probation = records[id]?.probation else { continue }
+      let store = self.store
+      let item = await Self.offActor { store.readRollouts().assets[id] }
+      if let pid = item?.runningPID, pid != me, !Self.isAlive(pid) {
+        probation.crashes += 1
+      }
+      if probation.crashes >= policy.crashes {
+        let shown = probation.version ?? String(probation.sha256.prefix(8))
+        log(id, .warning, "\(shown) was on probation when the app ended \(probation.crashes) times")
+        try? await reject(
+          id,
+          reason:
+            "the app ended \(probation.crashes) times without a clean shutdown while it was on probation"
+        )
+        continue
+      }
+      records[id]?.probation = probation
+      let claimed = probation
+      try? await writeLedger(id) { item in
+        item.probation = claimed
+        item.runningPID = me
+      }
+      publishChange(id)
+    }
+  }
+
+  /// At a clean shutdown: this process no longer serves its probations (not a crash).
+  func releaseProbations() async {
+    guard !store.isReadOnly else { return }
+    let me = getpid()
+    let ids = order.filter { records[$0]?.probation != nil }
+    guard !ids.isEmpty else { return }
+    let store = self.store
+    _ = await Self.offActor {
+      try? store.updateRollouts { ledger in
+        for id in ids where ledger.assets[id]?.runningPID == me {
+          ledger.assets[id]?.runningPID = nil
+        }
+      }
+    }
+  }
+
+  /// Ends probations whose time ran out without a rejection (confirmed); called by the
+  /// scheduler's tick.
+  func expireProbations(at now: Date) {
+    for id in order {
+      guard let probation = records[id]?.probation, let until = probation.until, until <= now
+      else { continue }
+      records[id]?.probation = nil
+      let shown = probation.version ?? String(probation.sha256.prefix(8))
+      log(id, .info, "confirmed \(shown): no rejection in its probation time")
+      publishChange(id)
+      Task {
+        try? await self.writeLedger(id) {
+          $0.probation = nil
+          $0.runningPID = nil
+        }
+      }
+    }
+  }
+
+  private func writeLedger(
+    _ id: String, _ change: @escaping @Sendable (inout RolloutLedger.Item) -> Void
+  )
+    async throws
+  {
+    let store = self.store
+    guard !store.isReadOnly else { return }
+    let result = await Self.offActor { () -> (any Error)? in
+      do {
+        try store.updateRollouts { ledger in
+          var item = ledger.assets[id] ?? RolloutLedger.Item()
+          change(&item)
+          ledger.assets[id] = item
+        }
+        return nil
+      } catch {
+        return error
+      }
+    }
+    if let result { throw CommandError(message: "saving the rollout state failed: \(result)") }
+  }
+
+  /// Whether process `pid` exists (a signal 0 reaches it, or it exists but is not ours).
+  static func isAlive(_ pid: Int32) -> Bool {
+    kill(pid, 0) == 0 || errno == EPERM
+  }
+}

@@ -1,0 +1,62 @@
+import AssetModel
+import Foundation
+
+/// What staged rollouts keep per asset across restarts: `<cache>/rollouts.json`.
+struct RolloutLedger: Codable, Sendable, Equatable {
+  struct Item: Codable, Sendable, Equatable {
+    /// The version on probation.
+    var probation: AssetProbation?
+    /// The process (pid) serving it on probation with auto-refresh running, until it shuts down
+    /// cleanly: a start that finds it set and that process gone counts a crash.
+    var runningPID: Int32?
+    /// The last rejection, the blocklist of its bytes.
+    var rejected: AssetRejection?
+
+    var isEmpty: Bool { probation == nil && runningPID == nil && rejected == nil }
+  }
+
+  var assets: [String: Item] = [:]
+}
+
+extension CacheStore {
+  /// The rollout ledger; empty when there is none or it cannot be read.
+  func readRollouts() -> RolloutLedger {
+    guard let rootFolder,
+      let data = try? rootFolder.read(CacheLayout.rollouts, limit: 64 << 20),
+      let ledger = try? Self.rolloutDecoder.decode(RolloutLedger.self, from: data)
+    else { return RolloutLedger() }
+    return ledger
+  }
+
+  /// Changes the ledger durably under the commit lock (read, change, write: another process's
+  /// changes to other assets are kept). Returns the ledger as written.
+  ///
+  /// - Throws: ``StorageError`` (a read-only cache, the lock, the disk).
+  @discardableResult
+  func updateRollouts(_ change: (inout RolloutLedger) -> Void) throws -> RolloutLedger {
+    guard let rootFolder else {
+      throw StorageError(operation: "write", path: CacheLayout.rollouts, code: EROFS)
+    }
+    return try withCommitLock {
+      var ledger = readRollouts()
+      change(&ledger)
+      ledger.assets = ledger.assets.filter { !$0.value.isEmpty }
+      let data = try Self.rolloutEncoder.encode(ledger)
+      try rootFolder.writeDurably(data, as: CacheLayout.rollouts)
+      return ledger
+    }
+  }
+
+  private static var rolloutEncoder: JSONEncoder {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    encoder.dateEncodingStrategy = .iso8601
+    return encoder
+  }
+
+  private static var rolloutDecoder: JSONDecoder {
+    let decoder = JSONDecoder()
+    decoder.dateDecodingStrategy = .iso8601
+    return decoder
+  }
+}
