@@ -6,7 +6,7 @@ import Testing
 /// Issue 18's fleet scenario end to end: three `assetwatch serve --metrics` engines scraped by a
 /// real Prometheus take release 2; on one of them a health check runs `assetwatch reject`. That
 /// engine goes back to release 1, and `fleet --json` counts it rejected (not behind, not stuck)
-/// and the other two on target.
+/// and the other two on target, and so does the fleet view in tmux.
 @Suite(
   .enabled(
     if: ExternalTool.shouldRun("prometheus"),
@@ -126,6 +126,22 @@ struct FleetServeRejectRolloutTests {
       #expect(first["rejectedVersion"] as? String == "2")
       #expect(first["version"] as? String == "1")
       #expect(rows.dropFirst().allSatisfy { $0["rollout"] as? String == "converged" })
+
+      // The fleet view says so too: two of three on target, the rejection counted in the header,
+      // the rejected row first and flagged.
+      guard TmuxCommandRunner.isEnabled else { return }
+      let tmux = try await TmuxSession.start(
+        [
+          AssetWatchBinary.path, "fleet", "--prometheus", prometheus.baseURL,
+          "--selector", Self.selector, "--interval", "1",
+        ], width: 120, height: 24, cwd: FileManager.default.temporaryDirectory)
+      defer { Task { await tmux.kill() } }
+      let screen = try await tmux.waitFor("two on target, one rejected", timeout: 120) {
+        $0.text.contains("flags 2/3") && $0.text.contains("1 rejected")
+      }
+      let rejectedRow = screen.lines.first { $0.contains(instances[2]) } ?? ""
+      #expect(rejectedRow.hasPrefix("!") && rejectedRow.contains("REJECTED"), "\(screen.text)")
+      try await tmux.press("q")
     }
   }
 }
