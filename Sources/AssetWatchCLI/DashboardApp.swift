@@ -9,15 +9,22 @@ typealias DashboardApp = TerminalAppLoop<DashboardView>
 extension TerminalAppLoop where View == DashboardView {
   /// The dashboard for `options`, fed by `inbox`; engine commands go to `commands`. Quiet after
   /// two seconds without a key or an event; quits when the inbox finishes (the engine ended).
+  ///
+  /// - Parameter nextDemoRelease: what `n` does in `assetwatch demo` (publish the next release).
   convenience init(
     options: DashboardOptions, inbox: EventInbox, commands: AsyncStream<AssetCommand>.Continuation,
-    stats: FrameStats? = nil, onFirstDraw: (@Sendable () -> Void)? = nil
+    stats: FrameStats? = nil, onFirstDraw: (@Sendable () -> Void)? = nil,
+    nextDemoRelease: (@Sendable () -> Void)? = nil
   ) {
     self.init(
       state: DashboardState(options: options), inbox: inbox, quietAfter: 2, stats: stats,
       onFirstDraw: onFirstDraw
     ) { effect, _ in
-      if case .command(let command) = effect { commands.yield(command) }
+      switch effect {
+      case .command(let command): commands.yield(command)
+      case .nextDemoRelease: nextDemoRelease?()
+      case .quit: break
+      }
     }
   }
 }

@@ -16,6 +16,9 @@ struct WatchSession<Link: EngineLink> {
   let safety: SafetyOptions
   /// What the dashboard header names as the config (nil: the engine's own, when attached).
   let configLabel: String?
+  /// `assetwatch demo` only: publishes the demo origin's next release (the `n` key; the
+  /// dashboard then refreshes everything, so the new versions show at once).
+  var nextDemoRelease: (@Sendable () async -> Void)? = nil
 
   /// Runs until the user quits or a signal arrives, then closes the link.
   ///
@@ -89,7 +92,7 @@ struct WatchSession<Link: EngineLink> {
               .log(
                 EngineLogEntry(
                   at: Date(), assetID: command.assetID, level: .error,
-                  message: TerminalText.sanitize("\(error)"))))
+                  message: Self.failureWords(error))))
           }
         }
       }
@@ -119,12 +122,13 @@ struct WatchSession<Link: EngineLink> {
     let app = DashboardApp(
       options: DashboardOptions(
         configPath: configLabel, readonly: safety.readonly, color: wantColor,
-        attachedTo: link.socketPath),
+        attachedTo: link.socketPath, demo: nextDemoRelease != nil),
       inbox: inbox, commands: continuation, stats: stats,
       onFirstDraw: {
         drawn.yield()
         drawn.finish()
-      })
+      },
+      nextDemoRelease: demoKey(continuation))
     do {
       return try await CursesTerminal.runAsync(app, wantColor: wantColor).exitStatus
     } catch {
@@ -132,6 +136,29 @@ struct WatchSession<Link: EngineLink> {
       drawn.finish()
       await loaded.value
       return await runPlain()
+    }
+  }
+
+  /// The event line for a command that failed: a lost connection says `not connected` first
+  /// (the dashboard may not have seen the drop yet), a refusal says the engine's reason.
+  static func failureWords(_ error: any Error) -> String {
+    if case .unreachable(let reason) = error as? EngineLinkError {
+      return TerminalText.sanitize("not connected: \(reason)")
+    }
+    return TerminalText.sanitize("\(error)")
+  }
+
+  /// What `n` does in the demo: publish the next release, then refresh everything (the event
+  /// pane says how each refresh ended), so the new versions show at once.
+  private func demoKey(_ commands: AsyncStream<AssetCommand>.Continuation)
+    -> (@Sendable () -> Void)?
+  {
+    guard let publish = nextDemoRelease else { return nil }
+    return {
+      Task {
+        await publish()
+        commands.yield(.refreshAll)
+      }
     }
   }
 

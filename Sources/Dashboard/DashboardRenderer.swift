@@ -33,6 +33,7 @@ public enum DashboardRenderer {
   ) {
     switch context.state.overlay {
     case .help: HelpOverlayWidget(context: context).render(in: area, into: &buffer)
+    case .legend: LegendOverlayWidget(context: context).render(in: area, into: &buffer)
     case .confirm(let dialog):
       ConfirmDialogWidget(context: context, dialog: dialog).render(in: area, into: &buffer)
     case nil: break

@@ -1,7 +1,9 @@
 import Crypto
 import Foundation
 
-/// A demo origin that publishes a new release every few seconds, as an operator's rollout would.
+/// A demo origin that publishes a new release every 30 seconds (or as often as asked), as an
+/// operator's rollout would; ``advance()`` publishes one at once and the next waits a whole
+/// interval after it.
 ///
 /// Routes: `/manifest.json`, `/flags.json`, `/catalog.json` (sometimes invalid JSON),
 /// `/motd.txt`, `/banner.png` (sometimes 503 with `Retry-After: 5`), `/logo.jpg` and
@@ -35,6 +37,8 @@ public actor RolloutSimulation {
   /// The banner's current bytes; served by a handler (not a plain resource) so it can fail.
   private var banner = StaticResource(data: Data(), contentType: "image/png")
   private var ticker: Task<Void, Never>?
+  /// When the last release was published (the next one is due an interval later).
+  private var releasedAt = ContinuousClock.now
 
   private init(origin: LoopbackOrigin) {
     self.origin = origin
@@ -47,7 +51,8 @@ public actor RolloutSimulation {
   ///   - modelBytesPerSecond: the model's rate limit, so its download shows progress.
   /// - Throws: The bind error when the port is taken.
   public static func start(
-    port: Int = 0, releaseInterval: Duration? = .seconds(5), modelBytesPerSecond: Int? = 8 << 20
+    port: Int = 0, releaseInterval: Duration? = .seconds(30),
+    modelBytesPerSecond: Int? = 8 << 20
   ) async throws -> RolloutSimulation {
     let simulation = RolloutSimulation(origin: try await LoopbackOrigin.start(port: port))
     await simulation.installStaticRoutes(modelBytesPerSecond: modelBytesPerSecond)
@@ -61,6 +66,7 @@ public actor RolloutSimulation {
   /// Publishes the next release: new flags and catalog, maybe a new MOTD and banner, a new manifest.
   public func advance() async {
     release += 1
+    releasedAt = .now
     await origin.setResource(
       "/flags.json", body: RolloutContent.flags(release: release), contentType: "application/json")
     await origin.setResource(
@@ -189,12 +195,17 @@ public actor RolloutSimulation {
   private func startTicking(every interval: Duration) {
     ticker = Task { [self] in
       while !Task.isCancelled {
+        // An interval after the last release, however it came (the timer or `advance()`).
+        let due = await self.releasedAt + interval
+        if ContinuousClock.now >= due {
+          await self.advance()
+          continue
+        }
         do {
-          try await Task.sleep(for: interval)
+          try await Task.sleep(until: due, clock: .continuous)
         } catch {
           return
         }
-        await self.advance()
       }
     }
   }

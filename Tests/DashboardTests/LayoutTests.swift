@@ -38,7 +38,9 @@ import Testing
   @Test func tooSmallSaysSo() {
     let buffer = DashboardRenderer.render(
       Fixtures.loadedState(), width: 39, height: 9, now: Fixtures.now)
-    #expect(ScreenText.characters(buffer)[4].contains("terminal too small (39x9, need 40x10)"))
+    let lines = ScreenText.characters(buffer)
+    #expect(lines[3].contains("terminal too small"))
+    #expect(lines[4].contains("39x9, need 40x10"))
   }
 
   @Test func zeroSizeRendersAnEmptyBuffer() {

@@ -8,12 +8,19 @@ import RemoteAssets
 struct DemoCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "demo",
-    abstract:
-      "Run the built-in rollout demo: a loopback origin, the example config, the dashboard.",
+    abstract: "Run the built-in demo: a loopback rollout shown in the dashboard.",
     discussion: """
-      Example: assetwatch demo            (then edit examples/live/filter.js and watch it update)
-               assetwatch demo --origin-only --port 8765
+      The origin publishes a new release every 30 seconds; in the dashboard, n publishes the \
+      next one at once.
+
+      Examples:
+        assetwatch demo  (then edit examples/live/filter.js and watch it update)
+        assetwatch demo --origin-only --port 8765
       """)
+
+  /// Seconds between two releases of the demo's rollout: calm enough to read the screen; `n`
+  /// publishes the next one at once.
+  static let releaseSeconds: Int64 = 30
 
   @OptionGroup(title: "Config Options") var overrides: ConfigOverrideOptions
   @OptionGroup(title: "Display Options") var display: TerminalOptions
@@ -33,7 +40,8 @@ struct DemoCommand: AsyncParsableCommand {
   func run() async throws {
     let simulation: RolloutSimulation
     do {
-      simulation = try await RolloutSimulation.start(port: port ?? 0)
+      simulation = try await RolloutSimulation.start(
+        port: port ?? 0, releaseInterval: .seconds(Self.releaseSeconds))
     } catch {
       Console.printError("assetwatch: cannot start the demo origin on port \(port ?? 0): \(error)")
       throw ExitCode(1)
@@ -60,7 +68,8 @@ struct DemoCommand: AsyncParsableCommand {
     let engine = try await makeEngine(port: simulation.origin.port)
     let session = WatchSession(
       link: LocalEngineLink(engine: engine), display: display, safety: safety,
-      configLabel: "demo: assets.example.json")
+      configLabel: "demo: assets.example.json",
+      nextDemoRelease: { await simulation.advance() })
     defer {
       // A cache the demo made for itself goes with it; one given by --cache-dir stays.
       if overrides.cacheDir == nil {

@@ -12,13 +12,16 @@ import ServiceLifecycle
 struct ServeCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "serve",
-    abstract: "Run the engine headless: keep assets fresh and serve the control socket.",
+    abstract: "Run the engine headless: keep assets fresh, serve the control socket.",
     discussion: """
-      Logs go to stderr (one JSON object per line with --log-json). SIGTERM or SIGINT shut the
+      Logs go to stderr (one JSON object per line with --log-json). SIGTERM or SIGINT shut the \
       engine down gracefully; partial downloads are kept and resumed on the next start.
-      With --metrics HOST:PORT the engine's metrics are served at http://HOST:PORT/metrics in the
-      Prometheus text format (:PORT alone binds 127.0.0.1).
-      Example: assetwatch serve --config /etc/app/assets.json --log-json --metrics :9464
+
+      With --metrics HOST:PORT the engine's metrics are served at http://HOST:PORT/metrics in \
+      the Prometheus text format (:PORT alone binds 127.0.0.1).
+
+      Example:
+        assetwatch serve --config /etc/app/assets.json --log-json --metrics :9464
       """)
 
   @OptionGroup(title: "Config Options") var config: ConfigOptions

@@ -5,13 +5,16 @@ import RemoteAssets
 struct VerifyCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "verify",
-    abstract: "Re-read and re-hash cached copies; a damaged one falls back to its bundled copy.",
+    abstract: "Re-hash cached copies; a damaged one falls back to its bundled copy.",
     discussion: """
-      A start trusts a blob whose commit stamp (inode, size, times) still matches, so it never
-      re-reads a large model; this command reads every byte. Exit 1 if any copy was damaged.
-      Safe beside other processes using the cache: a copy one of them replaced while it was
-      being read is not damage (the new one is checked), and a copy is set aside only after a
+      Reads every byte of each cached copy and checks its size and SHA-256. A start trusts a \
+      blob whose commit stamp (inode, size, times) still matches, so it never re-reads a large \
+      model; this command does. Exit 1 if any copy was damaged.
+
+      Safe beside other processes using the cache: a copy one of them replaced while it was \
+      being read is not damage (the new one is checked), and a copy is set aside only after a \
       second look under the cache lock. With --attach, the running engine does the reading.
+
       Example: assetwatch verify model
       """)
   @OptionGroup(title: "Config Options") var config: ConfigOptions

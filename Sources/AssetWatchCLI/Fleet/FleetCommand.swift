@@ -9,19 +9,24 @@ import Foundation
 struct FleetCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "fleet",
-    abstract: "Watch a fleet's rollout from Prometheus: instances x assets, converged or stuck.",
+    abstract: "A fleet's rollout from Prometheus: converged and stuck instances.",
     discussion: """
-      Reads the remote_assets_* metrics that `assetwatch serve --metrics` exposes, through
-      Prometheus' HTTP query API. An instance converged when it serves the fleet's target (the
-      highest target_version any instance reports); it is stuck when it is behind and failing,
-      or behind for longer than --stuck-after. Prometheus does the counting (count by ...):
-      from the recording rules of deploy/prometheus/assetwatch-recording-rules.yml when they
-      are loaded (at most one evaluation interval old), else over the raw series. Rows are
-      fetched one page of one asset at a time, problem instances first.
+      Reads the remote_assets_* metrics that `assetwatch serve --metrics` exposes, through \
+      Prometheus' HTTP query API.
+
+      An instance converged when it serves the fleet's target (the highest target_version any \
+      instance reports); it is stuck when it is behind and failing, or behind for longer than \
+      --stuck-after.
+
+      Prometheus does the counting (count by ...): from the recording rules of \
+      deploy/prometheus/assetwatch-recording-rules.yml when they are loaded (at most one \
+      evaluation interval old), else over the raw series. Rows are fetched one page of one \
+      asset at a time, problem instances first.
 
       Examples:
         assetwatch fleet --prometheus http://127.0.0.1:9090
-        assetwatch fleet --prometheus http://mon:9090/ --selector '{job="assets"}' --json
+        assetwatch fleet --prometheus http://mon:9090 --selector '{job="assets"}'
+        assetwatch fleet --prometheus http://mon:9090 --json
       """)
 
   @Option(help: "Prometheus' base URL (http or https; a trailing slash is fine).")

@@ -21,7 +21,8 @@ struct PlainEventPrinter {
     switch event {
     case .snapshot(let snapshot):
       var out = [
-        "\(time(now))  -  assetwatch: app \(snapshot.info.appVersion), \(snapshot.assets.count) assets"
+        "\(time(now))  -  assetwatch: app \(snapshot.info.appVersion), "
+          + CountText.of(snapshot.assets.count, "asset")
       ]
       for asset in snapshot.assets {
         let state = asset.state(at: now)
@@ -38,14 +39,11 @@ struct PlainEventPrinter {
     case .progress(let id, let progress):
       guard let fraction = progress.fraction else { return [] }
       let decile = Int(fraction * 10)
-      guard decile > (lastProgressDecile[id] ?? 0) else { return [] }
+      // A finished transfer (100%, often an instant one with no rate yet) is no longer
+      // downloading: the state line that follows says what became of it.
+      guard decile <= 9, (lastProgressDecile[id] ?? 0) < decile else { return [] }
       lastProgressDecile[id] = decile
-      let rate = ByteCountText.format(Int64(progress.bytesPerSecond)) + "/s"
-      return [
-        line(
-          now, id, "DOWNLOADING",
-          "\(decile * 10)% of \(ByteCountText.format(progress.expectedBytes ?? 0)) at \(rate)")
-      ]
+      return [line(now, id, "DOWNLOADING", Self.progressWords(decile: decile, progress))]
     case .engineChanged(let info):
       let manifest = info.manifestVersion.map { "manifest \($0)" } ?? "no manifest"
       return [line(now, "-", info.autoRefreshPaused ? "PAUSED" : "RUNNING", manifest)]
@@ -54,6 +52,14 @@ struct PlainEventPrinter {
         line(entry.at, entry.assetID ?? "-", entry.level.rawValue.uppercased(), entry.message)
       ]
     }
+  }
+
+  /// `40% of 50 MiB at 8 MiB/s`; the rate only when one was measured.
+  static func progressWords(decile: Int, _ progress: TransferProgress) -> String {
+    var words = "\(decile * 10)% of \(ByteCountText.format(progress.expectedBytes ?? 0))"
+    let rate = Int64(progress.bytesPerSecond.rounded())
+    if rate > 0 { words += " at \(ByteCountText.format(rate))/s" }
+    return words
   }
 
   private func summary(_ asset: AssetStatus) -> String {

@@ -38,15 +38,16 @@ struct ScreenLayout: Equatable {
       ? Rect(x: 0, y: bodyTop + bodyHeight - paneHeight, width: width, height: paneHeight) : .empty
   }
 
-  /// The detail pane takes most of the body; the event pane takes a third, or whatever the table
-  /// leaves unused. Either way the table keeps its titles and at least three rows.
+  /// The detail pane takes most of the body, the event pane a third; either takes whatever the
+  /// table leaves unused, so no empty rows stay under a short table. Either way the table keeps
+  /// its titles and at least three rows.
   private static func lowerPaneHeight(
     body: Int, tableNeeds: Int, showsDetail: Bool, showsEvents: Bool
   ) -> Int {
     let tableMinimum = min(tableNeeds, 4)
     let wanted: Int
     if showsDetail {
-      wanted = max(6, body * 3 / 5)
+      wanted = max(6, body * 3 / 5, body - tableNeeds)
     } else if showsEvents {
       wanted = max(3, body / 3, body - tableNeeds)
     } else {

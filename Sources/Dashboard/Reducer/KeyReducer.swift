@@ -15,7 +15,11 @@ enum KeyReducer {
     switch state.overlay {
     case .confirm(let dialog): return ConfirmKeys.press(key, dialog, &state, now: now)
     case .help:
-      state.overlay = nil  // any key closes the help, as in htop
+      // Any key closes the help, as in htop; `?` again turns to the legend.
+      state.overlay = key == .character("?") ? .legend : nil
+      return []
+    case .legend:
+      state.overlay = nil
       return []
     case nil: break
     }
@@ -34,6 +38,13 @@ enum KeyReducer {
   private static func character(_ c: Character, _ state: inout DashboardState, now: Date)
     -> [DashboardEffect]
   {
+    if "rRpbdu".contains(c), case .disconnected = state.health.connection {
+      // Nothing can reach the engine until the link reconnects: say so, send nothing.
+      state.notice = Notice(
+        text: "not connected: reconnecting to the engine; press \(c) again once attached",
+        postedAt: now)
+      return []
+    }
     switch c {
     case "q": return [.quit]
     case "r": return state.selectedAsset(at: now).map { [.command(.refresh(id: $0.id))] } ?? []
@@ -42,6 +53,10 @@ enum KeyReducer {
       return [
         .command(state.info?.autoRefreshPaused == true ? .resumeAutoRefresh : .pauseAutoRefresh)
       ]
+    case "n":
+      guard state.options.demo else { return [] }
+      state.notice = Notice(text: "publishing the demo's next release", postedAt: now)
+      return [.nextDemoRelease]
     case "b": openConfirm(.resetToBundled, &state, now: now)
     case "d": openConfirm(.dropCache, &state, now: now)
     case "u": openConfirm(.rollback, &state, now: now)
@@ -68,7 +83,7 @@ enum KeyReducer {
         text: "\(asset.id) has no previous generation to roll back to", postedAt: now)
       return
     }
-    let impact = ImpactText.describe(action, asset)
+    let impact = ImpactText.describe(action, asset, info: state.info, now: now)
     state.overlay = .confirm(
       ConfirmDialog(action: action, targetID: asset.id, impact: impact, openedAt: now))
   }

@@ -17,6 +17,8 @@ public enum DashboardInput: Sendable {
 public enum DashboardEffect: Sendable, Equatable {
   /// Send this command to the engine.
   case command(AssetCommand)
+  /// Publish the demo origin's next release now (`n`, `assetwatch demo` only).
+  case nextDemoRelease
   /// Restore the terminal and exit.
   case quit
 }

@@ -15,13 +15,17 @@ public struct DashboardOptions: Sendable, Equatable {
   /// The control socket of the engine this dashboard is attached to (`--attach`), shown in the
   /// header; nil when the engine runs in this process.
   public var attachedTo: String?
+  /// Whether this is `assetwatch demo`: `n` publishes the demo origin's next release, and the
+  /// footer and help say so.
+  public var demo: Bool
 
   /// Creates options; the defaults suit a colour UTF-8 terminal in the local time zone.
   public init(
     configPath: String? = nil, readonly: Bool = false, color: Bool = true, unicode: Bool = true,
-    timeZone: TimeZone = .current, attachedTo: String? = nil
+    timeZone: TimeZone = .current, attachedTo: String? = nil, demo: Bool = false
   ) {
     self.attachedTo = attachedTo
+    self.demo = demo
     self.configPath = configPath
     self.readonly = readonly
     self.color = color

@@ -1,12 +1,18 @@
 import AssetModel
+import Foundation
 
-/// The sentences a confirm dialog shows: what the action will do to this asset, from its status.
+/// The sentences a confirm dialog shows: what the action will do to this asset, from its status,
+/// and for a reset, until when (the next automatic refresh fetches the remote copy again).
 enum ImpactText {
-  /// The impact of `action` on the asset `status`.
-  static func describe(_ action: ConfirmDialog.Action, _ status: AssetStatus) -> String {
+  /// The impact of `action` on the asset `status` at `now`; `info` says whether automatic
+  /// refresh is paused engine-wide.
+  static func describe(
+    _ action: ConfirmDialog.Action, _ status: AssetStatus, info: EngineInfo? = nil,
+    now: Date = Date()
+  ) -> String {
     switch action {
     case .dropCache: dropCache(status)
-    case .resetToBundled: resetToBundled(status)
+    case .resetToBundled: resetToBundled(status, info: info, now: now)
     case .rollback: rollback(status)
     }
   }
@@ -18,13 +24,32 @@ enum ImpactText {
     return "Drop cached copy of \(status.id)\(sizeNote(status))? It will serve \(fallback(status))."
   }
 
-  private static func resetToBundled(_ status: AssetStatus) -> String {
+  private static func resetToBundled(_ status: AssetStatus, info: EngineInfo?, now: Date)
+    -> String
+  {
     guard status.source == .cached else {
       return "Reset \(status.id) to its bundled copy? It serves no cached copy; nothing changes."
     }
     let current = Formatting.safe(status.version ?? "its cached copy")
-    return "Reset \(status.id) to its bundled copy? It now serves \(current)\(sizeNote(status)); "
-      + "afterwards it will serve \(fallback(status))."
+    let served =
+      status.hasBundledCopy ? "now serves the bundled copy" : "now serves nothing: no bundled copy,"
+    return "Reset \(status.id) to its bundled copy? It serves \(current)\(sizeNote(status)). "
+      + "y: \(status.id) \(served) \(until(status, info: info, now: now))."
+  }
+
+  /// Until when a reset holds: the next automatic refresh fetches the remote copy again.
+  static func until(_ status: AssetStatus, info: EngineInfo?, now: Date) -> String {
+    if status.isLive { return "until the file changes" }
+    if status.paused || info?.autoRefreshPaused == true {
+      return "for good: auto-refresh is paused (r fetches it again)"
+    }
+    guard let next = status.nextAttemptAt else {
+      return "for good: it refreshes only when asked (r)"
+    }
+    let left = next.timeIntervalSince(now)
+    return left <= 0
+      ? "until the next refresh, due now"
+      : "until the next refresh in \(Formatting.duration(left))"
   }
 
   private static func rollback(_ status: AssetStatus) -> String {

@@ -58,6 +58,21 @@ enum Formatting {
     return seconds <= 0 ? "auto live" : "auto " + duration(seconds)
   }
 
+  /// `text` without the full stop it ends with (`…JSON parse.` -> `…JSON parse`), so a clause
+  /// can follow it; an ellipsis or other punctuation stays.
+  static func withoutFullStop(_ text: String) -> String {
+    guard text.hasSuffix("."), !text.hasSuffix("..") else { return text }
+    return String(text.dropLast())
+  }
+
+  /// An error's kind and message as one line, the kind's word said once: `http_status: HTTP
+  /// 503`, but `invalid JSON: …` rather than `invalid: invalid JSON: …`.
+  static func errorWords(kind: String, message: String) -> String {
+    let words = kind.replacingOccurrences(of: "_", with: " ")
+    if message.lowercased().hasPrefix(words.lowercased()) { return message }
+    return "\(kind): \(message)"
+  }
+
   /// Text that came from outside made safe for a cell (``TerminalText/sanitize(_:maxLength:)``).
   static func safe(_ text: String?) -> String {
     guard let text else { return "-" }

@@ -7,7 +7,7 @@ struct ConfirmDialogWidget: Widget {
 
   func render(in area: Rect, into buffer: inout ScreenBuffer) {
     let width = min(area.width - 2, 64)
-    let lines = TextFit.wrap(dialog.impact, to: width - 4)
+    let lines = TextFit.wrap(impact, to: width - 4)
     let box = area.centered(width: width, height: lines.count + 5)
     BoxFrame(context: context, title: dialog.action.title, style: context.theme.dialog)
       .render(in: box, into: &buffer)
@@ -16,6 +16,13 @@ struct ConfirmDialogWidget: Widget {
       buffer.write(text, x: inner.x + 1, y: inner.y + 1 + line, maxWidth: inner.width - 2)
     }
     answerLine(in: inner, &buffer)
+  }
+
+  /// The dialog's sentences at this frame's time ("until the next refresh in 12s" counts down;
+  /// the table is frozen while the dialog is open, so the asset is the one it opened on).
+  private var impact: String {
+    guard let asset = context.state.asset(dialog.targetID) else { return dialog.impact }
+    return ImpactText.describe(dialog.action, asset, info: context.state.info, now: context.now)
   }
 
   /// `y yes   any other key: no (default)`, on the box's last inner line.

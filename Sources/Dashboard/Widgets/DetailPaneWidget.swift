@@ -91,8 +91,10 @@ struct DetailPaneWidget: Widget {
     let failures =
       asset.consecutiveFailures == 1
       ? "1 failure" : "\(asset.consecutiveFailures) failures in a row"
-    return "\(error.kind): \(Formatting.safe(error.message)) "
-      + "(\(Formatting.ago(error.at, now: context.now)), \(failures))"
+    let words = Formatting.errorWords(
+      kind: error.kind.rawValue, message: Formatting.withoutFullStop(Formatting.safe(error.message))
+    )
+    return "\(words) (\(Formatting.ago(error.at, now: context.now)), \(failures))"
   }
 
   private func historyLine(_ record: RefreshRecord) -> String {

@@ -23,7 +23,7 @@ struct FooterWidget: Widget {
         .init(key: "esc", short: "clear filter", long: "", priority: 0),
       ]
     } else {
-      hints = KeyHints(readonly: context.state.options.readonly, glyphs: context.glyphs).all
+      hints = KeyHints(options: context.state.options, glyphs: context.glyphs).all
         .filter { $0.key != "esc" }
     }
     for (index, hint) in hints.enumerated() {

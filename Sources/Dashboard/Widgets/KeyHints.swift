@@ -1,4 +1,5 @@
-/// The keys the footer and the help overlay list, without the destructive ones in read-only runs.
+/// The keys the footer and the help overlay list, without the destructive ones in read-only runs,
+/// and with `n` (the demo's next release) only in `assetwatch demo`.
 struct KeyHints {
   /// One key and what it does.
   struct Hint {
@@ -14,8 +15,15 @@ struct KeyHints {
 
   let all: [Hint]
 
-  init(readonly: Bool, glyphs: Glyphs) {
-    var hints = [
+  init(readonly: Bool, glyphs: Glyphs, demo: Bool = false) {
+    var hints: [Hint] = []
+    if demo {
+      hints.append(
+        Hint(
+          key: "n", short: "next release",
+          long: "publish the demo's next release now (else every 30 s)", priority: 0))
+    }
+    hints += [
       Hint(
         key: glyphs.upDown, short: "move",
         long: "move the selection (also j k, PgUp PgDn, g G, Home End)", priority: 2),
@@ -45,5 +53,10 @@ struct KeyHints {
       Hint(key: "q", short: "quit", long: "quit (also Ctrl-C)", priority: 0),
     ]
     all = hints
+  }
+
+  /// The hints for `options`.
+  init(options: DashboardOptions, glyphs: Glyphs) {
+    self.init(readonly: options.readonly, glyphs: glyphs, demo: options.demo)
   }
 }

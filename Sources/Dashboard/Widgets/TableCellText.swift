@@ -64,6 +64,8 @@ struct TableCellText {
   private func errorText(_ error: AssetErrorRecord, retryAt: Date?) -> String {
     let message = Formatting.safe(error.message)
     guard let retryAt, retryAt > context.now else { return message }
-    return message + ", retry in " + Formatting.duration(retryAt.timeIntervalSince(context.now))
+    // A sentence's own full stop would read `parse., retry`.
+    return Formatting.withoutFullStop(message) + ", retry in "
+      + Formatting.duration(retryAt.timeIntervalSince(context.now))
   }
 }

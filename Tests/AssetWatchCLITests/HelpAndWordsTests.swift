@@ -1,0 +1,157 @@
+import ArgumentParser
+import Foundation
+import RemoteAssets
+import Testing
+
+@testable import AssetWatchCLI
+
+/// The help of the commands as an 80-column terminal shows it (everything above USAGE: the
+/// abstract and the discussion), held word for word: paragraphs wrap where the words end, not
+/// where the source's lines did.
+@Suite struct HelpTextSnapshotTests {
+  /// The help of `command` above its USAGE line, at 80 columns.
+  static func overview(_ command: any ParsableCommand.Type) -> String {
+    let help = AssetWatchCommand.helpMessage(for: command, columns: 80)
+    let top = help.components(separatedBy: "\nUSAGE:").first ?? help
+    return top.trimmingCharacters(in: .whitespacesAndNewlines)
+  }
+
+  static let expected: [(any ParsableCommand.Type, String)] = [
+    (
+      VerifyCommand.self,
+      """
+      OVERVIEW: Re-hash cached copies; a damaged one falls back to its bundled copy.
+
+      Reads every byte of each cached copy and checks its size and SHA-256. A start
+      trusts a blob whose commit stamp (inode, size, times) still matches, so it
+      never re-reads a large model; this command does. Exit 1 if any copy was
+      damaged.
+
+      Safe beside other processes using the cache: a copy one of them replaced while
+      it was being read is not damage (the new one is checked), and a copy is set
+      aside only after a second look under the cache lock. With --attach, the running
+      engine does the reading.
+
+      Example: assetwatch verify model
+      """
+    ),
+    (
+      ServeCommand.self,
+      """
+      OVERVIEW: Run the engine headless: keep assets fresh, serve the control socket.
+
+      Logs go to stderr (one JSON object per line with --log-json). SIGTERM or SIGINT
+      shut the engine down gracefully; partial downloads are kept and resumed on the
+      next start.
+
+      With --metrics HOST:PORT the engine's metrics are served at
+      http://HOST:PORT/metrics in the Prometheus text format (:PORT alone binds
+      127.0.0.1).
+
+      Example:
+        assetwatch serve --config /etc/app/assets.json --log-json --metrics :9464
+      """
+    ),
+    (
+      FleetCommand.self,
+      """
+      OVERVIEW: A fleet's rollout from Prometheus: converged and stuck instances.
+
+      Reads the remote_assets_* metrics that `assetwatch serve --metrics` exposes,
+      through Prometheus' HTTP query API.
+
+      An instance converged when it serves the fleet's target (the highest
+      target_version any instance reports); it is stuck when it is behind and
+      failing, or behind for longer than --stuck-after.
+
+      Prometheus does the counting (count by ...): from the recording rules of
+      deploy/prometheus/assetwatch-recording-rules.yml when they are loaded (at most
+      one evaluation interval old), else over the raw series. Rows are fetched one
+      page of one asset at a time, problem instances first.
+
+      Examples:
+        assetwatch fleet --prometheus http://127.0.0.1:9090
+        assetwatch fleet --prometheus http://mon:9090 --selector '{job="assets"}'
+        assetwatch fleet --prometheus http://mon:9090 --json
+      """
+    ),
+    (
+      DemoCommand.self,
+      """
+      OVERVIEW: Run the built-in demo: a loopback rollout shown in the dashboard.
+
+      The origin publishes a new release every 30 seconds; in the dashboard, n
+      publishes the next one at once.
+
+      Examples:
+        assetwatch demo  (then edit examples/live/filter.js and watch it update)
+        assetwatch demo --origin-only --port 8765
+      """
+    ),
+    (
+      CheckCommand.self,
+      """
+      OVERVIEW: Validate the config and print every problem (exit 2 if any).
+
+      Example: assetwatch check --config assets.example.json
+      """
+    ),
+  ]
+
+  @Test(arguments: 0..<expected.count)
+  func helpReadsWellAt80Columns(_ index: Int) {
+    let (command, text) = Self.expected[index]
+    let actual = Self.overview(command)
+    #expect(actual == text, "\(command._commandName) help differs:\n\(actual)")
+    for line in actual.split(separator: "\n") {
+      #expect(line.count <= 80, "\(command._commandName): \(line)")
+    }
+  }
+}
+
+/// The CLI's words and numbers: `1 asset`, no transfer shown as downloading at 0 B/s once done,
+/// `CHECKED` counted like the dashboard counts it.
+@Suite struct CLIWordsTests {
+  @Test func oneAssetIsSingular() {
+    #expect(CheckCommand.okLine(file: "a.json", assets: 1) == "a.json: OK (1 asset)")
+    #expect(CheckCommand.okLine(file: "a.json", assets: 0) == "a.json: OK (0 assets)")
+    #expect(CheckCommand.okLine(file: "a.json", assets: 7) == "a.json: OK (7 assets)")
+  }
+
+  @Test func aFinishedTransferIsNotShownAsDownloading() {
+    var printer = PlainEventPrinter(timeZone: TimeZone(identifier: "UTC")!)
+    let now = Date(timeIntervalSince1970: 1_795_293_667)
+    let done = TransferProgress(receivedBytes: 17, expectedBytes: 17, bytesPerSecond: 0)
+    #expect(printer.lines(for: .progress(id: "motd", done), now: now).isEmpty)
+    let half = TransferProgress(receivedBytes: 50, expectedBytes: 100, bytesPerSecond: 0)
+    let lines = printer.lines(for: .progress(id: "model", half), now: now)
+    #expect(lines.count == 1)
+    #expect(lines.first?.hasSuffix("50% of 100 B") == true, "\(lines)")
+    let fast = TransferProgress(receivedBytes: 70, expectedBytes: 100, bytesPerSecond: 2048)
+    let more = printer.lines(for: .progress(id: "model", fast), now: now)
+    #expect(more.first?.hasSuffix("70% of 100 B at 2.0 KiB/s") == true, "\(more)")
+  }
+
+  @Test func checkedIsCountedDownLikeTheDashboard() {
+    let now = Date(timeIntervalSince1970: 1_795_293_667)
+    #expect(StatusTable.ago(now.addingTimeInterval(-0.7), now: now) == "0s ago")
+    #expect(StatusTable.ago(now.addingTimeInterval(-5.3), now: now) == "5s ago")
+    #expect(StatusTable.ago(now.addingTimeInterval(-59.9), now: now) == "59s ago")
+    #expect(StatusTable.ago(now.addingTimeInterval(-61), now: now) == "1m ago")
+  }
+}
+
+/// A command the link could not deliver says `not connected`, whatever the dashboard knew.
+@Suite struct CommandFailureWordsTests {
+  @Test func anUnreachableEngineIsNotConnected() {
+    let words = WatchSession<LocalEngineLink>.failureWords(
+      EngineLinkError.unreachable("refresh not sent: connection reset"))
+    #expect(words == "not connected: refresh not sent: connection reset")
+  }
+
+  @Test func aRefusalKeepsItsReason() {
+    let words = WatchSession<LocalEngineLink>.failureWords(
+      EngineLinkError.refused("refused: read-only"))
+    #expect(words == "refused: read-only")
+  }
+}
