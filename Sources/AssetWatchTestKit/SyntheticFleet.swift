@@ -10,6 +10,13 @@ import Foundation
 /// target, some are behind (some of them without having learned the target), some fail (and are
 /// stuck), a few are down (`up` 0, no asset series) and a few report nothing for an asset. The
 /// last asset of three or more has no target (no manifest), so `fresh` counts as converged there.
+///
+/// With `staged`, the first asset's target is a staged rollout at that percent (issue 18): every
+/// instance reporting it exports the rollout percent, `held_back` and `on_probation`; those that
+/// would not have learned the target are held back instead (serving ``previous``, their own
+/// target, two in ten of them failing), and a few that would have converged rejected the target
+/// (they serve ``previous`` with the target still theirs, behind, and export
+/// `remote_assets_asset_rejected{version=target}`).
 public struct SyntheticFleet: Sendable {
   /// The `job` label of every series on the page.
   public let job: String
@@ -37,7 +44,8 @@ public struct SyntheticFleet: Sendable {
   /// pages, each scraped as its own target, share the work of a large fleet).
   public init(
     instances: Int, assets: Int, seed: UInt64 = 1, job: String = "assets",
-    shard range: Range<Int>? = nil, now: Double = Date().timeIntervalSince1970.rounded(.down)
+    shard range: Range<Int>? = nil, now: Double = Date().timeIntervalSince1970.rounded(.down),
+    staged: Int? = nil
   ) {
     self.job = job
     self.instances = instances
@@ -49,6 +57,10 @@ public struct SyntheticFleet: Sendable {
     var success = "# TYPE remote_assets_last_success_timestamp_seconds gauge\n"
     var failures = "# TYPE remote_assets_consecutive_failures gauge\n"
     var up = "# TYPE up gauge\n"
+    var heldBack = "# TYPE remote_assets_asset_held_back gauge\n"
+    var percent = "# TYPE remote_assets_asset_rollout_percent gauge\n"
+    var rejected = "# TYPE remote_assets_asset_rejected gauge\n"
+    var probation = "# TYPE remote_assets_asset_on_probation gauge\n"
     let reserve = range.count * assets * 40
     info.reserveCapacity(reserve * 4)
     behind.reserveCapacity(reserve * 2)
@@ -70,7 +82,24 @@ public struct SyntheticFleet: Sendable {
         var errorKind = ""
         var failed = 0
         var age = Int(roll >> 8 % 50)
-        if a == noTarget {
+        let isStaged = staged != nil && a == 0 && a != noTarget
+        var isHeldBack = false
+        var isRejected = false
+        if isStaged && kind < 8 {
+          // rejected the target: back on the previous version, the target still its own
+          version = Self.previous
+          isRejected = true
+        } else if isStaged && kind >= 74 && kind < 84 {
+          // outside the cohort: serves the rollout's from, which is its own target
+          version = Self.previous
+          ownTarget = Self.previous
+          isHeldBack = true
+          if kind < 76 {
+            state = "failed"
+            errorKind = "http"
+            failed = 2
+          }
+        } else if a == noTarget {
           version = "m\(roll >> 16 % 3)"
           ownTarget = ""
           if kind >= 85 { state = "stale" }
@@ -95,9 +124,19 @@ public struct SyntheticFleet: Sendable {
         behind += "remote_assets_asset_behind{\(labels)} \(isBehind ? 1 : 0)\n"
         success += "remote_assets_last_success_timestamp_seconds{\(labels)} \(Int(now) - age)\n"
         failures += "remote_assets_consecutive_failures{\(labels)} \(failed)\n"
+        if isStaged, let staged {
+          heldBack += "remote_assets_asset_held_back{\(labels)} \(isHeldBack ? 1 : 0)\n"
+          percent += "remote_assets_asset_rollout_percent{\(labels)} \(staged)\n"
+          if isRejected {
+            rejected += "remote_assets_asset_rejected{\(labels),version=\"\(Self.target)\"} 1\n"
+          }
+          let onProbation = !isHeldBack && !isRejected && version == Self.target && kind < 20
+          probation += "remote_assets_asset_on_probation{\(labels)} \(onProbation ? 1 : 0)\n"
+        }
       }
     }
-    page = Data((up + info + behind + success + failures).utf8)
+    let stagedPart = staged == nil ? "" : heldBack + percent + rejected + probation
+    page = Data((up + info + behind + success + failures + stagedPart).utf8)
   }
 
   /// SplitMix64 of the seed and two indices: a cheap, well-spread, reproducible choice.

@@ -14,6 +14,8 @@ public struct FleetCounts: Sendable, Equatable {
   public var downInstances: Int
   /// Stuck rows (instance x asset), all assets together.
   public var stuck: Int
+  /// Rows (instance x asset) where a rejection stands, all assets together.
+  public var rejected: Int
 
   /// The answers to the ``FleetQueries``, keyed by query text.
   public typealias QueryResults = [String: [PrometheusSample]]
@@ -41,8 +43,10 @@ public struct FleetCounts: Sendable, Equatable {
   ///
   /// An asset's instances are the instances of the jobs that expose assets; of them, `down`
   /// ones failed their last scrape (and report nothing: Prometheus marks the series of a failed
-  /// scrape stale), `unknown` ones are up and report nothing for the asset; the rest report it and are converged (serve the target; `fresh` when there is none), stuck
-  /// (counted by Prometheus) or behind.
+  /// scrape stale), `unknown` ones are up and report nothing for the asset; the rest report it
+  /// and are rejected (a rejection stands), held back (outside a staged rollout's cohort),
+  /// converged (serve the target; `fresh` when there is none), stuck (counted by Prometheus) or
+  /// behind, the first that applies.
   public init(results: QueryResults, queries: FleetQueries) {
     let versions = results[queries.versions] ?? []
     let targets = Self.targets(versions: versions)
@@ -56,41 +60,82 @@ public struct FleetCounts: Sendable, Equatable {
     let instances = byJob(queries.instancesByJob)
     let down = byJob(queries.downByJob)
     let candidates = results[queries.stuckCandidates] ?? []
+    let setAside = results[queries.setAside] ?? []
+    let setAsideStuck = results[queries.setAsideFailingOrBehind] ?? []
+    let percents = Self.percents(results[queries.rolloutPercents] ?? [], jobs: jobs)
     self.rollouts = targets.map { target in
       func onTarget(_ sample: PrometheusSample) -> Bool {
         target.version.map { sample["version"] == $0 } ?? (sample["state"] == "fresh")
       }
       var reported = 0
-      var converged = 0
+      var onTargetAll = 0
       for sample in versions where sample["asset"] == target.asset {
         let n = Self.count(sample)
         reported += n
-        if onTarget(sample) { converged += n }
+        if onTarget(sample) { onTargetAll += n }
       }
-      var stuck = 0
+      var stuckAll = 0
       for sample in candidates where sample["asset"] == target.asset && !onTarget(sample) {
-        stuck += Self.count(sample)
+        stuckAll += Self.count(sample)
       }
-      let stuckCount = min(stuck, reported - converged)
+      // Rejected and held back instances are counted in the versions (and, when failing or
+      // behind throughout, in the stuck candidates) too: they are taken out of those classes.
+      var rejected = 0
+      var heldBack = 0
+      var asideOnTarget = 0
+      for sample in setAside where sample["asset"] == target.asset {
+        guard jobs.isEmpty || jobs.contains(sample["job"] ?? "") else { continue }
+        let n = Self.count(sample)
+        if sample["rollout"] == "rejected" { rejected += n } else { heldBack += n }
+        if onTarget(sample) { asideOnTarget += n }
+      }
+      var asideStuck = 0
+      for sample in setAsideStuck where sample["asset"] == target.asset && !onTarget(sample) {
+        guard jobs.isEmpty || jobs.contains(sample["job"] ?? "") else { continue }
+        asideStuck += Self.count(sample)
+      }
+      let offTarget = reported - onTargetAll
+      let asideOffTarget = min(offTarget, max(0, rejected + heldBack - asideOnTarget))
+      let converged = max(0, onTargetAll - asideOnTarget)
+      let stuckCount = min(max(0, stuckAll - asideStuck), offTarget - asideOffTarget)
       let unknown = max(0, instances - down - reported)
       return AssetRollout(
         asset: target.asset, target: target.version, converged: converged,
         instances: reported + down + unknown, stuck: stuckCount,
-        behind: reported - converged - stuckCount, down: down, unknown: unknown)
+        behind: offTarget - asideOffTarget - stuckCount, down: down, unknown: unknown,
+        heldBack: heldBack, rejected: rejected, rolloutPercent: percents[target.asset])
     }
     self.targets = targets
     self.jobs = jobs.sorted()
     self.instances = instances
     self.downInstances = down
     self.stuck = rollouts.reduce(0) { $0 + $1.stuck }
+    self.rejected = rollouts.reduce(0) { $0 + $1.rejected }
   }
 
-  /// The asset a page shows first: the one with the most stuck instances, then the most behind
-  /// or without data, then the first by name; nil when there is none.
+  /// Per asset, the staged rollout's percent most instances report (the lower on a tie), from
+  /// the answer to ``FleetQueries/rolloutPercents``.
+  static func percents(_ samples: [PrometheusSample], jobs: Set<String>) -> [String: Double] {
+    var byAsset: [String: [Double: Int]] = [:]
+    for sample in samples {
+      guard jobs.isEmpty || jobs.contains(sample["job"] ?? ""), let asset = sample["asset"],
+        let percent = sample["percent"].flatMap(Double.init), percent.isFinite
+      else { continue }
+      byAsset[asset, default: [:]][min(100, max(0, percent)), default: 0] += count(sample)
+    }
+    return byAsset.compactMapValues { counts in
+      counts.min { a, b in a.value != b.value ? a.value > b.value : a.key < b.key }?.key
+    }
+  }
+
+  /// The asset a page shows first: the one with the most rejections, then the most stuck
+  /// instances, then the most behind or without data, then the first by name; nil when there
+  /// is none.
   public var mostUrgentAsset: String? {
     rollouts.enumerated().min { a, b in
       let x = a.element
       let y = b.element
+      if x.rejected != y.rejected { return x.rejected > y.rejected }
       if x.stuck != y.stuck { return x.stuck > y.stuck }
       if x.behind + x.unknown != y.behind + y.unknown {
         return x.behind + x.unknown > y.behind + y.unknown

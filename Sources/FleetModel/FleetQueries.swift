@@ -2,7 +2,8 @@ import AssetModel
 
 /// The PromQL instant queries the fleet view asks, built from an optional label selector.
 ///
-/// The counts (``versions``, ``instancesByJob``, ``downByJob``, ``stuckCandidates``) are
+/// The counts (``versions``, ``instancesByJob``, ``downByJob``, ``stuckCandidates``, and for
+/// staged rollouts ``setAside``, ``setAsideFailingOrBehind``, ``rolloutPercents``) are
 /// aggregations Prometheus evaluates, none needing the others' answers: their answers are a few series whatever the size of the fleet. Per-instance rows
 /// are asked only for one page of one asset (``members(of:asset:target:jobs:)``, then
 /// ``details(asset:instances:)``). Every query is plain PromQL an operator can paste into
@@ -88,9 +89,54 @@ public struct FleetQueries: Sendable, Equatable {
       + " (\(failingOrBehindThroughout([]))))"
   }
 
+  /// Per (job, asset, version, state), the instances a staged rollout sets aside, with a
+  /// `rollout` label: `rejected` (a rejection stands, whatever else) or `held_back` (outside the
+  /// cohort, serving the rollout's `from`). They count as neither converged, stuck nor behind.
+  public var setAside: String {
+    "count by (job, asset, version, state, rollout) (\(setAsideInfo([])))"
+  }
+  /// Of ``setAside``, those that are failing or behind at every scrape of the stuck window: the
+  /// ones ``stuckCandidates`` counts too, to be taken out of the stuck count.
+  public var setAsideFailingOrBehind: String {
+    "count by (job, asset, version, state, rollout) ((\(setAsideInfo([])))"
+      + " and on (instance, job, asset) (\(failingOrBehindThroughout([]))))"
+  }
+  /// Per (job, asset), how many instances report each staged rollout percent (a `percent`
+  /// label); no series for assets whose target is not staged.
+  public var rolloutPercents: String {
+    "count_values by (job, asset) (\"percent\", \(select(Names.rolloutPercent)))"
+  }
+
   /// The first round: the counts, none of which needs a target.
   public var summary: [String] {
-    [versions, instancesByJob, downByJob, stuckCandidates]
+    [
+      versions, instancesByJob, downByJob, stuckCandidates, setAside, setAsideFailingOrBehind,
+      rolloutPercents,
+    ]
+  }
+
+  /// The info series of the instances where a rejection of a version of the asset stands.
+  private func rejectedInfo(_ extra: [String]) -> String {
+    "\(select(Names.info, extra)) and on (instance, job, asset) \(select(Names.rejected, extra))"
+  }
+
+  /// The info series of the instances held back by a staged rollout, rejections aside.
+  private func heldBackInfo(_ extra: [String]) -> String {
+    "\(select(Names.info, extra)) and on (instance, job, asset)"
+      + " (\(select(Names.heldBack, extra)) == 1)"
+      + " unless on (instance, job, asset) \(select(Names.rejected, extra))"
+  }
+
+  /// ``rejectedInfo(_:)`` and ``heldBackInfo(_:)``, each with its `rollout` label.
+  private func setAsideInfo(_ extra: [String]) -> String {
+    "label_replace(\(rejectedInfo(extra)), \"rollout\", \"rejected\", \"\", \"\")"
+      + " or label_replace(\(heldBackInfo(extra)), \"rollout\", \"held_back\", \"\", \"\")"
+  }
+
+  /// The series of the instances a staged rollout sets aside (rejected or held back), for
+  /// `unless on (instance, job, asset)`.
+  private func setAsideSeries(_ extra: [String]) -> String {
+    "\(select(Names.rejected, extra)) or \(select(Names.heldBack, extra)) == 1"
   }
 
   /// The info series on the fleet's target, for every asset of `targets`: `version="T"`, or
@@ -137,24 +183,31 @@ public struct FleetQueries: Sendable, Equatable {
     switch mark {
     case .down: set = "\(upInJobs) == 0"
     case .unknown: set = "\(upInJobs) == 1 unless on (instance, job) \(select(Names.info, one))"
-    case .converged: set = onTarget([target])
-    case .stuck: set = stuck([target], one)
+    case .rejected: set = rejectedInfo(one)
+    case .heldBack: set = heldBackInfo(one)
+    case .converged:
+      set = "(\(onTarget([target]))) unless on (instance, job, asset) (\(setAsideSeries(one)))"
+    case .stuck:
+      set = "\(stuck([target], one)) unless on (instance, job, asset) (\(setAsideSeries(one)))"
     case .behind:
       set =
         "\(select(Names.info, one)) unless on (instance, job, asset) (\(onTarget([target])))"
         + " unless on (instance, job, asset) (\(failingOrBehindThroughout(one)))"
+        + " unless on (instance, job, asset) (\(setAsideSeries(one)))"
     }
     return "group by (instance, job) (\(set))"
   }
 
   /// The series of one asset on the listed instances: info, last success, failures, behind
-  /// throughout, up (the raw queries narrowed to one page).
+  /// throughout, up (the raw queries narrowed to one page), then the staged rollout's: the
+  /// rejection standing, held back, the rollout percent.
   public func details(asset: String, instances: [String]) -> [String] {
     let page = "instance=~" + PromQLText.string(PromQLText.alternatives(instances))
     let one = [Self.asset(asset), page]
     return [
       select(Names.info, one), select(Names.lastSuccess, one), select(Names.failures, one),
-      behindThroughout(one), select("up", [page]),
+      behindThroughout(one), select("up", [page]), select(Names.rejected, one),
+      select(Names.heldBack, one), select(Names.rolloutPercent, one),
     ]
   }
 
@@ -165,6 +218,9 @@ public struct FleetQueries: Sendable, Equatable {
     static let behind = AssetMetricNames.assetBehind
     static let lastSuccess = AssetMetricNames.lastSuccessTimestamp
     static let failures = AssetMetricNames.consecutiveFailures
+    static let rejected = AssetMetricNames.assetRejected
+    static let heldBack = AssetMetricNames.assetHeldBack
+    static let rolloutPercent = AssetMetricNames.assetRolloutPercent
   }
 }
 

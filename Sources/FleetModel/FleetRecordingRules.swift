@@ -2,7 +2,8 @@ import AssetModel
 import Foundation
 
 /// The recording rules of `deploy/prometheus/assetwatch-recording-rules.yml`: each precomputes
-/// one of ``FleetQueries``' counting queries, grouped by `job` as well, so that a selector on
+/// one of ``FleetQueries``' counting queries (the four of every fleet and the three of staged
+/// rollouts), grouped by `job` as well, so that a selector on
 /// `job` can still read them. Pure: which rules to expect, whether Prometheus' `/api/v1/rules`
 /// answer has them, and the queries that read the recorded series in place of the raw counts.
 ///
@@ -25,6 +26,16 @@ package enum FleetRecordingRules {
   package static let stuckCandidates =
     "assetwatch:remote_assets_asset_info:count_failing_or_behind_10m_by_job_asset_version_state"
 
+  /// ``FleetQueries/setAside``, recorded.
+  package static let setAside =
+    "assetwatch:remote_assets_asset_info:count_set_aside_by_job_asset_version_state_rollout"
+  /// ``FleetQueries/setAsideFailingOrBehind``, recorded.
+  package static let setAsideFailingOrBehind =
+    "assetwatch:remote_assets_asset_info:count_set_aside_failing_or_behind_10m_by_job_asset_version_state_rollout"
+  /// ``FleetQueries/rolloutPercents``, recorded.
+  package static let rolloutPercents =
+    "assetwatch:remote_assets_asset_rollout_percent:count_values_by_job_asset"
+
   /// Each rule's name and expression, as Prometheus prints it back in `/api/v1/rules`: the raw
   /// counting query without selector (Prometheus prints `up{}` as `up`).
   package static var rules: [(record: String, expr: String)] {
@@ -34,6 +45,9 @@ package enum FleetRecordingRules {
       (instancesByJob, raw.instancesByJob),
       (downByJob, raw.downByJob),
       (stuckCandidates, stuckExpression(raw)),
+      (setAside, raw.setAside),
+      (setAsideFailingOrBehind, window(raw.setAsideFailingOrBehind, raw)),
+      (rolloutPercents, raw.rolloutPercents),
     ]
     return list.map { ($0.0, $0.1.replacingOccurrences(of: "{}", with: "")) }
   }
@@ -41,12 +55,16 @@ package enum FleetRecordingRules {
   /// ``FleetQueries/stuckCandidates`` without selector, grouped by job as well, with the window
   /// written as Prometheus prints durations (`[10m]`).
   static func stuckExpression(_ raw: FleetQueries) -> String {
-    raw.stuckCandidates
-      .replacingOccurrences(
-        of: "count by (asset, version, state)", with: "count by (job, asset, version, state)"
-      )
-      .replacingOccurrences(
-        of: "[\(raw.stuckAfterSeconds)s]", with: "[\(promDuration(raw.stuckAfterSeconds))]")
+    window(
+      raw.stuckCandidates.replacingOccurrences(
+        of: "count by (asset, version, state)", with: "count by (job, asset, version, state)"),
+      raw)
+  }
+
+  /// `expression` with the stuck window written as Prometheus prints durations (`[10m]`).
+  static func window(_ expression: String, _ raw: FleetQueries) -> String {
+    expression.replacingOccurrences(
+      of: "[\(raw.stuckAfterSeconds)s]", with: "[\(promDuration(raw.stuckAfterSeconds))]")
   }
 
   /// `seconds` as Prometheus prints a duration: `10m`, `1h30m`, `45s`.
@@ -125,6 +143,9 @@ package enum FleetRecordingRules {
       queries.downByJob: queries.select(downByJob),
       queries.stuckCandidates:
         "sum by (asset, version, state) (\(queries.select(stuckCandidates)))",
+      queries.setAside: queries.select(setAside),
+      queries.setAsideFailingOrBehind: queries.select(setAsideFailingOrBehind),
+      queries.rolloutPercents: queries.select(rolloutPercents),
     ]
   }
 

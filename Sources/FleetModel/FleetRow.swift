@@ -12,15 +12,22 @@ public enum RolloutMark: String, Sendable, Equatable, CaseIterable {
   case down
   /// The instance is up but reports nothing for the asset.
   case unknown
+  /// A rejection of a version of the asset stands on the instance (it went back to the last
+  /// good copy and does not fetch the rejected bytes again until the target changes).
+  case rejected
+  /// Outside a staged rollout's cohort: the instance serves the rollout's `from`, as it should.
+  case heldBack
 
   /// Lower is more urgent (the order of the ROLLOUT sort).
   public var urgency: Int {
     switch self {
     case .down: 0
-    case .stuck: 1
-    case .unknown: 2
-    case .behind: 3
-    case .converged: 4
+    case .rejected: 1
+    case .stuck: 2
+    case .unknown: 3
+    case .behind: 4
+    case .heldBack: 5
+    case .converged: 6
     }
   }
 }
@@ -63,13 +70,19 @@ public struct FleetRow: Sendable, Equatable, Identifiable {
   public var behindThroughout: Bool
   /// Where the row stands in the rollout.
   public var mark: RolloutMark
+  /// The version whose rejection stands on the instance (`remote_assets_asset_rejected`), nil
+  /// when none does.
+  public var rejectedVersion: String?
+  /// The percent of the staged rollout the instance sees for its target, nil when not staged.
+  public var rolloutPercent: Double?
 
   /// Creates a row.
   public init(
     instance: String, job: String, asset: String, up: Bool? = nil, version: String? = nil,
     targetVersion: String? = nil, fleetTarget: String? = nil, state: String? = nil,
     errorKind: String? = nil, lastSuccess: Date? = nil, consecutiveFailures: Int? = nil,
-    behindThroughout: Bool = false, mark: RolloutMark = .unknown
+    behindThroughout: Bool = false, mark: RolloutMark = .unknown, rejectedVersion: String? = nil,
+    rolloutPercent: Double? = nil
   ) {
     self.instance = instance
     self.job = job
@@ -84,6 +97,8 @@ public struct FleetRow: Sendable, Equatable, Identifiable {
     self.consecutiveFailures = consecutiveFailures
     self.behindThroughout = behindThroughout
     self.mark = mark
+    self.rejectedVersion = rejectedVersion
+    self.rolloutPercent = rolloutPercent
   }
 
   /// Seconds since the last successful refresh at `now`, nil when there was none.
@@ -112,22 +127,38 @@ public struct AssetRollout: Sendable, Equatable {
   public var down: Int
   /// Instances that are up but report nothing for the asset.
   public var unknown: Int
+  /// Instances held back by a staged rollout (outside its cohort, serving its `from`).
+  public var heldBack: Int
+  /// Instances where a rejection of a version of the asset stands.
+  public var rejected: Int
+  /// The staged rollout's percent, as most instances that report one see it (the lower on a
+  /// tie); nil when no instance reports the asset's target staged.
+  public var rolloutPercent: Double?
 
-  /// Creates a rollout summary; without `behind`, `down` and `unknown`, the instances not
-  /// converged nor stuck count as behind.
+  /// Creates a rollout summary; without `behind`, the instances in no other class count as
+  /// behind.
   public init(
     asset: String, target: String?, converged: Int, instances: Int, stuck: Int,
-    behind: Int? = nil, down: Int = 0, unknown: Int = 0
+    behind: Int? = nil, down: Int = 0, unknown: Int = 0, heldBack: Int = 0, rejected: Int = 0,
+    rolloutPercent: Double? = nil
   ) {
     self.asset = asset
     self.target = target
     self.converged = converged
     self.instances = instances
     self.stuck = stuck
-    self.behind = behind ?? max(0, instances - converged - stuck - down - unknown)
+    self.behind =
+      behind ?? max(0, instances - converged - stuck - down - unknown - heldBack - rejected)
     self.down = down
     self.unknown = unknown
+    self.heldBack = heldBack
+    self.rejected = rejected
+    self.rolloutPercent = rolloutPercent
   }
+
+  /// Whether the asset's target is staged, or a staged rollout left instances held back or
+  /// rejected: what the fleet view shows the rollout's line for.
+  public var isStaged: Bool { rolloutPercent != nil || heldBack > 0 || rejected > 0 }
 
   /// Whether every instance converged.
   public var isComplete: Bool { converged == instances }
@@ -140,6 +171,8 @@ public struct AssetRollout: Sendable, Equatable {
     case .stuck: stuck
     case .down: down
     case .unknown: unknown
+    case .heldBack: heldBack
+    case .rejected: rejected
     }
   }
 }

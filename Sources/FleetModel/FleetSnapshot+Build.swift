@@ -33,6 +33,8 @@ extension FleetSnapshot {
       let failures = series.isEmpty ? [:] : index(series[2])
       let behind = series.isEmpty ? [:] : index(series[3])
       let up = series.isEmpty ? [:] : index(series[4])
+      let rejected = series.isEmpty ? [:] : index(series[5])
+      let percent = series.isEmpty ? [:] : index(series[7])
       for (mark, list) in members {
         for member in list {
           let i = info[member]
@@ -41,7 +43,9 @@ extension FleetSnapshot {
             up: up[member].map { $0.value == 1 }, version: i?["version"],
             targetVersion: i?["target_version"], fleetTarget: target,
             state: i?["state"]?.lowercased(), errorKind: i?["error_kind"],
-            behindThroughout: behind[member]?.value == 1, mark: mark)
+            behindThroughout: behind[member]?.value == 1, mark: mark,
+            rejectedVersion: rejected[member]?["version"],
+            rolloutPercent: percent[member]?.value.flatMap { $0.isFinite ? $0 : nil })
           if let value = success[member]?.value, value.isFinite, value > 0 {
             row.lastSuccessTimestamp = value
           }
@@ -54,6 +58,7 @@ extension FleetSnapshot {
     }
     self.init(
       at: at, rows: rows, rollouts: counts.rollouts, stuck: counts.stuck,
-      downInstances: counts.downInstances, instances: counts.instances, page: page)
+      downInstances: counts.downInstances, instances: counts.instances, page: page,
+      rejected: counts.rejected)
   }
 }

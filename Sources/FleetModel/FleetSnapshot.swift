@@ -12,6 +12,8 @@ public struct FleetSnapshot: Sendable, Equatable {
   public var rollouts: [AssetRollout]
   /// Stuck rows (instance x asset), all assets together.
   public var stuck: Int
+  /// Rows (instance x asset) where a rejection stands, all assets together.
+  public var rejected: Int
   /// Instances Prometheus could not scrape.
   public var downInstances: Int
   /// Instances of the jobs that expose assets.
@@ -28,6 +30,7 @@ public struct FleetSnapshot: Sendable, Equatable {
     self.rows = rows
     self.rollouts = rollouts
     stuck = rows.filter { $0.mark == .stuck }.count
+    rejected = rows.filter { $0.mark == .rejected }.count
     downInstances = Set(rows.filter { $0.up == false }.map(\.instance)).count
     instances = Set(rows.map(\.instance)).count
     page = nil
@@ -36,12 +39,13 @@ public struct FleetSnapshot: Sendable, Equatable {
   /// Creates a snapshot from its parts.
   public init(
     at: Date, rows: [FleetRow], rollouts: [AssetRollout], stuck: Int,
-    downInstances: Int, instances: Int, page: FleetPage?
+    downInstances: Int, instances: Int, page: FleetPage?, rejected: Int? = nil
   ) {
     self.at = at
     self.rows = rows
     self.rollouts = rollouts
     self.stuck = stuck
+    self.rejected = rejected ?? rollouts.reduce(0) { $0 + $1.rejected }
     self.downInstances = downInstances
     self.instances = instances
     self.page = page

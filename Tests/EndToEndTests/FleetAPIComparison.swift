@@ -19,7 +19,7 @@ enum FleetAPIComparison {
     #expect(
       Array(json.keys).sorted() == [
         "at", "counts", "downInstances", "evaluatedAt", "instances", "page", "prometheus",
-        "rollouts", "rows", "selector", "stuck",
+        "rejected", "rollouts", "rows", "selector", "stuck",
       ])
     // This Prometheus loads no recording rules: the counts are the raw series'.
     #expect(json["counts"] as? String == "raw")

@@ -164,7 +164,7 @@ import Testing
         environment: ["PROM_AUTH": "ops:s3cret"])
       #expect(result.status == 0, "\(result.stderr)")
       let sent = await origin.requests(path: "/api/v1/query")
-      #expect(sent.count == 4, "the four counts; no asset, so no page")
+      #expect(sent.count == 7, "the seven counts; no asset, so no page")
       let expected = "Basic " + Data("ops:s3cret".utf8).base64EncodedString()
       #expect(
         sent.allSatisfy { request in

@@ -27,7 +27,7 @@ struct FleetFetcher: Sendable {
     var results: FleetSnapshot.QueryResults = [:]
     if source == .recorded {
       // Asked under the recorded names, filed under the raw queries they replace, at the start
-      // of the rules' last complete evaluation (to the millisecond, down): all four from that
+      // of the rules' last complete evaluation (to the millisecond, down): every count from that
       // one evaluation, never half of one still under way.
       let recorded = FleetRecordingRules.summary(queries)
       let countsTime =

@@ -6,21 +6,24 @@ import Foundation
 ///
 /// Keys come out in this order: `prometheus`, `selector`, `evaluatedAt` (Unix seconds, the `time`
 /// every query was evaluated at), `at` (the same, ISO 8601 UTC), `instances`, `downInstances`,
-/// `stuck` (stuck rows, instance x asset, all assets), `counts` (`recorded`: the counts are
-/// the recording rules' series, at most one rule evaluation interval old; `raw`: counted from
-/// the raw series at `evaluatedAt`), `rollouts` (per asset: `asset`, `target`, `converged`, `instances`, `stuck`,
-/// `behind`, `down`, `unknown`), `page` (`asset`, `number`, `size`, `pages`, `rows`: which rows
-/// follow; null when the fleet has no asset), `rows` (one page of one asset, most urgent first:
-/// `instance`, `job`, `asset`, `up`, `version`, `targetVersion`, `fleetTarget`, `state`,
-/// `errorKind`, `lastSuccess` (Unix seconds, as Prometheus returns it), `consecutiveFailures`,
-/// `rollout`: `converged`, `behind`, `stuck`, `down` or `unknown`). Absent values are `null`.
+/// `stuck` (stuck rows, instance x asset, all assets), `rejected` (rows where a rejection
+/// stands, all assets), `counts` (`recorded`: the counts are the recording rules' series, at
+/// most one rule evaluation interval old; `raw`: counted from the raw series at `evaluatedAt`),
+/// `rollouts` (per asset: `asset`, `target`, `converged`, `instances`, `stuck`, `behind`,
+/// `down`, `unknown`, `heldBack`, `rejected`, `rolloutPercent`), `page` (`asset`, `number`,
+/// `size`, `pages`, `rows`: which rows follow; null when the fleet has no asset), `rows` (one
+/// page of one asset, most urgent first: `instance`, `job`, `asset`, `up`, `version`,
+/// `targetVersion`, `fleetTarget`, `state`, `errorKind`, `lastSuccess` (Unix seconds, as
+/// Prometheus returns it), `consecutiveFailures`, `rollout`: `converged`, `behind`, `stuck`,
+/// `down`, `unknown`, `rejected` or `heldBack`; `rejectedVersion`, `rolloutPercent`). Absent
+/// values are `null`.
 struct FleetOutput: Encodable {
   var prometheus: String
   var selector: String
   var snapshot: FleetSnapshot
 
   private enum Keys: String, CodingKey {
-    case prometheus, selector, evaluatedAt, at, instances, downInstances, stuck, counts
+    case prometheus, selector, evaluatedAt, at, instances, downInstances, stuck, rejected, counts
     case rollouts, page, rows
   }
 
@@ -33,6 +36,7 @@ struct FleetOutput: Encodable {
     try c.encode(snapshot.instances, forKey: .instances)
     try c.encode(snapshot.downInstances, forKey: .downInstances)
     try c.encode(snapshot.stuck, forKey: .stuck)
+    try c.encode(snapshot.rejected, forKey: .rejected)
     try c.encode(snapshot.countSource.rawValue, forKey: .counts)
     try c.encode(snapshot.rollouts.map(Rollout.init), forKey: .rollouts)
     try c.encode(snapshot.page.map(Page.init), forKey: .page)
@@ -60,7 +64,8 @@ struct FleetOutput: Encodable {
     init(_ value: AssetRollout) { self.value = value }
 
     private enum Keys: String, CodingKey {
-      case asset, target, converged, instances, stuck, behind, down, unknown
+      case asset, target, converged, instances, stuck, behind, down, unknown, heldBack, rejected
+      case rolloutPercent
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -73,6 +78,9 @@ struct FleetOutput: Encodable {
       try c.encode(value.behind, forKey: .behind)
       try c.encode(value.down, forKey: .down)
       try c.encode(value.unknown, forKey: .unknown)
+      try c.encode(value.heldBack, forKey: .heldBack)
+      try c.encode(value.rejected, forKey: .rejected)
+      try c.encode(value.rolloutPercent, forKey: .rolloutPercent)
     }
   }
 
@@ -82,7 +90,7 @@ struct FleetOutput: Encodable {
 
     private enum Keys: String, CodingKey {
       case instance, job, asset, up, version, targetVersion, fleetTarget, state, errorKind
-      case lastSuccess, consecutiveFailures, rollout
+      case lastSuccess, consecutiveFailures, rollout, rejectedVersion, rolloutPercent
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -99,6 +107,8 @@ struct FleetOutput: Encodable {
       try c.encode(row.lastSuccessTimestamp, forKey: .lastSuccess)
       try c.encode(row.consecutiveFailures, forKey: .consecutiveFailures)
       try c.encode(row.mark.rawValue, forKey: .rollout)
+      try c.encode(OutsideText.json(row.rejectedVersion), forKey: .rejectedVersion)
+      try c.encode(row.rolloutPercent, forKey: .rolloutPercent)
     }
   }
 }
@@ -115,9 +125,12 @@ enum FleetPlainTable {
       var line =
         "\(rollout.asset): \(rollout.converged)/\(rollout.instances) converged"
         + (rollout.target.map { " on \($0)" } ?? "")
+      if let percent = rollout.rolloutPercent {
+        line += ", staged at \(RolloutStage.percentText(percent)) %"
+      }
       for (count, word) in [
-        (rollout.stuck, "stuck"), (rollout.behind, "behind"), (rollout.down, "down"),
-        (rollout.unknown, "without data"),
+        (rollout.rejected, "rejected"), (rollout.stuck, "stuck"), (rollout.heldBack, "held back"),
+        (rollout.behind, "behind"), (rollout.down, "down"), (rollout.unknown, "without data"),
       ] where count > 0 {
         line += ", \(count) \(word)"
       }
@@ -146,8 +159,9 @@ enum FleetPlainTable {
 
   /// One row's cells.
   private static func cells(_ row: FleetRow, at now: Date) -> [String] {
-    let loud = row.mark == .stuck || row.mark == .down
-    let mark = loud ? row.mark.rawValue.uppercased() : row.mark.rawValue
+    let loud = row.mark == .stuck || row.mark == .down || row.mark == .rejected
+    let word = row.mark == .heldBack ? "held back" : row.mark.rawValue
+    let mark = loud ? word.uppercased() : word
     let age = row.secondsSinceSuccess(at: now).map { DurationText.format($0) + " ago" } ?? "-"
     let failures = row.consecutiveFailures ?? 0
     let error = row.errorKind.map { $0 + (failures > 1 ? " x\(failures)" : "") } ?? ""

@@ -30,8 +30,16 @@ struct FleetDetailWidget: Widget {
       row.lastSuccess.map {
         "\(Formatting.timestamp($0, timeZone: zone)) (\(Formatting.ago($0, now: context.now)))"
       } ?? "-"
+    var staged: [(label: String, value: String, style: CellStyle)] = []
+    if let percent = row.rolloutPercent {
+      staged.append(("Staged", context.percent(percent) + " of the fleet", .plain))
+    }
+    if row.mark == .rejected || row.rejectedVersion != nil {
+      staged.append(("Rejected", row.rejectedVersion ?? "-", context.style(.rejected)))
+    }
     return [
-      ("Rollout", "\(context.word(row.mark)): \(reason(row))", context.style(row.mark)),
+      ("Rollout", "\(context.word(row.mark)): \(reason(row))", context.style(row.mark))
+    ] + staged + [
       ("Instance", row.instance, .plain),
       ("Job", row.job.isEmpty ? "-" : row.job, .plain),
       ("Scrape", row.up.map { $0 ? "up" : "down (Prometheus could not scrape it)" } ?? "-", .plain),
@@ -50,6 +58,11 @@ struct FleetDetailWidget: Widget {
     let target = row.fleetTarget ?? "fresh"
     switch row.mark {
     case .converged: return "serves \(target)"
+    case .rejected:
+      return "rejected \(row.rejectedVersion ?? "a version"); serves \(row.version ?? "nothing")"
+    case .heldBack:
+      let cohort = row.rolloutPercent.map { "the \(context.percent($0)) cohort" } ?? "the cohort"
+      return "outside \(cohort); serves \(row.version ?? "nothing") (the rollout's from)"
     case .down: return "Prometheus' last scrape failed"
     case .unknown: return "the instance reports nothing for this asset"
     case .behind: return "serves \(row.version ?? "nothing"), not \(target) yet"

@@ -7,7 +7,8 @@ public enum FleetSortColumn: String, Sendable, CaseIterable {
   case instance
   /// Asset, then instance.
   case asset
-  /// Most urgent rollout mark first: down, stuck, unknown, behind, converged.
+  /// Most urgent rollout mark first: down, rejected, stuck, unknown, behind, held back,
+  /// converged.
   case rollout
   /// Version served.
   case version

@@ -2,7 +2,7 @@ import FleetModel
 import TerminalCore
 
 /// The fleet table: column titles, then one row per instance and asset, the selection in reverse
-/// video and stuck or down rows marked `!` in the gutter. Drawn by the dashboard's
+/// video and rejected, stuck or down rows marked `!` in the gutter. Drawn by the dashboard's
 /// ``ColumnTableWidget``.
 struct FleetTableWidget: Widget {
   let context: RenderContext<FleetState>
@@ -24,7 +24,7 @@ struct FleetTableWidget: Widget {
       },
       look: { index in
         let mark = rows[index].mark
-        let flagged = mark == .stuck || mark == .down
+        let flagged = mark == .stuck || mark == .down || mark == .rejected
         return .init(gutter: flagged ? ("!", context.style(mark)) : nil)
       },
       cell: { column, index, _ in cell(column, rows[index]) }
