@@ -64,6 +64,9 @@ import Testing
       target_version any instance reports); it is stuck when it is behind and
       failing, or behind for longer than --stuck-after.
 
+      Staged rollouts: instances held back outside a rollout's cohort, and those that
+      rejected a version, are counted apart (held back, rejected).
+
       Prometheus does the counting (count by ...): from the recording rules of
       deploy/prometheus/assetwatch-recording-rules.yml when they are loaded (at most
       one evaluation interval old), else over the raw series. Rows are fetched one
