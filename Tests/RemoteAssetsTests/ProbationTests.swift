@@ -101,6 +101,31 @@ import Testing
     }
   }
 
+  /// With no previous generation, a rejection goes back to the bundled copy.
+  @Test func aRejectionWithNoPreviousCopyGoesBackToTheBundledOne() async throws {
+    try await withOrigin { origin in
+      try await withTemporaryDirectory { dir in
+        await S.publish(origin, target: S.v2, version: "v2", rollout: nil)
+        let bundled = try dir.file("bundled.json", Data(#"{"v":0}"#.utf8))
+        let asset = AssetDefinition(
+          id: "flags", remote: URL(string: "\(origin.baseURL)/v1.json"),
+          bundled: .file(bundled), format: .json, refresh: .manual, timeout: 30)
+        try await withEngine(
+          [asset], cache: dir.cache, manifest: URL(string: "\(origin.baseURL)/manifest.json")
+        ) { engine in
+          #expect(await engine.refresh("flags").isUpdated)
+          try await engine.reject("flags", reason: "bad")
+          let status = try #require(await engine.status("flags"))
+          #expect(status.source == .bundled)
+          #expect(status.rejected?.version == "v2")
+          let served = try await engine.data("flags")
+          #expect(served == Data(#"{"v":0}"#.utf8))
+          #expect(await engine.refresh("flags") == .notModified, "v2 is not fetched again")
+        }
+      }
+    }
+  }
+
   @Test func probationEndsByItselfAfterConfirmAfter() async throws {
     try await withOrigin { origin in
       try await withTemporaryDirectory { dir in
