@@ -24,19 +24,6 @@ struct FleetServeRejectRolloutTests {
     """
   }
 
-  /// Publishes `release` on `origin`: its bytes and a manifest naming them with size and hash.
-  private func publish(release: Int, on origin: LoopbackOrigin) async {
-    let content = GeneratedBytes(length: 512, seed: UInt64(release))
-    await origin.setGeneratedResource("/flags-\(release).bin", content: content)
-    let manifest = """
-      { "version": "rollout-\(release)", "assets": [
-        { "id": "flags", "url": "\(origin.baseURL)/flags-\(release).bin", "version": "\(release)",
-          "size": 512, "sha256": "\(content.sha256Hex())" } ] }
-      """
-    await origin.setResource(
-      "/manifest.json", body: Data(manifest.utf8), contentType: "application/json")
-  }
-
   /// Runs `assetwatch serve --metrics` on a free port against `origin`; `body` gets the
   /// `instance` Prometheus labels it with and the engine's folder.
   private func withServe<T>(
@@ -55,7 +42,7 @@ struct FleetServeRejectRolloutTests {
     try await withOrigin { a in
       try await withOrigin { b in
         try await withOrigin { c in
-          for origin in [a, b, c] { await publish(release: 1, on: origin) }
+          for origin in [a, b, c] { await FleetServeRolloutTests.publish(release: 1, on: origin) }
           try await withServe(a, id: "fleet-a") { first, _ in
             try await withServe(b, id: "fleet-b") { second, _ in
               try await withServe(c, id: "fleet-c") { third, folder in
@@ -85,7 +72,7 @@ struct FleetServeRejectRolloutTests {
       try await prometheus.waitUntil(#"remote_assets_asset_info{job="assets",version="1"}"#) {
         $0.count == 3
       }
-      for origin in origins { await publish(release: 2, on: origin) }
+      for origin in origins { await FleetServeRolloutTests.publish(release: 2, on: origin) }
       try await prometheus.waitUntil(#"remote_assets_asset_info{job="assets",version="2"}"#) {
         $0.count == 3
       }

@@ -27,7 +27,7 @@ struct FleetServeRolloutTests {
   /// Publishes `release` on `origin`: the flags bytes (or a 503 for them when `failing`) and a
   /// manifest naming them with their size and hash (the engine labels bytes with the manifest's
   /// version only when the hash matches).
-  private func publish(release: Int, on origin: LoopbackOrigin, failing: Bool = false) async {
+  static func publish(release: Int, on origin: LoopbackOrigin, failing: Bool = false) async {
     let content = GeneratedBytes(length: 512, seed: UInt64(release))
     if failing {
       await origin.setHandler("/flags-\(release).bin") { _ in
@@ -63,7 +63,7 @@ struct FleetServeRolloutTests {
     try await withOrigin { a in
       try await withOrigin { b in
         try await withOrigin { c in
-          for origin in [a, b, c] { await publish(release: 1, on: origin) }
+          for origin in [a, b, c] { await Self.publish(release: 1, on: origin) }
           try await withServe(a) { first, _ in
             try await withServe(b) { second, _ in
               try await withServe(c) { third, serve in
@@ -94,9 +94,9 @@ struct FleetServeRolloutTests {
       try await tmux.waitFor("flags 3/3", timeout: 120)
 
       // Release 2: the first two engines take it; the third's origin fails the download.
-      await publish(release: 2, on: origins[0])
-      await publish(release: 2, on: origins[1])
-      await publish(release: 2, on: origins[2], failing: true)
+      await Self.publish(release: 2, on: origins[0])
+      await Self.publish(release: 2, on: origins[1])
+      await Self.publish(release: 2, on: origins[2], failing: true)
       let screen = try await tmux.waitFor("two converged on 2, one stuck", timeout: 120) { screen in
         screen.text.contains("flags 2/3") && screen.text.contains("1 stuck")
       }

@@ -18,16 +18,8 @@ import Testing
     policy: ProbationPolicy = ProbationPolicy(enabled: true, confirmAfter: nil, crashes: 2),
     _ body: (AssetEngine) async throws -> T
   ) async throws -> T {
-    let asset = AssetDefinition(
-      id: "flags", remote: URL(string: "\(origin.baseURL)/v1.json"), format: .json,
-      refresh: .manual, timeout: 30)
-    return try await withEngine(
-      [asset], cache: cache, clock: clock,
-      manifest: URL(string: "\(origin.baseURL)/manifest.json"),
-      configure: {
-        $0.instance = "canary"
-        $0.probation = policy
-      }, body)
+    try await S.withInstance(
+      "canary", origin: origin, cache: cache, clock: clock, probation: policy, body)
   }
 
   @Test func aNewVersionIsOnProbationUntilConfirmedAndARejectedOneIsNotFetchedAgain()

@@ -91,15 +91,19 @@ import Testing
   /// An engine of instance `instance` over `cache`, following the origin's manifest; its
   /// asset `flags` refreshes only when asked.
   static func withInstance<T>(
-    _ instance: String, origin: LoopbackOrigin, cache: URL,
-    _ body: (AssetEngine) async throws -> T
+    _ instance: String, origin: LoopbackOrigin, cache: URL, clock: any EngineClock = SystemClock(),
+    probation: ProbationPolicy = .off, _ body: (AssetEngine) async throws -> T
   ) async throws -> T {
     let asset = AssetDefinition(
       id: "flags", remote: URL(string: "\(origin.baseURL)/v1.json"), format: .json,
       refresh: .manual, timeout: 30)
     return try await withEngine(
-      [asset], cache: cache, manifest: URL(string: "\(origin.baseURL)/manifest.json"),
-      configure: { $0.instance = instance }, body)
+      [asset], cache: cache, clock: clock,
+      manifest: URL(string: "\(origin.baseURL)/manifest.json"),
+      configure: {
+        $0.instance = instance
+        $0.probation = probation
+      }, body)
   }
 
   @Test func hundredsOfInstancesSplitAsThePercentSaysAndHeldBackOnesServeFrom() async throws {

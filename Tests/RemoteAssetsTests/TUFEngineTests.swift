@@ -33,6 +33,22 @@ import Testing
     try await withEngine(assets, metricsFactory: metrics, configure: { $0.tuf = source }, body)
   }
 
+  /// An engine that verified the `initial` repository and serves the signed `hello`; `body`
+  /// gets the engine, the origin and hello's bytes.
+  func withSignedHello(_ body: (AssetEngine, LoopbackOrigin, Data) async throws -> Void)
+    async throws
+  {
+    let hello = try #require(try TUFRepositoryFixture.targets()[Self.helloPath])
+    try await withOrigin { origin in
+      try await TUFRepositoryFixture.serve("initial", on: origin)
+      try await withTUFEngine([signed("hello", path: Self.helloPath)], origin: origin) {
+        engine, _ in
+        #expect(await engine.refresh("hello").isUpdated)
+        try await body(engine, origin, hello)
+      }
+    }
+  }
+
   func signed(_ id: String, path: String?, bundled: URL? = nil) -> AssetDefinition {
     var asset = AssetDefinition(
       id: id, remote: nil, bundled: bundled.map { .file($0) }, refresh: .manual, timeout: 30)
@@ -99,27 +115,21 @@ import Testing
     ("unsigned", "timestamp.json has 0 of the 1 signature its role requires"),
   ])
   func aRefusedRepositoryKeepsTheLastGoodCopy(state: String, says: String) async throws {
-    let hello = try #require(try TUFRepositoryFixture.targets()[Self.helloPath])
-    try await withOrigin { origin in
-      try await TUFRepositoryFixture.serve("initial", on: origin)
-      try await withTUFEngine([signed("hello", path: Self.helloPath)], origin: origin) {
-        engine, _ in
-        #expect(await engine.refresh("hello").isUpdated)
-        try await TUFRepositoryFixture.serve("bumped", on: origin)
-        #expect(await engine.refresh("hello") == .notModified)
-        try await TUFRepositoryFixture.serve(state, on: origin)
-        let outcome = await engine.refresh("hello")
-        #expect(outcome.failure?.kind == .untrusted, "\(outcome)")
-        #expect(try await engine.data("hello") == hello)
-        let error = try #require(await engine.status("hello")?.lastError)
-        #expect(error.kind == .untrusted)
-        #expect(error.message.contains(says), "\(error.message)")
-        #expect(await engine.info().manifestError?.contains(says) == true)
-        let trust = try #require(await engine.info().trust)
-        #expect(!trust.signed)
-        #expect(trust.refusal?.contains(says) == true)
-        #expect(trust.earliestExpiry == nil)
-      }
+    try await withSignedHello { engine, origin, hello in
+      try await TUFRepositoryFixture.serve("bumped", on: origin)
+      #expect(await engine.refresh("hello") == .notModified)
+      try await TUFRepositoryFixture.serve(state, on: origin)
+      let outcome = await engine.refresh("hello")
+      #expect(outcome.failure?.kind == .untrusted, "\(outcome)")
+      #expect(try await engine.data("hello") == hello)
+      let error = try #require(await engine.status("hello")?.lastError)
+      #expect(error.kind == .untrusted)
+      #expect(error.message.contains(says), "\(error.message)")
+      #expect(await engine.info().manifestError?.contains(says) == true)
+      let trust = try #require(await engine.info().trust)
+      #expect(!trust.signed)
+      #expect(trust.refusal?.contains(says) == true)
+      #expect(trust.earliestExpiry == nil)
     }
   }
 
@@ -442,27 +452,21 @@ import Testing
   /// A signed target's `custom.rollout`: at 0 % every instance is held back on the `from` the
   /// same signature pins, and the staged bytes are never asked for.
   @Test func aSignedStagedRolloutHoldsBackOnItsSignedFrom() async throws {
-    let hello = try #require(try TUFRepositoryFixture.targets()[Self.helloPath])
-    try await withOrigin { origin in
-      try await TUFRepositoryFixture.serve("initial", on: origin)
-      try await withTUFEngine([signed("hello", path: Self.helloPath)], origin: origin) {
-        engine, _ in
-        #expect(await engine.refresh("hello").isUpdated)
-        try await TUFRepositoryFixture.serve("staged", on: origin)
-        let outcome = await engine.refresh("hello")
-        #expect(outcome.failure == nil, "\(outcome)")
-        let status = try #require(await engine.status("hello"))
-        #expect(
-          status.rollout == RolloutStage(percent: 0, version: "2026.12-signed", heldBack: true))
-        #expect(status.targetVersion == "2026.11-signed")
-        #expect(status.version == "2026.11-signed" && !status.isBehindTarget)
-        let served = try await engine.data("hello")
-        #expect(served == hello)
-        let staged = await origin.allRequests().map(\.path).filter {
-          $0.hasPrefix("/targets/") && !$0.contains(SHA256Text.hex(SHA256.hash(data: hello)))
-        }
-        #expect(staged.isEmpty, "\(staged)")
+    try await withSignedHello { engine, origin, hello in
+      try await TUFRepositoryFixture.serve("staged", on: origin)
+      let outcome = await engine.refresh("hello")
+      #expect(outcome.failure == nil, "\(outcome)")
+      let status = try #require(await engine.status("hello"))
+      #expect(
+        status.rollout == RolloutStage(percent: 0, version: "2026.12-signed", heldBack: true))
+      #expect(status.targetVersion == "2026.11-signed")
+      #expect(status.version == "2026.11-signed" && !status.isBehindTarget)
+      let served = try await engine.data("hello")
+      #expect(served == hello)
+      let staged = await origin.allRequests().map(\.path).filter {
+        $0.hasPrefix("/targets/") && !$0.contains(SHA256Text.hex(SHA256.hash(data: hello)))
       }
+      #expect(staged.isEmpty, "\(staged)")
     }
   }
 
