@@ -124,7 +124,7 @@ import Testing
       error, serving: .cached, plan: expected, at: Self.now)
     #expect(message.hasPrefix("timed out; keeping the last good copy; retry in "))
     let blocked = AssetRefreshLifecycle.failureMessage(
-      FetchError(.httpStatus, "HTTP 403", status: 403), serving: .none, plan: .blocked,
+      FetchError(.httpStatus, "HTTP 403", status: 403), serving: nil, plan: .blocked,
       at: Self.now)
     #expect(blocked.contains("no copy to serve"))
   }

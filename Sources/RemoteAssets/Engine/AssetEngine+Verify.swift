@@ -48,7 +48,14 @@ extension AssetEngine {
         let copy = store.entryIfReadable(id).map { $0?.current } ?? remembered
         return (copy, copy.flatMap { store.verifyBlob($0) })
       }
-      guard let copy else { return VerifyResult(id: id, checked: false, problem: nil) }
+      guard let copy else {
+        // This engine's start found the copy damaged and discarded it: that is the finding
+        // (a one-shot `assetwatch verify` starts an engine of its own).
+        if let why = records[id]?.discardedAtLoad, records[id]?.entry.current == nil {
+          return VerifyResult(id: id, checked: true, problem: why)
+        }
+        return VerifyResult(id: id, checked: false, problem: nil)
+      }
       guard let problem else { return VerifyResult(id: id, checked: true, problem: nil) }
       let check: CopyCheck
       if store.isReadOnly {

@@ -301,6 +301,7 @@ public actor AssetEngine {
       let fallback = record.definition.bundled != nil ? "using the bundled copy" : "no copy left"
       record.entry.lastError = AssetErrorRecord(
         kind: .corrupt, message: "\(reason); \(fallback)", at: now)
+      record.discardedAtLoad = "\(reason); \(fallback)"
       logger.warning("discarded cached copy", metadata: ["asset": "\(id)", "reason": "\(reason)"])
       log(id, .warning, "\(reason); \(fallback)")
       // Over the damaged entry only: another process may have committed a new copy since.

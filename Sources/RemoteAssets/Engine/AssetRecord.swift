@@ -40,6 +40,9 @@ struct AssetRecord: Sendable {
   var probation: AssetProbation?
   /// The version last rejected: its bytes are not fetched or committed again.
   var rejection: AssetRejection?
+  /// Why this engine's start discarded the cached copy (damaged, unreadable): what ``verify``
+  /// reports for it, as no copy is left to hash.
+  var discardedAtLoad: String?
 
   /// What a manifest decides about this asset; a change makes a refresh due.
   var targetFacts: [String?] {
