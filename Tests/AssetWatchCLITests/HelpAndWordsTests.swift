@@ -99,6 +99,83 @@ import Testing
       Example: assetwatch check --config assets.example.json
       """
     ),
+    (
+      RollbackCommand.self,
+      """
+      OVERVIEW: Go back to the previous good generation.
+
+      Goes back to the previous copy the cache names now, after checking it, and
+      prints the versions it went from and to.
+
+      If another process changes the asset's copy meanwhile, nothing is changed and
+      it exits 1 saying so: run it again.
+
+      Example: assetwatch rollback feature-flags
+      """
+    ),
+    (
+      WaitCommand.self,
+      """
+      OVERVIEW: Wait until assets serve their target version; exit 1 on timeout.
+
+      Runs its own engine with automatic refresh (failure backoff respected),
+      checking the manifest first, until every named asset (default: all) is on
+      target or the timeout passes (an asset with no target version: until it is
+      FRESH). Prints progress lines when not on a terminal (on stderr with --json).
+
+      An id neither configured nor in the manifest exits 2, once the manifest has
+      been checked.
+
+      Example: assetwatch wait model feature-flags --timeout 10m
+      """
+    ),
+    (
+      TUFClientCommand.self,
+      """
+      OVERVIEW: Run the engine's TUF updater (TUF conformance client CLI protocol).
+
+      Actions (exit 0 on success, 1 on any failure):
+        init TRUSTED_ROOT   copy the trusted root into --metadata-dir; no network
+        refresh             update the top-level metadata from --metadata-url
+        download            refresh, then each --target-name in turn to --target-dir
+
+      Examples:
+        assetwatch tuf-client --metadata-dir md init root.json
+        assetwatch tuf-client --metadata-dir md \\
+          --metadata-url https://repo/metadata refresh
+        assetwatch tuf-client --metadata-dir md \\
+          --metadata-url https://repo/metadata --target-dir out \\
+          --target-name app/config.json --target-base-url https://repo/targets \\
+          download
+      """
+    ),
+    (
+      ConfirmCommand.self,
+      """
+      OVERVIEW: Confirm the version an asset serves on probation.
+
+      With a "probation" block in the config, a new version serves on probation until
+      the app confirms it (or its confirmAfter time passes). Confirmed, no crash or
+      time rejects it any more. With nothing on probation, nothing changes.
+
+      Example: assetwatch confirm feature-flags
+      """
+    ),
+    (
+      RejectCommand.self,
+      """
+      OVERVIEW: Reject the version an asset serves and go back.
+
+      Goes back to the previous good copy (or the bundled one), records the reason,
+      and blocklists the rejected bytes by SHA-256: they are not fetched again until
+      the target changes.
+
+      Made for a health-check script beside the app (with --attach, the app's own
+      engine).
+
+      Example: assetwatch reject feature-flags --reason "checkout fails"
+      """
+    ),
   ]
 
   @Test(arguments: 0..<expected.count)
@@ -108,6 +185,8 @@ import Testing
     #expect(actual == text, "\(command._commandName) help differs:\n\(actual)")
     for line in actual.split(separator: "\n") {
       #expect(line.count <= 80, "\(command._commandName): \(line)")
+      // A long line wrapped by the terminal's width leaves an option or a `\` on its own.
+      #expect(!line.hasPrefix("--") && line != "\\", "\(command._commandName): \(line)")
     }
   }
 }

@@ -162,6 +162,28 @@ import Testing
     #expect(lines == ["converged: 2 assets on target after 5.3s"])
   }
 
+  /// `wait`'s counts read right for every number: the noun agrees with the assets behind.
+  @Test func waitCountsAgreeWithTheirNoun() async throws {
+    #expect(WaitProgressPrinter.behind(1, of: 1) == "1 asset of 1")
+    #expect(WaitProgressPrinter.behind(1, of: 3) == "1 asset of 3")
+    #expect(WaitProgressPrinter.behind(2, of: 3) == "2 assets of 3")
+    var snapshot = try await Self.snapshot()
+    for index in snapshot.assets.indices {
+      snapshot.assets[index].version = "v1"
+      snapshot.assets[index].targetVersion = "v1"
+    }
+    snapshot.assets[0].targetVersion = "v2"
+    let one = RolloutProgress(snapshot: snapshot, ids: [], manifestCheckedSince: nil)
+    let oneBehind = WaitProgressPrinter.summary(
+      one, info: snapshot.info, elapsed: 15, timeout: "15s")
+    #expect(oneBehind.first == "timed out after 15s: 1 asset of 2 not on target", "\(oneBehind)")
+    snapshot.assets[1].targetVersion = "v2"
+    let two = RolloutProgress(snapshot: snapshot, ids: [], manifestCheckedSince: nil)
+    let twoBehind = WaitProgressPrinter.summary(
+      two, info: snapshot.info, elapsed: 15, timeout: "15s")
+    #expect(twoBehind.first == "timed out after 15s: 2 assets of 2 not on target", "\(twoBehind)")
+  }
+
   @Test func aManualRefreshAlwaysAnswersInTheEventPane() {
     let now = Date(timeIntervalSince1970: 2_000_000_000)
     let unchanged = RefreshFeedback.entries(

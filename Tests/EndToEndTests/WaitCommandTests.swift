@@ -87,7 +87,7 @@ import Testing
     #expect(result.status == 1, "stdout: \(result.stdout)\nstderr: \(result.stderr)")
     let summary = try #require(
       result.stdout.split(separator: "\n").drop(while: { !$0.hasPrefix("timed out") }).first)
-    #expect(summary.hasPrefix("timed out after 15s: 1 of 1 assets not on target (manifest r1)"))
+    #expect(summary.hasPrefix("timed out after 15s: 1 asset of 1 not on target (manifest r1)"))
     let reason = try #require(
       result.stdout.split(separator: "\n").last { $0.hasPrefix("  flags") }.map(String.init))
     // FAILED, or CHECKING when the timeout lands on a retry (backoff is jittered).

@@ -10,7 +10,7 @@ import Testing
   @Test func theFirstTickDoesEverythingThenIdleTicksLookAtNoAsset() {
     var state = SchedulerState()
     let first = state.due(at: t0, paused: false, manifestDue: true)
-    #expect(first == [.reloadExternalChanges, .flushFreshness, .checkManifest, .scanAssets])
+    #expect(first == [.reloadExternalChanges, .checkManifest, .scanAssets])
     state.scanned(at: t0, soonest: t0 + 3600, waiting: false)
     #expect(state.sleep(at: t0, paused: false, manifestNext: nil) == 1, "the look at others")
     for second in 1...9 {
@@ -48,11 +48,39 @@ import Testing
 
   @Test func pausedTicksOnlyKeepHouse() {
     var state = SchedulerState()
-    let first = state.due(at: t0, paused: true, manifestDue: false)
+    let first = state.due(at: t0, paused: true, manifestDue: false, freshnessWaiting: true)
     #expect(first == [.reloadExternalChanges, .flushFreshness])
     #expect(state.sleep(at: t0, paused: true, manifestNext: t0 + 0.1) == 1)
     let later = state.due(at: t0 + 0.5, paused: true, manifestDue: false)
     #expect(later.isEmpty)
+  }
+
+  /// A 304's freshness reaches the journal soon (another process reads CHECKED from it), at
+  /// most once per interval however many 304s arrive, and never when nothing waits.
+  @Test func theJournalIsWrittenSoonAfterA304AtMostOnceASecond() {
+    var state = SchedulerState()
+    let interval = SchedulerState.freshnessFlushInterval
+    #expect(interval == 1)
+    _ = state.due(at: t0, paused: false, manifestDue: false)
+    state.scanned(at: t0, soonest: t0 + 3600, waiting: false)
+    let idle = state.due(at: t0 + 1, paused: false, manifestDue: false, freshnessWaiting: false)
+    #expect(!idle.contains(.flushFreshness), "nothing waits: nothing written")
+    // A 304 wakes the scheduler: the first note is written at once.
+    let first = state.due(at: t0 + 1.2, paused: false, manifestDue: false, freshnessWaiting: true)
+    #expect(first == [.flushFreshness])
+    // More 304s within the interval are held back, and the sleep ends when they are due.
+    let held = state.due(
+      at: t0 + 1.1 + interval, paused: false, manifestDue: false, freshnessWaiting: true)
+    #expect(held == [.reloadExternalChanges])
+    let sleep = state.sleep(at: t0 + 1.1 + interval, paused: false, manifestNext: nil)
+    #expect(abs(sleep - 0.1) < 1e-6, "until the held write, before the next look at others")
+    let later = state.due(
+      at: t0 + 1.2 + interval, paused: false, manifestDue: false, freshnessWaiting: true)
+    #expect(later.contains(.flushFreshness))
+    // Written and nothing new: the sleep is the look at others', not a spin.
+    let quiet = state.due(at: t0 + 2.5, paused: false, manifestDue: false, freshnessWaiting: false)
+    #expect(!quiet.contains(.flushFreshness))
+    #expect(state.sleep(at: t0 + 2.5, paused: false, manifestNext: nil) > 0.001)
   }
 
   @Test func theSleepEndsAtTheSoonestDueThing() {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import RemoteAssets
 
 /// `assetwatch check`: validate the config and print every problem.
 struct CheckCommand: AsyncParsableCommand {
@@ -15,12 +16,5 @@ struct CheckCommand: AsyncParsableCommand {
   /// `assets.json: OK (7 assets)`, `OK (1 asset)`.
   static func okLine(file: String, assets: Int) -> String {
     "\(file): OK (\(CountText.of(assets, "asset")))"
-  }
-}
-
-/// A count and its noun, singular for one: `1 asset`, `0 assets`, `12 assets`.
-enum CountText {
-  static func of(_ count: Int, _ noun: String) -> String {
-    "\(count) \(noun)\(count == 1 ? "" : "s")"
   }
 }

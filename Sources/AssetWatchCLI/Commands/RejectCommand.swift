@@ -6,9 +6,13 @@ struct RejectCommand: AssetActionCommand {
   static let configuration = CommandConfiguration(
     commandName: "reject", abstract: "Reject the version an asset serves and go back.",
     discussion: """
-      Goes back to the previous good copy (or the bundled one), records the reason, and
-      blocklists the rejected bytes by SHA-256: they are not fetched again until the target
-      changes. For a health-check script beside the app (with --attach, the app's own engine).
+      Goes back to the previous good copy (or the bundled one), records the reason, \
+      and blocklists the rejected bytes by SHA-256: they are not fetched again until \
+      the target changes.
+
+      Made for a health-check script beside the app (with --attach, the app's own \
+      engine).
+
       Example: assetwatch reject feature-flags --reason "checkout fails"
       """)
   @OptionGroup(title: "Config Options") var config: ConfigOptions

@@ -9,18 +9,21 @@ import RemoteAssets
 struct TUFClientCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "tuf-client",
-    abstract: "Run the engine's TUF updater (the TUF conformance client CLI protocol).",
+    abstract: "Run the engine's TUF updater (TUF conformance client CLI protocol).",
     discussion: """
       Actions (exit 0 on success, 1 on any failure):
         init TRUSTED_ROOT   copy the trusted root into --metadata-dir; no network
         refresh             update the top-level metadata from --metadata-url
-        download            refresh, then each --target-name in order into --target-dir
+        download            refresh, then each --target-name in turn to --target-dir
+
       Examples:
         assetwatch tuf-client --metadata-dir md init root.json
-        assetwatch tuf-client --metadata-dir md --metadata-url https://repo/metadata refresh
-        assetwatch tuf-client --metadata-dir md --metadata-url https://repo/metadata \\
+        assetwatch tuf-client --metadata-dir md \\
+          --metadata-url https://repo/metadata refresh
+        assetwatch tuf-client --metadata-dir md \\
+          --metadata-url https://repo/metadata --target-dir out \\
           --target-name app/config.json --target-base-url https://repo/targets \\
-          --target-dir out download
+          download
       """)
 
   @Option(help: "The folder of trusted metadata (root.json, timestamp.json, ...).")

@@ -9,13 +9,16 @@ import Synchronization
 struct WaitCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "wait",
-    abstract:
-      "Wait until assets serve their target version (FRESH without one); exit 1 on timeout.",
+    abstract: "Wait until assets serve their target version; exit 1 on timeout.",
     discussion: """
-      Runs its own engine with automatic refresh (failure backoff respected), checking the \
-      manifest first, until every named asset (default: all) is on target or the timeout \
-      passes. Prints progress lines when not on a terminal (on stderr with --json). An id \
-      neither configured nor in the manifest exits 2, once the manifest has been checked.
+      Runs its own engine with automatic refresh (failure backoff respected), checking \
+      the manifest first, until every named asset (default: all) is on target or the \
+      timeout passes (an asset with no target version: until it is FRESH). Prints \
+      progress lines when not on a terminal (on stderr with --json).
+
+      An id neither configured nor in the manifest exits 2, once the manifest has been \
+      checked.
+
       Example: assetwatch wait model feature-flags --timeout 10m
       """)
 

@@ -62,7 +62,7 @@ struct WaitProgressPrinter {
     if let problem = progress.manifestProblem {
       text += problem
     } else {
-      text += "\(pending.count) of \(progress.items.count) not on target"
+      text += "\(Self.behind(pending.count, of: progress.items.count)) not on target"
       let detail = pending.map { item in
         var word = item.state.rawValue
         if case .downloading(let p) = item.status.activity, let fraction = p.fraction {
@@ -109,7 +109,7 @@ struct WaitProgressPrinter {
       let count = progress.pending.count
       line(
         now, "-",
-        "still waiting for \(count) of \(progress.items.count) assets "
+        "still waiting for \(Self.behind(count, of: progress.items.count)) "
           + "(\(DurationText.format(now.timeIntervalSince(started))) elapsed)")
     }
   }
@@ -139,6 +139,12 @@ struct WaitProgressPrinter {
     handle.write(Data(text.utf8))
   }
 
+  /// How many assets of how many, the noun agreeing with the first count (the one the verb
+  /// follows): `1 asset of 1`, `1 asset of 3`, `2 assets of 3`.
+  static func behind(_ count: Int, of total: Int) -> String {
+    "\(CountText.of(count, "asset")) of \(total)"
+  }
+
   /// The closing report: one line when converged; else (`timeout` as the user wrote it) what is
   /// still behind, one line each.
   static func summary(
@@ -149,15 +155,16 @@ struct WaitProgressPrinter {
       elapsed < 60 ? "\((elapsed * 10).rounded() / 10)s" : DurationText.format(elapsed)
     let manifest = info.manifestVersion.map { " (manifest \(TerminalText.sanitize($0)))" } ?? ""
     if progress.isConverged {
-      let count = progress.items.count
       return [
-        "converged: \(count) asset\(count == 1 ? "" : "s") on target\(manifest) after \(after)"
+        "converged: \(CountText.of(progress.items.count, "asset")) on target\(manifest) after \(after)"
       ]
     }
     let pending = progress.pending
+    let behind = Self.behind(
+      pending.count + progress.unknownIDs.count,
+      of: progress.items.count + progress.unknownIDs.count)
     var lines = [
-      "timed out after \(TerminalText.sanitize(timeout, maxLength: 32)): \(pending.count + progress.unknownIDs.count) of "
-        + "\(progress.items.count + progress.unknownIDs.count) assets not on target\(manifest)"
+      "timed out after \(TerminalText.sanitize(timeout, maxLength: 32)): \(behind) not on target\(manifest)"
     ]
     if let problem = progress.manifestProblem { lines.append("  manifest: \(problem)") }
     let width = max(

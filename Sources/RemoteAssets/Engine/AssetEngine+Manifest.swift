@@ -87,7 +87,8 @@ extension AssetEngine {
           targetsChanged = true
           log(
             nil, .info,
-            "manifest \(parsed.version ?? "(no version)") with \(parsed.assets.count) assets")
+            "manifest \(parsed.version ?? "(no version)") with \(CountText.of(parsed.assets.count, "asset"))"
+          )
         }
       }
       errorChanged = manifestSchedule.succeeded(at: now, interval: defaultInterval)
@@ -98,8 +99,10 @@ extension AssetEngine {
         at: now, message: fetchError.message, retryAfter: fetchError.retryAfter, backoff: backoff)
       log(
         nil, .error,
-        "manifest: \(fetchError.message); keeping the previous targets; retry in \(DurationText.format(delay))"
-      )
+        SentenceText.joined([
+          "manifest: \(fetchError.message)", "keeping the previous targets",
+          "retry in \(DurationText.format(delay))",
+        ]))
     }
     // A new manifest, or a failure starting or ending: what the header shows has changed. A
     // plain 304 changes nothing shown (pollers read `info().manifestCheckedAt`).

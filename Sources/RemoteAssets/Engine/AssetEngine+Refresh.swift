@@ -216,7 +216,8 @@ extension AssetEngine {
     setActivity(id, .validating)
     let (sha, size) = try sink.digest()
     if let expected = definition.expectedSize, size != expected {
-      throw FetchError(.sizeMismatch, "received \(size) bytes, expected \(expected)")
+      throw FetchError(
+        .sizeMismatch, "received \(CountText.of(Int(size), "byte")), expected \(expected)")
     }
     if let expected = definition.sha256, sha != expected {
       throw FetchError(

@@ -54,7 +54,10 @@ extension AssetEngine {
     expireProbations(at: now)
     let manifestDue =
       !lifecycle.paused && configuration.followsTargets && manifestSchedule.startIfDue(at: now)
-    for action in scheduler.due(at: now, paused: lifecycle.paused, manifestDue: manifestDue) {
+    let actions = scheduler.due(
+      at: now, paused: lifecycle.paused, manifestDue: manifestDue,
+      freshnessWaiting: freshness.isDirty)
+    for action in actions {
       switch action {
       case .reloadExternalChanges:
         reloadExternalChanges()

@@ -75,7 +75,7 @@ extension AssetEngine {
           as [Date?]).compactMap { $0 }.min() ?? set.root.expires
       }
       manifestSchedule.succeeded(at: now, interval: signedInterval)
-      log(nil, .info, "signed targets verified: \(applied) assets")
+      log(nil, .info, "signed targets verified: \(CountText.of(applied, "asset"))")
     } catch {
       let message = error.description
       if let unchecked = Self.uncheckedBecause(error) {
@@ -92,7 +92,9 @@ extension AssetEngine {
             "not fetched: the signed TUF metadata could not be checked: \(message)",
             status: unchecked.status, retryAfter: unchecked.retryAfter)
         }
-        log(nil, .error, "tuf: \(message); keeping the targets verified last")
+        log(
+          nil, .error,
+          SentenceText.joined(["tuf: \(message)", "keeping the targets verified last"]))
       } else {
         if let reason = error.refusalReason { metrics.refusedSignedMetadata(reason: reason) }
         trust.refusal = message
@@ -103,7 +105,11 @@ extension AssetEngine {
           }
           refuse(id, FetchError(.untrusted, message))
         }
-        log(nil, .error, "tuf: \(message); no asset is fetched until the metadata verifies")
+        log(
+          nil, .error,
+          SentenceText.joined([
+            "tuf: \(message)", "no asset is fetched until the metadata verifies",
+          ]))
       }
       let retryAfter: TimeInterval? =
         if case .network(_, let fetchError) = error { fetchError.retryAfter } else { nil }
@@ -183,7 +189,9 @@ extension AssetEngine {
     do {
       try await updater.loadFromFolder()
       let applied = try await applySignedTargets(from: updater, source: source)
-      log(nil, .info, "tuf: \(applied) assets follow the targets verified before (offline)")
+      log(
+        nil, .info,
+        "tuf: the targets verified before apply to \(CountText.of(applied, "asset")) (offline)")
     } catch {
       log(nil, .info, "tuf: the targets verified before do not apply: \(error.description)")
     }

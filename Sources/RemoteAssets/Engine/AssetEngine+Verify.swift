@@ -96,7 +96,7 @@ extension AssetEngine {
     let fallback =
       records[id]?.definition.bundled != nil ? "using the bundled copy" : "no copy left"
     let error = AssetErrorRecord(
-      kind: .corrupt, message: "\(problem); \(fallback)", at: clock.now())
+      kind: .corrupt, message: SentenceText.joined([problem, fallback]), at: clock.now())
     let store = self.store
     let readOnly = store.isReadOnly
     let result = try? await updateEntry(id) { entry in
@@ -113,7 +113,7 @@ extension AssetEngine {
     let discarded = readOnly || (result.map { $0.current == nil && $0.lastError == error } ?? false)
     guard discarded else { return false }
     records[id]?.epoch &+= 1
-    log(id, .warning, "\(problem); \(fallback)")
+    log(id, .warning, error.message)
     return true
   }
 }

@@ -300,10 +300,10 @@ public actor AssetEngine {
     if let reason {
       let fallback = record.definition.bundled != nil ? "using the bundled copy" : "no copy left"
       record.entry.lastError = AssetErrorRecord(
-        kind: .corrupt, message: "\(reason); \(fallback)", at: now)
-      record.discardedAtLoad = "\(reason); \(fallback)"
+        kind: .corrupt, message: SentenceText.joined([reason, fallback]), at: now)
+      record.discardedAtLoad = SentenceText.joined([reason, fallback])
       logger.warning("discarded cached copy", metadata: ["asset": "\(id)", "reason": "\(reason)"])
-      log(id, .warning, "\(reason); \(fallback)")
+      log(id, .warning, SentenceText.joined([reason, fallback]))
       // Over the damaged entry only: another process may have committed a new copy since.
       let damaged = load.blobProblem == nil ? nil : record.synced
       if let written = try? store.commitEntry(record.entry, over: damaged) {

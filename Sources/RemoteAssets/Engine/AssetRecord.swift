@@ -106,7 +106,9 @@ struct AssetRecord: Sendable {
     if let holdReason { return holdReason }
     if let rejection, let sha = definition.sha256, sha == rejection.sha256 {
       let version = rejection.version.map { " \($0)" } ?? ""
-      return "rejected\(version): \(rejection.reason); not fetched until the target changes"
+      return SentenceText.joined([
+        "rejected\(version): \(rejection.reason)", "not fetched until the target changes",
+      ])
     }
     return nil
   }

@@ -125,7 +125,7 @@ enum AssetRefreshLifecycle {
     case .bundled?: keeping = "keeping the bundled copy"
     default: keeping = "no copy to serve"
     }
-    var message = "\(error.message); \(keeping)"
+    var message = SentenceText.joined([error.message, keeping])
     if let next = plan.date {
       message += "; retry in \(DurationText.format(next.timeIntervalSince(now)))"
     } else if error.stopsAutoRefresh {

@@ -1,7 +1,8 @@
 import Foundation
 
 /// The scheduler's decisions, as a value that does no I/O: at each tick it says what is due (the
-/// look for other processes' changes, the freshness journal, the manifest, a look at every
+/// look for other processes' changes, the freshness journal when 304s left something for it
+/// (debounced: ``freshnessFlushInterval``), the manifest, a look at every
 /// asset's schedule) and how long the scheduler may then sleep. The engine performs the actions.
 ///
 /// Looking at every asset is the expensive part for an idle engine of thousands of assets, so it
@@ -10,8 +11,11 @@ import Foundation
 struct SchedulerState: Sendable, Equatable {
   /// How often another process's changes to the cache are looked for (a `stat` of `entries/`).
   static let externalCheckInterval: TimeInterval = 1
-  /// How often freshness learned from 304s is written to the journal.
-  static let freshnessFlushInterval: TimeInterval = 30
+  /// At most how often freshness learned from 304s is written to the journal, while some is
+  /// waiting: soon after a check, so another process (a CLI `status` beside a running
+  /// dashboard) reads the same CHECKED, yet at most one small file write a second however many
+  /// 304s arrive. Nothing is written while nothing waits.
+  static let freshnessFlushInterval: TimeInterval = 1
   /// How often every asset is looked at even when nothing said a schedule changed (a safety net:
   /// every change that brings a check forward wakes the scheduler).
   static let fullScanInterval: TimeInterval = 10
@@ -20,7 +24,7 @@ struct SchedulerState: Sendable, Equatable {
   enum Action: Sendable, Equatable {
     /// Fold in entries other processes wrote.
     case reloadExternalChanges
-    /// Write the freshness journal.
+    /// Write the freshness journal (only when freshness waits for it).
     case flushFreshness
     /// Start a manifest check.
     case checkManifest
@@ -29,24 +33,35 @@ struct SchedulerState: Sendable, Equatable {
   }
 
   private(set) var nextExternalCheck = Date.distantPast
+  /// The soonest the journal may be written again (one interval after the last write).
   private(set) var nextFreshnessFlush = Date.distantPast
+  /// When the journal held back this tick is written (nil: nothing waits, or it was written).
+  private var heldFreshnessFlush: Date?
   /// When the soonest asset check is due, as the last look found.
   private(set) var assetsDueAt = Date.distantPast
   private(set) var nextFullScan = Date.distantPast
   /// The soonest check the look in this tick found (nil: no look this tick).
   private var scannedSoonest: Date?
 
-  /// What is due at `now`. `manifestDue` is the manifest schedule's answer for this tick.
-  mutating func due(at now: Date, paused: Bool, manifestDue: Bool) -> [Action] {
+  /// What is due at `now`. `manifestDue` is the manifest schedule's answer for this tick;
+  /// `freshnessWaiting` whether freshness from 304s is not in the journal yet.
+  mutating func due(
+    at now: Date, paused: Bool, manifestDue: Bool, freshnessWaiting: Bool = false
+  ) -> [Action] {
     var actions: [Action] = []
     scannedSoonest = nil
     if now >= nextExternalCheck {
       actions.append(.reloadExternalChanges)
       nextExternalCheck = now.addingTimeInterval(Self.externalCheckInterval)
     }
-    if now >= nextFreshnessFlush {
-      actions.append(.flushFreshness)
-      nextFreshnessFlush = now.addingTimeInterval(Self.freshnessFlushInterval)
+    heldFreshnessFlush = nil
+    if freshnessWaiting {
+      if now >= nextFreshnessFlush {
+        actions.append(.flushFreshness)
+        nextFreshnessFlush = now.addingTimeInterval(Self.freshnessFlushInterval)
+      } else {
+        heldFreshnessFlush = nextFreshnessFlush
+      }
     }
     guard !paused else { return actions }
     if manifestDue { actions.append(.checkManifest) }
@@ -70,7 +85,7 @@ struct SchedulerState: Sendable, Equatable {
   /// How long the scheduler may sleep after this tick's actions (at least a millisecond).
   /// `manifestNext` is when the manifest is next due, when the engine has one.
   func sleep(at now: Date, paused: Bool, manifestNext: Date?) -> TimeInterval {
-    var wake = min(nextExternalCheck, nextFreshnessFlush)
+    var wake = min(nextExternalCheck, heldFreshnessFlush ?? .distantFuture)
     if !paused {
       if let manifestNext { wake = min(wake, manifestNext) }
       wake = min(wake, scannedSoonest ?? assetsDueAt)

@@ -6,8 +6,9 @@ import Foundation
 ///
 /// A 304 changes only bookkeeping (when the copy was last confirmed, the server's freshness
 /// headers), never what is served. Rewriting `entries/<id>.json` durably for each one cost two
-/// fsyncs per asset; instead the engine keeps it in memory and writes this one file now and then
-/// and at shutdown, replaced by rename but not fsynced. A crash may lose it (the assets then
+/// fsyncs per asset; instead the engine keeps it in memory and writes this one file soon after
+/// (at most once a second while 304s come in, ``SchedulerState/freshnessFlushInterval``, so
+/// another process reads the same CHECKED) and at shutdown, replaced by rename but not fsynced. A crash may lose it (the assets then
 /// look older than they are and are revalidated sooner); it can never change content, because
 /// it is applied only to an entry whose blob it names.
 ///
