@@ -231,8 +231,13 @@ struct ServeAttachTests {
 @Suite struct WaitAttachTests {
   @Test func waitAttachedConvergesOnTheServingEnginesState() async throws {
     try await ServeAttachTests.withServe { fixture, serve in
-      try await serve.waitForState("model fetched") {
-        $0.assets.first { $0.id == "model" }?.source == .cached
+      // Both fetched and idle: a check of flags still in flight when `before` is read would be
+      // joined by the one `wait` asks for (no new request), on a loaded machine.
+      try await serve.waitForState("model and flags fetched, nothing in flight") { snapshot in
+        ["model", "flags"].allSatisfy { id in
+          let asset = snapshot.assets.first { $0.id == id }
+          return asset?.source == .cached && asset?.activity == .idle
+        }
       }
       let before = await fixture.origin.requestCount(path: "/flags.json")
       let result = try await BinaryRunner.run(

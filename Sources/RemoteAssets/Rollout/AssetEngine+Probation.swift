@@ -67,7 +67,11 @@ extension AssetEngine {
       try await resetToBundled(id)
     }
     let shown = current.version ?? String(current.sha256.prefix(8))
-    log(id, .warning, "rejected \(shown): \(cleaned); not fetched again until the target changes")
+    log(
+      id, .warning,
+      SentenceText.joined([
+        "rejected \(shown): \(cleaned)", "not fetched again until the target changes",
+      ]))
     publishChange(id)
   }
 
@@ -131,11 +135,12 @@ extension AssetEngine {
       }
       if probation.crashes >= policy.crashes {
         let shown = probation.version ?? String(probation.sha256.prefix(8))
-        log(id, .warning, "\(shown) was on probation when the app ended \(probation.crashes) times")
+        let ended = CountText.of(probation.crashes, "time")
+        log(id, .warning, "\(shown) was on probation when the app ended \(ended)")
         try? await reject(
           id,
           reason:
-            "the app ended \(probation.crashes) times without a clean shutdown while it was on probation"
+            "the app ended \(ended) without a clean shutdown while it was on probation"
         )
         continue
       }
