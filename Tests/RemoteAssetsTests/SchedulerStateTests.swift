@@ -83,6 +83,22 @@ import Testing
     #expect(state.sleep(at: t0 + 2.5, paused: false, manifestNext: nil) > 0.001)
   }
 
+  /// A large journal is written less often: one more second per 1,000 entries.
+  @Test func aLargeJournalIsWrittenLessOften() {
+    #expect(SchedulerState.freshnessFlushInterval(notes: 10) == 1)
+    #expect(SchedulerState.freshnessFlushInterval(notes: 10_000) == 10)
+    var state = SchedulerState()
+    let first = state.due(
+      at: t0, paused: false, manifestDue: false, freshnessWaiting: true, freshnessNotes: 5000)
+    #expect(first.contains(.flushFreshness))
+    let soon = state.due(
+      at: t0 + 4, paused: false, manifestDue: false, freshnessWaiting: true, freshnessNotes: 5000)
+    #expect(!soon.contains(.flushFreshness))
+    let later = state.due(
+      at: t0 + 5, paused: false, manifestDue: false, freshnessWaiting: true, freshnessNotes: 5000)
+    #expect(later.contains(.flushFreshness))
+  }
+
   @Test func theSleepEndsAtTheSoonestDueThing() {
     var state = SchedulerState()
     _ = state.due(at: t0, paused: false, manifestDue: false)

@@ -56,7 +56,7 @@ extension AssetEngine {
       !lifecycle.paused && configuration.followsTargets && manifestSchedule.startIfDue(at: now)
     let actions = scheduler.due(
       at: now, paused: lifecycle.paused, manifestDue: manifestDue,
-      freshnessWaiting: freshness.isDirty)
+      freshnessWaiting: freshness.isDirty, freshnessNotes: freshness.notes.count)
     for action in actions {
       switch action {
       case .reloadExternalChanges:

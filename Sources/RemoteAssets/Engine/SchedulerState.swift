@@ -16,6 +16,13 @@ struct SchedulerState: Sendable, Equatable {
   /// dashboard) reads the same CHECKED, yet at most one small file write a second however many
   /// 304s arrive. Nothing is written while nothing waits.
   static let freshnessFlushInterval: TimeInterval = 1
+
+  /// The journal's write interval for `notes` entries: ``freshnessFlushInterval``, and one more
+  /// second per 1,000 entries beyond the first 1,000, so a large journal (about 260 bytes an
+  /// entry) costs at most about 260 KB written a second, not its whole size.
+  static func freshnessFlushInterval(notes: Int) -> TimeInterval {
+    max(freshnessFlushInterval, Double(notes) / 1000)
+  }
   /// How often every asset is looked at even when nothing said a schedule changed (a safety net:
   /// every change that brings a check forward wakes the scheduler).
   static let fullScanInterval: TimeInterval = 10
@@ -44,9 +51,11 @@ struct SchedulerState: Sendable, Equatable {
   private var scannedSoonest: Date?
 
   /// What is due at `now`. `manifestDue` is the manifest schedule's answer for this tick;
-  /// `freshnessWaiting` whether freshness from 304s is not in the journal yet.
+  /// `freshnessWaiting` whether freshness from 304s is not in the journal yet, and
+  /// `freshnessNotes` how many entries the journal holds (its write interval grows with it).
   mutating func due(
-    at now: Date, paused: Bool, manifestDue: Bool, freshnessWaiting: Bool = false
+    at now: Date, paused: Bool, manifestDue: Bool, freshnessWaiting: Bool = false,
+    freshnessNotes: Int = 0
   ) -> [Action] {
     var actions: [Action] = []
     scannedSoonest = nil
@@ -58,7 +67,8 @@ struct SchedulerState: Sendable, Equatable {
     if freshnessWaiting {
       if now >= nextFreshnessFlush {
         actions.append(.flushFreshness)
-        nextFreshnessFlush = now.addingTimeInterval(Self.freshnessFlushInterval)
+        nextFreshnessFlush = now.addingTimeInterval(
+          Self.freshnessFlushInterval(notes: freshnessNotes))
       } else {
         heldFreshnessFlush = nextFreshnessFlush
       }
