@@ -230,6 +230,35 @@ import Testing
     #expect(snapshots == 2)
   }
 
+  /// A watcher that stops reading (a frozen ssh session) is disconnected once a write has
+  /// waited past the limit, and the others keep receiving.
+  @Test func aWatcherThatStopsReadingIsDisconnectedAndTheOthersGoOn() async throws {
+    let f = try await Fixture()
+    var options = ControlServerOptions()
+    options.maxWriteStall = .seconds(1)
+    let server = try await f.engine.startControlServer(options: options)
+    defer { Task { await f.finish(server) } }
+    let reader = try await ControlClient.connect(to: f.socketPath)
+    let stalled = try RawUnixSocket(path: f.socketPath)
+    #expect(await stalled.readLine(containing: #""type":"hello""#) != nil)
+    let deadline = ContinuousClock.now + .seconds(60)
+    // Events until the stalled watcher's socket is full and the server gives up on it.
+    while server.connectionCount > 1, ContinuousClock.now < deadline {
+      for _ in 0..<200 {
+        await f.engine.pauseAutoRefresh()
+        await f.engine.resumeAutoRefresh()
+      }
+      try await Task.sleep(for: .milliseconds(20))
+    }
+    #expect(server.connectionCount == 1, "the stalled watcher was disconnected")
+    // The reader, which kept reading, is still served.
+    let reply = try await reader.send(.verifyAll)
+    #expect(reply.ok)
+    #expect(server.connectionCount == 1)
+    await reader.close()
+    withExtendedLifetime(stalled) {}
+  }
+
   @Test func severalWatchersAtOnce() async throws {
     let f = try await Fixture()
     let server = try await f.engine.startControlServer()

@@ -176,11 +176,17 @@ public final class ControlServer: Sendable {
             pid: getpid(), cacheDirectory: engine.configuration.cacheDirectory.path,
             readonly: readOnly))
         let events = await engine.events()
+        let stall = WriteStall()
         try await withThrowingTaskGroup(of: Void.self) { group in
           group.addTask {
-            for await event in events { try await writer.send(event) }
+            for await event in events {
+              stall.begin()
+              try await writer.send(event)
+              stall.end()
+            }
           }
           group.addTask { try await self.readRequests(inbound, writer: writer) }
+          group.addTask { try await self.waitForAStall(stall) }
           // Whichever ends first (the engine shut down, the peer hung up or misbehaved) ends
           // the connection.
           _ = try await group.next()
@@ -189,6 +195,23 @@ public final class ControlServer: Sendable {
       }
     } catch {
       logger.debug("control connection ended", metadata: ["error": "\(error)"])
+    }
+  }
+
+  /// Returns (ending the connection) once a write to the watcher has waited longer than
+  /// ``ControlServerOptions/maxWriteStall`` for it to read; logs why. Looks a few times per
+  /// limit; cancelled with the connection.
+  private func waitForAStall(_ stall: WriteStall) async throws {
+    let limit = options.maxWriteStall
+    let look = max(Duration.milliseconds(50), min(limit / 4, .seconds(1)))
+    while true {
+      try await Task.sleep(for: look)
+      if let waited = stall.waiting(), waited > limit {
+        logger.warning(
+          "control socket disconnected a watcher that read nothing for \(DurationText.format(waited.timeInterval)) (too slow)",
+          metadata: ["limit": "\(limit)"])
+        return
+      }
     }
   }
 
@@ -249,6 +272,29 @@ struct LineWriter: Sendable {
 
   func send(_ value: some Encodable) async throws {
     try await outbound.write(ByteBuffer(bytes: try ControlProtocol.line(value)))
+  }
+}
+
+/// When the write in progress to a watcher began (shared by the writer and the stall watch).
+private final class WriteStall: Sendable {
+  /// `ContinuousClock` nanoseconds since `origin` when the write began; 0 while none waits.
+  private let since = Atomic<Int64>(0)
+  private let origin = ContinuousClock.now
+
+  func begin() {
+    let elapsed = origin.duration(to: .now).components
+    since.store(
+      max(1, elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000),
+      ordering: .relaxed)
+  }
+
+  func end() { since.store(0, ordering: .relaxed) }
+
+  /// How long the write in progress has waited; nil when none is in progress.
+  func waiting() -> Duration? {
+    let began = since.load(ordering: .relaxed)
+    guard began > 0 else { return nil }
+    return origin.duration(to: .now) - .nanoseconds(began)
   }
 }
 
