@@ -175,13 +175,14 @@ public final class ControlServer: Sendable {
           ControlHello(
             pid: getpid(), cacheDirectory: engine.configuration.cacheDirectory.path,
             readonly: readOnly))
-        let events = await engine.events()
+        // Each event arrives encoded once for every watcher (the same bytes for all).
+        let lines = await engine.eventLines()
         let stall = WriteStall()
         try await withThrowingTaskGroup(of: Void.self) { group in
           group.addTask {
-            for await event in events {
+            for await line in lines {
               stall.begin()
-              try await writer.send(event)
+              try await writer.outbound.write(line)
               stall.end()
             }
           }

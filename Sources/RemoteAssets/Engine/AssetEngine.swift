@@ -415,6 +415,14 @@ public actor AssetEngine {
     return stream
   }
 
+  /// ``events()`` as the control socket's wire lines, each event encoded once for every
+  /// watcher (see ``EventHub/subscribeLines(snapshot:)``).
+  package func eventLines() -> AsyncStream<ByteBuffer> {
+    let stream = hub.subscribeLines(snapshot: snapshot())
+    if lifecycle.isShutDown { hub.finishAll() }
+    return stream
+  }
+
   /// The bytes served now for `id`.
   ///
   /// - Throws: ``AssetUnavailable`` when the id is unknown or no copy exists; a read error.

@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import Synchronization
 
 /// Fans engine events out to any number of subscribers without ever blocking the engine.
@@ -6,16 +7,37 @@ import Synchronization
 /// Each subscriber gets its own bounded buffer. When a slow subscriber's buffer overflows, its
 /// oldest events are dropped and it is marked as lagging; the engine then sends it a fresh
 /// snapshot, which supersedes whatever it missed.
+///
+/// Subscribers of ``subscribeLines(snapshot:)`` (the control socket's watchers) get each event
+/// as the wire's bytes, encoded once for all of them: the same buffer goes to every watcher, so
+/// a dashboard more costs a queue slot, not another encoding.
 final class EventHub: Sendable {
+  private enum Sink {
+    case events(AsyncStream<EngineEvent>.Continuation)
+    case lines(AsyncStream<ByteBuffer>.Continuation)
+  }
   private struct Subscriber {
-    var continuation: AsyncStream<EngineEvent>.Continuation
+    var sink: Sink
     var lagging = false
   }
   private let subscribers = Mutex<[UInt64: Subscriber]>([:])
   private let nextID = Atomic<UInt64>(0)
   let bufferSize: Int
+  /// Encodes an event as one line of the wire (nil when it cannot be encoded).
+  private let encode: @Sendable (EngineEvent) -> ByteBuffer?
 
-  init(bufferSize: Int = 512) { self.bufferSize = bufferSize }
+  init(
+    bufferSize: Int = 512,
+    encode: @escaping @Sendable (EngineEvent) -> ByteBuffer? = EventHub.wireLine
+  ) {
+    self.bufferSize = bufferSize
+    self.encode = encode
+  }
+
+  /// The control socket's line for `event`.
+  static func wireLine(_ event: EngineEvent) -> ByteBuffer? {
+    (try? ControlProtocol.line(event)).map { ByteBuffer(bytes: $0) }
+  }
 
   /// A new stream that starts with `snapshot`.
   func subscribe(snapshot: EngineSnapshot) -> AsyncStream<EngineEvent> {
@@ -26,21 +48,35 @@ final class EventHub: Sendable {
       _ = self?.subscribers.withLock { $0.removeValue(forKey: id) }
     }
     continuation.yield(.snapshot(snapshot))
-    subscribers.withLock { $0[id] = Subscriber(continuation: continuation) }
+    subscribers.withLock { $0[id] = Subscriber(sink: .events(continuation)) }
+    return stream
+  }
+
+  /// A new stream of wire lines that starts with `snapshot`'s.
+  func subscribeLines(snapshot: EngineSnapshot) -> AsyncStream<ByteBuffer> {
+    let id = nextID.add(1, ordering: .relaxed).newValue
+    let (stream, continuation) = AsyncStream.makeStream(
+      of: ByteBuffer.self, bufferingPolicy: .bufferingNewest(bufferSize))
+    continuation.onTermination = { [weak self] _ in
+      _ = self?.subscribers.withLock { $0.removeValue(forKey: id) }
+    }
+    if let line = encode(.snapshot(snapshot)) { continuation.yield(line) }
+    subscribers.withLock { $0[id] = Subscriber(sink: .lines(continuation)) }
     return stream
   }
 
   /// Whether anyone listens (events nobody receives need not be built).
   var hasSubscribers: Bool { subscribers.withLock { !$0.isEmpty } }
 
-  /// Sends an event to every subscriber. Returns true when some subscriber fell behind and needs
-  /// a snapshot (see ``resync(_:)``).
+  /// Sends an event to every subscriber (encoded once for the line subscribers). Returns true
+  /// when some subscriber fell behind and needs a snapshot (see ``resync(_:)``).
   @discardableResult
   func publish(_ event: EngineEvent) -> Bool {
     subscribers.withLock { subs in
       var anyLagging = false
+      var line: ByteBuffer??
       for (id, var sub) in subs {
-        if case .dropped = sub.continuation.yield(event) {
+        if deliver(event, to: sub.sink, line: &line) {
           sub.lagging = true
           subs[id] = sub
         }
@@ -53,12 +89,27 @@ final class EventHub: Sendable {
   /// Sends a snapshot to every lagging subscriber.
   func resync(_ snapshot: EngineSnapshot) {
     subscribers.withLock { subs in
+      var line: ByteBuffer??
       for (id, var sub) in subs where sub.lagging {
-        sub.continuation.yield(.snapshot(snapshot))
+        _ = deliver(.snapshot(snapshot), to: sub.sink, line: &line)
         sub.lagging = false
         subs[id] = sub
       }
     }
+  }
+
+  /// Yields `event` to `sink`; a line sink gets `line`, encoded on first need. Returns whether
+  /// the sink's buffer dropped something.
+  private func deliver(_ event: EngineEvent, to sink: Sink, line: inout ByteBuffer??) -> Bool {
+    switch sink {
+    case .events(let continuation):
+      if case .dropped = continuation.yield(event) { return true }
+    case .lines(let continuation):
+      if line == nil { line = .some(encode(event)) }
+      guard case .some(.some(let bytes)) = line else { return false }
+      if case .dropped = continuation.yield(bytes) { return true }
+    }
+    return false
   }
 
   /// Ends every stream.
@@ -67,7 +118,12 @@ final class EventHub: Sendable {
       defer { subs.removeAll() }
       return Array(subs.values)
     }
-    for sub in all { sub.continuation.finish() }
+    for sub in all {
+      switch sub.sink {
+      case .events(let continuation): continuation.finish()
+      case .lines(let continuation): continuation.finish()
+      }
+    }
   }
 }
 
