@@ -216,20 +216,32 @@ struct FleetSyntheticTests {
           let down = Set(
             marks.filter { $0.value == "down" }.map { $0.key.split(separator: " ")[0] })
           #expect(recorded["downInstances"] as? Int == down.count)
-          let rollouts = try #require(recorded["rollouts"] as? [[String: Any]])
-          #expect(rollouts.count == Self.assets)
-          for a in 0..<Self.assets {
-            let asset = SyntheticFleet.asset(a)
-            let rollout = try #require(rollouts.first { $0["asset"] as? String == asset })
-            let mine = marks.filter { $0.key.hasSuffix(" " + asset) }
-            for word in words {
-              #expect(
-                rollout[word] as? Int == mine.values.filter { $0 == word }.count,
-                "\(asset) \(word)")
-            }
-          }
+          try Self.expectRolloutCounts(
+            recorded, marks: marks, words: words, assets: Self.assets, label: "recorded")
         }
       }
     }
+  }
+
+  /// Each asset's counts in `answer["rollouts"]` (`fleet --json`) are the rows of `marks`
+  /// ("instance asset" -> word) of that asset with each of `words`; returns the rollouts.
+  @discardableResult
+  static func expectRolloutCounts(
+    _ answer: [String: Any], marks: [String: String], words: [String], assets: Int,
+    label: String
+  ) throws -> [[String: Any]] {
+    let rollouts = try #require(answer["rollouts"] as? [[String: Any]])
+    #expect(rollouts.count == assets, "\(label)")
+    for a in 0..<assets {
+      let asset = SyntheticFleet.asset(a)
+      let rollout = try #require(rollouts.first { $0["asset"] as? String == asset })
+      let mine = marks.filter { $0.key.hasSuffix(" " + asset) }
+      for word in words {
+        #expect(
+          rollout[word] as? Int == mine.values.filter { $0 == word }.count,
+          "\(label) \(asset) \(word)")
+      }
+    }
+    return rollouts
   }
 }

@@ -7,21 +7,9 @@ import Testing
 /// classes of their own, taken out of the converged, stuck and behind counts they would
 /// otherwise fall in; the rollout percent is the one most instances see.
 @Suite("Fleet counts of staged rollouts")
-struct FleetRolloutCountsTests {
+struct FleetRolloutCountsTests: FleetSampleBuilding {
   private let queries = try! FleetQueries(selector: #"{job="assets"}"#, stuckAfterSeconds: 60)
-  private let now = Date(timeIntervalSince1970: 1_700_000_100)
-
-  private func sample(_ labels: [String: String], _ value: Double) -> PrometheusSample {
-    PrometheusSample(labels: labels, value: value, timestamp: now.timeIntervalSince1970)
-  }
-
-  private func group(
-    _ asset: String, version: String, target: String?, state: String = "fresh", _ count: Double
-  ) -> PrometheusSample {
-    var labels = ["job": "assets", "asset": asset, "version": version, "state": state]
-    labels["target_version"] = target
-    return sample(labels, count)
-  }
+  let now = Date(timeIntervalSince1970: 1_700_000_100)
 
   private func aside(
     _ rollout: String, version: String, state: String = "fresh", _ count: Double

@@ -4,21 +4,9 @@ import Testing
 @testable import FleetModel
 
 @Suite("Fleet counts, pages and rows")
-struct FleetSnapshotTests {
+struct FleetSnapshotTests: FleetSampleBuilding {
   private let queries = try! FleetQueries(selector: #"{job="assets"}"#, stuckAfterSeconds: 60)
-  private let now = Date(timeIntervalSince1970: 1_700_000_100)
-
-  private func sample(_ labels: [String: String], _ value: Double) -> PrometheusSample {
-    PrometheusSample(labels: labels, value: value, timestamp: now.timeIntervalSince1970)
-  }
-
-  private func group(
-    _ asset: String, version: String, target: String?, state: String = "fresh", _ count: Double
-  ) -> PrometheusSample {
-    var labels = ["job": "assets", "asset": asset, "version": version, "state": state]
-    labels["target_version"] = target
-    return sample(labels, count)
-  }
+  let now = Date(timeIntervalSince1970: 1_700_000_100)
 
   /// Four instances rolling `flags` from 1 to 2: a converged, b failing (stuck), c behind with
   /// its own old target, d down; e up without data; a `prometheus` job outside the fleet.
