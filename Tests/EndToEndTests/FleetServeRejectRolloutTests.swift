@@ -123,10 +123,13 @@ struct FleetServeRejectRolloutTests {
           "--selector", Self.selector, "--interval", "1",
         ], width: 120, height: 24, cwd: FileManager.default.temporaryDirectory)
       defer { Task { await tmux.kill() } }
-      let screen = try await tmux.waitFor("two on target, one rejected", timeout: 120) {
+      // The header's counts and the rows come from separate queries: wait for both.
+      let rejectedInstance = instances[2]
+      let screen = try await tmux.waitFor("two on target, one rejected, its row", timeout: 120) {
         $0.text.contains("flags 2/3") && $0.text.contains("1 rejected")
+          && $0.lines.contains { $0.contains(rejectedInstance) }
       }
-      let rejectedRow = screen.lines.first { $0.contains(instances[2]) } ?? ""
+      let rejectedRow = screen.lines.first { $0.contains(rejectedInstance) } ?? ""
       #expect(rejectedRow.hasPrefix("!") && rejectedRow.contains("REJECTED"), "\(screen.text)")
       try await tmux.press("q")
     }

@@ -268,8 +268,9 @@ struct FleetSyntheticRolloutTests {
         let classes =
           "\(Self.staged) \(converged)/\(Self.instances) \(Self.percent) %"
           + " (\(heldBack) held back, \(rejected) rejected, \(behind) behind)"
-        let screen = try await tmux.waitFor("the staged rollout in the header", timeout: 120) {
-          $0.text.contains(classes)
+        // The header's counts and the rows come from separate queries: wait for both.
+        let screen = try await tmux.waitFor("the staged rollout and its rows", timeout: 120) {
+          $0.text.contains(classes) && $0.text.contains("REJECTED")
         }
         let header = screen.lines.first { $0.contains("AssetWatch fleet") } ?? ""
         #expect(header.contains("\(rejected) rejected"), "\(screen.text)")
