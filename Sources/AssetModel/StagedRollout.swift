@@ -20,13 +20,13 @@ public struct RolloutStage: Sendable, Equatable, Codable {
   }
 
   /// "held back (rollout 10 %)", or "in the 10 % cohort".
-  public var summary: String {
+  package var summary: String {
     let p = RolloutStage.percentText(percent)
     return heldBack ? "held back (rollout \(p) %)" : "in the \(p) % cohort"
   }
 
   /// `10`, `2.5`: whole percents without a fraction.
-  public static func percentText(_ percent: Double) -> String {
+  package static func percentText(_ percent: Double) -> String {
     percent == percent.rounded() ? String(Int(percent)) : String(format: "%.1f", percent)
   }
 }
@@ -81,7 +81,7 @@ extension AssetStatus {
   /// The staged-rollout facts of this asset in a few words, for tables and panes:
   /// `rejected v2: reason`, `held back (rollout 10 %)`, `on probation`, `in the 10 % cohort`;
   /// nil when none applies.
-  public var rolloutNote: String? {
+  package var rolloutNote: String? {
     var parts: [String] = []
     if let rejected {
       parts.append(

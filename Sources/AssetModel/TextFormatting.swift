@@ -41,25 +41,25 @@ public enum DurationText {
 
 /// A count and its noun agreeing in number: `1 asset`, `0 assets`, `12 assets`. Shared by the
 /// engine's event log and the CLI.
-public enum CountText {
+package enum CountText {
   /// `count` and `noun`, singular for exactly one; `plural` when the noun does not just take an
   /// `s` (`1 entry`, `2 entries`).
-  public static func of(_ count: Int, _ noun: String, plural: String? = nil) -> String {
+  package static func of(_ count: Int, _ noun: String, plural: String? = nil) -> String {
     "\(count) \(count == 1 ? noun : plural ?? noun + "s")"
   }
 }
 
 /// Sentences joined into one line of the event log.
-public enum SentenceText {
+package enum SentenceText {
   /// `text` without the full stop it ends with (`…JSON parse.` -> `…JSON parse`), so a clause
   /// can follow it (`…JSON parse; retry in 2s`, never `parse.; retry`); an ellipsis stays.
-  public static func withoutFullStop(_ text: String) -> String {
+  package static func withoutFullStop(_ text: String) -> String {
     guard text.hasSuffix("."), !text.hasSuffix("..") else { return text }
     return String(text.dropLast())
   }
 
   /// `clauses` as one line, joined by `separator`, each but the last without its full stop.
-  public static func joined(_ clauses: [String], separator: String = "; ") -> String {
+  package static func joined(_ clauses: [String], separator: String = "; ") -> String {
     guard let last = clauses.last else { return "" }
     return (clauses.dropLast().map(withoutFullStop) + [last]).joined(separator: separator)
   }
