@@ -165,9 +165,9 @@ extension AssetEngine {
     else { return nil }
     let from = rollout["from"].map { from in
       RolloutSpec.From(
-        version: from["version"]?.stringValue.map { TerminalText.sanitize($0, maxLength: 64) },
         url: from["url"]?.stringValue, size: from["size"]?.integerValue,
-        sha256: from["sha256"]?.stringValue)
+        sha256: from["sha256"]?.stringValue,
+        version: from["version"]?.stringValue.map { TerminalText.sanitize($0, maxLength: 64) })
     }
     let spec = RolloutSpec(percent: Double(percent), from: from)
     return spec.problem() == nil ? spec : nil

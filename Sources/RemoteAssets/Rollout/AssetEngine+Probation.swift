@@ -126,11 +126,14 @@ extension AssetEngine {
     let policy = configuration.probation
     guard policy.enabled, !store.isReadOnly else { return }
     let me = getpid()
-    for id in order {
+    let onProbation = order.filter { records[$0]?.probation != nil }
+    guard !onProbation.isEmpty else { return }
+    // One read of the ledger for every asset, not one per asset.
+    let store = self.store
+    let ledger = await Self.offActor { store.readRollouts() }
+    for id in onProbation {
       guard var probation = records[id]?.probation else { continue }
-      let store = self.store
-      let item = await Self.offActor { store.readRollouts().assets[id] }
-      if let pid = item?.runningPID, pid != me, !Self.isAlive(pid) {
+      if let pid = ledger.assets[id]?.runningPID, pid != me, !Self.isAlive(pid) {
         probation.crashes += 1
       }
       if probation.crashes >= policy.crashes {
@@ -162,6 +165,9 @@ extension AssetEngine {
     guard !ids.isEmpty else { return }
     let store = self.store
     _ = await Self.offActor {
+      // A one-shot command claimed nothing: no write (and no fsync) at its exit.
+      let ledger = store.readRollouts()
+      guard ids.contains(where: { ledger.assets[$0]?.runningPID == me }) else { return }
       try? store.updateRollouts { ledger in
         for id in ids where ledger.assets[id]?.runningPID == me {
           ledger.assets[id]?.runningPID = nil

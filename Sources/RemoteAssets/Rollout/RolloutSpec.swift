@@ -4,20 +4,9 @@ import Foundation
 /// A target's staged rollout as the publisher writes it: a manifest entry's (or a signed
 /// target's `custom`) `"rollout": { "percent": P, "from": { "version", "url", "size", "sha256" } }`.
 package struct RolloutSpec: Sendable, Equatable, Codable {
-  /// What an instance outside the cohort serves (the version before).
-  package struct From: Sendable, Equatable, Codable {
-    package var version: String?
-    package var url: String?
-    package var size: Int64?
-    package var sha256: String?
-
-    package init(version: String?, url: String?, size: Int64?, sha256: String?) {
-      self.version = version
-      self.url = url
-      self.size = size
-      self.sha256 = sha256
-    }
-  }
+  /// What an instance outside the cohort serves (the version before): the same four facts as
+  /// a target.
+  package typealias From = TargetFacts
 
   /// The share of instances that take the new version, 0 to 100 (0 halts the rollout).
   package var percent: Double
@@ -46,7 +35,7 @@ package struct RolloutSpec: Sendable, Equatable, Codable {
 }
 
 /// What a target names: URL (as written, resolved by the caller), size, SHA-256, version.
-package struct TargetFacts: Sendable, Equatable {
+package struct TargetFacts: Sendable, Equatable, Codable {
   package var url: String?
   package var size: Int64?
   package var sha256: String?
@@ -89,8 +78,6 @@ package enum RolloutChoice: Sendable, Equatable {
     guard let from = rollout.from, from.url != nil || from.sha256 != nil else {
       return .hold(stage: stage)
     }
-    return .from(
-      TargetFacts(url: from.url, size: from.size, sha256: from.sha256, version: from.version),
-      stage: stage)
+    return .from(from, stage: stage)
   }
 }
