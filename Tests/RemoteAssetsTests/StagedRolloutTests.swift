@@ -61,6 +61,32 @@ import Testing
         == .hold(stage: RolloutStage(percent: 0, version: "v2", heldBack: true)))
   }
 
+  /// What a hostile or careless manifest can put in `rollout`: refused with the field named, or
+  /// cleaned before it reaches a terminal.
+  @Test(arguments: [
+    (#"{"percent":101}"#, "rollout.percent must be between 0 and 100"),
+    (#"{"percent":-1}"#, "rollout.percent must be between 0 and 100"),
+    (#"{"percent":5,"from":{"sha256":"zz"}}"#, "rollout.from.sha256 is not 64 hex digits"),
+    (#"{"percent":5,"from":{"size":-4}}"#, "rollout.from.size is out of range"),
+  ])
+  func aBadRolloutIsRefusedNamingTheField(rollout: String, says: String) {
+    let text = #"{"assets":[{"id":"flags","url":"/f.json","rollout":\#(rollout)}]}"#
+    do {
+      _ = try Manifest.parse(Data(text.utf8))
+      Issue.record("accepted \(rollout)")
+    } catch {
+      #expect("\(error)".contains(says), "\(error)")
+      #expect("\(error)".contains("asset flags"), "\(error)")
+    }
+  }
+
+  @Test func aRolloutsFromVersionIsCleaned() throws {
+    let text =
+      #"{"assets":[{"id":"flags","rollout":{"percent":5,"from":{"version":"v1\u001b[2J"}}}]}"#
+    let manifest = try Manifest.parse(Data(text.utf8))
+    #expect(manifest.assets.first?.rollout?.from?.version == "v1[2J")
+  }
+
   // MARK: - Through the engine
 
   /// An origin with v1, v2 and v3 and a manifest naming `target` for asset `flags`, with
