@@ -66,7 +66,7 @@ extension AssetActivity: Codable {
 }
 
 extension AssetStatus: Codable {
-  private enum CodingKeys: String, CodingKey {
+  enum CodingKeys: String, CodingKey {
     case id, remote, format, essential, source, version, targetVersion, etag, lastModified
     case sha256, size, path, entryPath, fetchedAt, checkedAt, nextAttemptAt, lastError
     case consecutiveFailures, ttl, maxStale, isLive, canRollback, hasBundledCopy, activity
@@ -81,77 +81,14 @@ extension AssetStatus: Codable {
   public init(from decoder: any Decoder) throws {
     let c = try decoder.container(keyedBy: CodingKeys.self)
     self.init(id: try c.decode(String.self, forKey: .id))
-    remote = try c.decodeIfPresent(String.self, forKey: .remote)
-    format = try c.decodeIfPresent(String.self, forKey: .format) ?? format
-    essential = try c.decodeIfPresent(Bool.self, forKey: .essential) ?? false
-    source = try c.decodeIfPresent(AssetSource.self, forKey: .source) ?? .none
-    version = try c.decodeIfPresent(String.self, forKey: .version)
-    targetVersion = try c.decodeIfPresent(String.self, forKey: .targetVersion)
-    etag = try c.decodeIfPresent(String.self, forKey: .etag)
-    lastModified = try c.decodeIfPresent(String.self, forKey: .lastModified)
-    sha256 = try c.decodeIfPresent(String.self, forKey: .sha256)
-    size = try c.decodeIfPresent(Int64.self, forKey: .size)
-    path = try c.decodeIfPresent(String.self, forKey: .path)
-    entryPath = try c.decodeIfPresent(String.self, forKey: .entryPath)
-    fetchedAt = try c.decodeIfPresent(Date.self, forKey: .fetchedAt)
-    checkedAt = try c.decodeIfPresent(Date.self, forKey: .checkedAt)
-    nextAttemptAt = try c.decodeIfPresent(Date.self, forKey: .nextAttemptAt)
-    lastError = try c.decodeIfPresent(AssetErrorRecord.self, forKey: .lastError)
-    consecutiveFailures = try c.decodeIfPresent(Int.self, forKey: .consecutiveFailures) ?? 0
-    ttl = try c.decodeIfPresent(TimeInterval.self, forKey: .ttl) ?? ttl
-    maxStale = try c.decodeIfPresent(TimeInterval.self, forKey: .maxStale) ?? maxStale
-    isLive = try c.decodeIfPresent(Bool.self, forKey: .isLive) ?? false
-    canRollback = try c.decodeIfPresent(Bool.self, forKey: .canRollback) ?? false
-    hasBundledCopy = try c.decodeIfPresent(Bool.self, forKey: .hasBundledCopy) ?? false
-    activity = try c.decodeIfPresent(AssetActivity.self, forKey: .activity) ?? .idle
-    paused = try c.decodeIfPresent(Bool.self, forKey: .paused) ?? false
-    history = try c.decodeIfPresent([RefreshRecord].self, forKey: .history) ?? []
-    mustRevalidate = try c.decodeIfPresent(Bool.self, forKey: .mustRevalidate) ?? false
-    staleWhileRevalidate = try c.decodeIfPresent(
-      TimeInterval.self, forKey: .staleWhileRevalidate)
-    staleIfError = try c.decodeIfPresent(TimeInterval.self, forKey: .staleIfError)
-    freshnessNote = try c.decodeIfPresent(String.self, forKey: .freshnessNote)
-    rollout = try c.decodeIfPresent(RolloutStage.self, forKey: .rollout)
-    probation = try c.decodeIfPresent(AssetProbation.self, forKey: .probation)
-    rejected = try c.decodeIfPresent(AssetRejection.self, forKey: .rejected)
+    for field in Self.fields { try field.decode(c, &self) }
   }
 
-  /// Encodes every field; absent optionals are written as `null`.
+  /// Encodes every field; absent optionals are written as `null` (but `rollout`, `probation` and
+  /// `rejected` only when set: engines and attached clients of before staged rollouts agree).
   public func encode(to encoder: any Encoder) throws {
     var c = encoder.container(keyedBy: CodingKeys.self)
     try c.encode(id, forKey: .id)
-    try c.encode(remote, forKey: .remote)
-    try c.encode(format, forKey: .format)
-    try c.encode(essential, forKey: .essential)
-    try c.encode(source, forKey: .source)
-    try c.encode(version, forKey: .version)
-    try c.encode(targetVersion, forKey: .targetVersion)
-    try c.encode(etag, forKey: .etag)
-    try c.encode(lastModified, forKey: .lastModified)
-    try c.encode(sha256, forKey: .sha256)
-    try c.encode(size, forKey: .size)
-    try c.encode(path, forKey: .path)
-    try c.encode(entryPath, forKey: .entryPath)
-    try c.encode(fetchedAt, forKey: .fetchedAt)
-    try c.encode(checkedAt, forKey: .checkedAt)
-    try c.encode(nextAttemptAt, forKey: .nextAttemptAt)
-    try c.encode(lastError, forKey: .lastError)
-    try c.encode(consecutiveFailures, forKey: .consecutiveFailures)
-    try c.encode(ttl.isFinite ? ttl : 0, forKey: .ttl)
-    try c.encode(maxStale.isFinite ? maxStale : 0, forKey: .maxStale)
-    try c.encode(isLive, forKey: .isLive)
-    try c.encode(canRollback, forKey: .canRollback)
-    try c.encode(hasBundledCopy, forKey: .hasBundledCopy)
-    try c.encode(activity, forKey: .activity)
-    try c.encode(paused, forKey: .paused)
-    try c.encode(history, forKey: .history)
-    try c.encode(mustRevalidate, forKey: .mustRevalidate)
-    try c.encode(staleWhileRevalidate, forKey: .staleWhileRevalidate)
-    try c.encode(staleIfError, forKey: .staleIfError)
-    try c.encode(freshnessNote, forKey: .freshnessNote)
-    // Written only when set: engines and attached clients of before staged rollouts agree.
-    try c.encodeIfPresent(rollout, forKey: .rollout)
-    try c.encodeIfPresent(probation, forKey: .probation)
-    try c.encodeIfPresent(rejected, forKey: .rejected)
+    for field in Self.fields { try field.encode(&c, self, false) }
   }
 }

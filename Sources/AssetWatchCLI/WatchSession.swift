@@ -60,7 +60,11 @@ struct WatchSession<Link: EngineLink> {
       for await update in updates {
         switch update {
         case .event(let event): inbox.post(event)
-        case .connected: inbox.post(input: .connection(.connected))
+        case .connected(_, let cut):
+          inbox.post(input: .connection(.connected))
+          // The engine cut this dashboard while it read nothing (a stopped or frozen session):
+          // say so now that it reads again.
+          if let cut { inbox.post(.log(Self.cutEntry(cut, at: Date()))) }
         case .disconnected: inbox.post(input: .connection(.disconnected(since: Date())))
         }
       }
@@ -97,10 +101,17 @@ struct WatchSession<Link: EngineLink> {
         }
       }
     }
+    // The detail pane's asset, in order: an attached link keeps its history current.
+    let (focuses, focusSink) = AsyncStream.makeStream(of: String?.self)
+    let focuser = Task.detached {
+      for await id in focuses { await link.focus(id) }
+    }
     defer {
       pump.cancel()
       commander.cancel()
       continuation.finish()
+      focusSink.finish()
+      focuser.cancel()
     }
     // For scripts/bench.sh: frame statistics written at the end, and a synthetic event storm.
     let statsPath = environment["ASSETWATCH_FRAME_STATS"].flatMap { $0.isEmpty ? nil : $0 }
@@ -128,7 +139,8 @@ struct WatchSession<Link: EngineLink> {
         drawn.yield()
         drawn.finish()
       },
-      nextDemoRelease: demoKey(continuation))
+      nextDemoRelease: demoKey(continuation),
+      focus: { focusSink.yield($0) })
     do {
       return try await CursesTerminal.runAsync(app, wantColor: wantColor).exitStatus
     } catch {
@@ -137,6 +149,15 @@ struct WatchSession<Link: EngineLink> {
       await loaded.value
       return await runPlain()
     }
+  }
+
+  /// The event line saying the engine had cut this dashboard (`too slow: …`) and that it is
+  /// back with a fresh snapshot.
+  static func cutEntry(_ cut: String, at now: Date) -> EngineLogEntry {
+    EngineLogEntry(
+      at: now, assetID: nil, level: .warning,
+      message: TerminalText.sanitize(
+        "disconnected: \(cut); reconnected with a fresh snapshot"))
   }
 
   /// The event line for a command that failed: a lost connection says `not connected` first
@@ -176,8 +197,11 @@ struct WatchSession<Link: EngineLink> {
         for await update in updates {
           var lines: [String] = []
           switch update {
-          case .connected(let pid):
+          case .connected(let pid, let cut):
             lines = ["assetwatch: attached to \(socketPath) (engine pid \(pid))"]
+            if let cut {
+              lines.insert("assetwatch: disconnected: \(TerminalText.sanitize(cut))", at: 0)
+            }
           case .event(let event): lines = printer.lines(for: event, now: Date())
           case .disconnected(let reason):
             lines = ["assetwatch: disconnected: \(TerminalText.sanitize(reason)); retrying"]

@@ -84,6 +84,44 @@ struct ServeAttachTests {
     }
   }
 
+  /// Protocol 2 sends changes without the history: the attached dashboard still shows every
+  /// column, and its detail pane asks for the history and keeps it current as serve checks.
+  @Test func theAttachedDashboardShowsEveryColumnAndTheDetailPanesHistory() async throws {
+    try await Self.withServe { fixture, serve in
+      var flags: AssetStatus?
+      try await serve.waitForState("flags known to serve") { snapshot in
+        flags = snapshot.assets.first { $0.id == "flags" }
+        return flags?.version != nil && flags?.etag != nil
+      }
+      let tmux = try await TmuxSession.start(
+        [BinaryRunner.binary, "watch", "--attach", "cache"], width: 160, height: 45,
+        cwd: fixture.folder.url, environment: ["NO_COLOR": ""])
+      defer { Task { await tmux.kill() } }
+      let screen = try await tmux.waitForTable(fresh: ["flags"])
+      let header = screen.lines.first { $0.contains("STATE") && $0.contains("VERSION") } ?? ""
+      for title in ["ID", "STATE", "VERSION", "TARGET", "ETAG", "CHECKED", "NEXT", "SIZE"] {
+        #expect(header.contains(title), "\(title) in \(header)")
+      }
+      let row = screen.row("flags") ?? ""
+      #expect(row.contains(flags?.version ?? "?"), "\(row)")
+      #expect(row.contains(String(TerminalText.sanitize(flags?.etag ?? "?").prefix(8))), "\(row)")
+      // The detail pane: its history comes from serve on request.
+      try await tmux.waitForSelection("flags")
+      try await tmux.press("Enter")
+      let opened = try await tmux.waitFor("the history of flags") { screen in
+        screen.lines.contains { $0.contains("History") }
+          && screen.lines.contains { $0.contains("updated") }
+      }
+      let checksBefore = opened.lines.filter { $0.contains("notModified") }.count
+      // A check by serve (the origin answers 304) appears in the pane while it is open.
+      try await tmux.press("r")
+      try await tmux.waitFor("one more notModified line in the history") { screen in
+        screen.lines.filter { $0.contains("notModified") }.count > checksBefore
+      }
+      await tmux.kill()
+    }
+  }
+
   @Test func killingServeSaysDisconnectedAndARestartReconnects() async throws {
     try await Self.withServe { fixture, serve in
       let tmux = try await Self.attach(fixture)

@@ -141,7 +141,7 @@ import Testing
       let firstTwo = await Self.updates(of: link, count: kind == .socket ? 2 : 1)
       var first = firstTwo.first
       if kind == .socket {
-        guard case .connected(let pid) = first else {
+        guard case .connected(let pid, _) = first else {
           Issue.record(
             "an attached link reports its connection first, got \(String(describing: first))")
           return

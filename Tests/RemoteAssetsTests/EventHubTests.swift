@@ -1,76 +1,199 @@
 import AssetModel
 import Foundation
 import NIOCore
-import Synchronization
 import Testing
 
 @testable import RemoteAssets
 
-/// The hub encodes each event once for every watcher of the control socket, and a watcher that
-/// falls behind gets a fresh snapshot, encoded once for all that lag.
+/// The control socket's watchers (protocol 2): a batch of events is encoded once for all of them;
+/// after the snapshot they get what changed per asset; one that takes nothing holds at most one
+/// entry per asset, and when it takes, it gets each asset's final state.
 @Suite struct EventHubTests {
-  final class Counter: Sendable {
-    let value = Atomic<Int>(0)
-  }
+  static let epoch = Date(timeIntervalSince1970: 1_764_000_000)
 
-  static func snapshot(_ version: String) -> EngineSnapshot {
-    EngineSnapshot(
-      info: EngineInfo(
-        appVersion: version, configPath: nil, manifestVersion: nil, autoRefreshPaused: false,
-        refreshEvery: nil),
-      assets: [], at: Date(timeIntervalSince1970: 0))
-  }
-
-  @Test func eachEventIsEncodedOnceForEveryWatcher() async throws {
-    let encodes = Counter()
-    let hub = EventHub { event in
-      encodes.value.add(1, ordering: .relaxed)
-      return EventHub.wireLine(event)
+  static func status(_ id: String, check: Int) -> AssetStatus {
+    var status = AssetStatus(
+      id: id, remote: "https://example.com/\(id).json", format: "json", source: .cached,
+      version: "v1", etag: "\"e1\"", sha256: String(repeating: "a", count: 64), size: 1234,
+      path: "/var/cache/app/blobs/\(id)", entryPath: "/var/cache/app/entries/\(id).json",
+      fetchedAt: epoch, checkedAt: epoch.addingTimeInterval(Double(check)),
+      nextAttemptAt: epoch.addingTimeInterval(Double(check + 1)))
+    status.history = (0..<10).map {
+      RefreshRecord(at: epoch.addingTimeInterval(Double($0)), outcome: .notModified, detail: nil)
     }
-    let watchers = (0..<3).map { _ in hub.subscribeLines(snapshot: Self.snapshot("1")) }
-    #expect(encodes.value.load(ordering: .relaxed) == 3, "each watcher's own first snapshot")
-    let log = EngineLogEntry(
-      at: Date(timeIntervalSince1970: 1), assetID: "flags", level: .info, message: "hello")
+    return status
+  }
+
+  static func snapshot(_ assets: [AssetStatus]) -> EngineSnapshot {
+    EngineSnapshot(info: EngineInfo(appVersion: "1.0"), assets: assets, at: epoch)
+  }
+
+  /// The messages of one taken batch.
+  static func messages(_ batch: ByteBuffer?) throws -> [ControlMessage] {
+    guard let batch else { return [] }
+    let decoder = ControlProtocol.decoder()
+    return try batch.readableBytesView.split(separator: 0x0A).map {
+      try ControlMessage.decode(Data($0), using: decoder)
+    }
+  }
+
+  /// Takes batches from `watcher` until `done` holds for what was seen.
+  static func take(
+    _ watcher: WatcherQueue, until done: ([ControlMessage]) -> Bool
+  ) async throws -> [ControlMessage] {
+    var seen: [ControlMessage] = []
+    while !done(seen) {
+      guard let batch = await watcher.next() else { break }
+      seen += try messages(batch)
+    }
+    return seen
+  }
+
+  @Test func aBatchIsEncodedOnceForEveryWatcher() async throws {
+    let hub = EventHub(lineWindow: .milliseconds(5))
+    let watchers = (0..<3).map { _ in hub.subscribeLines(snapshot: Self.snapshot([])) }
+    let firsts = await watchers.asyncMap { await $0.next() }
+    #expect(firsts.allSatisfy { $0 != nil }, "each starts with its snapshot")
+    let log = EngineLogEntry(at: Self.epoch, assetID: "flags", level: .info, message: "hello")
     hub.publish(.log(log))
-    #expect(encodes.value.load(ordering: .relaxed) == 4, "one encoding for three watchers")
+    let batches = await watchers.asyncMap { await $0.next() }
+    #expect(hub.linesEncoded == 1, "one encoding for three watchers")
+    #expect(Set(batches.map { $0.map { String(buffer: $0) } ?? "" }).count == 1)
+    #expect(try Self.messages(batches[0]) == [.event(.log(log))])
     hub.finishAll()
-    var seen: [ByteBuffer] = []
-    for watcher in watchers {
-      var lines: [ByteBuffer] = []
-      for await line in watcher { lines.append(line) }
-      #expect(lines.count == 2)
-      if let last = lines.last { seen.append(last) }
-    }
-    #expect(Set(seen.map { String(buffer: $0) }).count == 1, "the same bytes for all")
-    let expected = try ControlProtocol.line(EngineEvent.log(log))
-    #expect(seen.first.map { Data($0.readableBytesView) } == expected)
   }
 
-  @Test func laggingWatchersGetOneSnapshotEncodedOnce() async throws {
-    let encodes = Counter()
-    let hub = EventHub(bufferSize: 2) { event in
-      encodes.value.add(1, ordering: .relaxed)
-      return EventHub.wireLine(event)
+  @Test func afterTheSnapshotAWatcherGetsOnlyWhatChanged() async throws {
+    let hub = EventHub(lineWindow: .milliseconds(5))
+    let before = Self.status("flags", check: 0)
+    let watcher = hub.subscribeLines(snapshot: Self.snapshot([before]))
+    _ = await watcher.next()
+    // A check answered with 304: a new checkedAt and nextAttemptAt (and one more history line).
+    var after = Self.status("flags", check: 1)
+    after.history.insert(
+      RefreshRecord(at: Self.epoch, outcome: .notModified, detail: nil), at: 0)
+    hub.publish(.assetChanged(after))
+    let batch = await watcher.next()
+    let messages = try Self.messages(batch)
+    guard case .change(let change) = messages.first, messages.count == 1 else {
+      Issue.record("expected one change, got \(messages)")
+      return
     }
-    let slow = [
-      hub.subscribeLines(snapshot: Self.snapshot("1")),
-      hub.subscribeLines(snapshot: Self.snapshot("1")),
-    ]
-    var lagging = false
-    for i in 0..<5 {
-      let entry = EngineLogEntry(
-        at: Date(timeIntervalSince1970: Double(i)), assetID: nil, level: .info, message: "\(i)")
-      lagging = hub.publish(.log(entry)) || lagging
-    }
-    #expect(lagging)
-    let before = encodes.value.load(ordering: .relaxed)
-    hub.resync(Self.snapshot("2"))
-    #expect(encodes.value.load(ordering: .relaxed) == before + 1)
+    #expect(change.fieldNames == ["checkedAt", "nextAttemptAt"])
+    let bytes = batch?.readableBytes ?? .max
+    #expect(bytes < 160, "a 304 costs \(bytes) bytes, not a whole status")
+    var mirrored = before
+    change.apply(to: &mirrored)
+    mirrored.history = after.history
+    #expect(mirrored == after)
     hub.finishAll()
-    for watcher in slow {
-      var last: String?
-      for await line in watcher { last = String(buffer: line) }
-      #expect(last?.contains(#""appVersion":"2""#) == true, "\(last ?? "")")
+  }
+
+  @Test func aWatcherThatTakesNothingHoldsOneEntryPerAssetAndThenItsFinalState() async throws {
+    let hub = EventHub(lineWindow: .milliseconds(2), maxQueuedLogs: 8)
+    let ids = (0..<20).map { "asset-\($0)" }
+    let initial = ids.map { Self.status($0, check: 0) }
+    let stalled = hub.subscribeLines(snapshot: Self.snapshot(initial))
+    let reader = hub.subscribeLines(snapshot: Self.snapshot(initial))
+    _ = await reader.next()
+    var latest: [String: AssetStatus] = [:]
+    for round in 1...40 {
+      for (index, id) in ids.enumerated() {
+        var status = Self.status(id, check: round)
+        status.version = "v\(round)"
+        status.activity = round.isMultiple(of: 2) ? .idle : .checking
+        if index.isMultiple(of: 3) { status.etag = nil }
+        latest[id] = status
+        hub.publish(.assetChanged(status))
+      }
+      hub.publish(
+        .log(EngineLogEntry(at: Self.epoch, assetID: nil, level: .info, message: "round \(round)")))
+      // The reader keeps up: each round reaches it before the next is published.
+      _ = try await Self.take(reader) { seen in
+        seen.contains {
+          if case .event(.log(let e)) = $0 { e.message == "round \(round)" } else { false }
+        }
+      }
+      #expect(stalled.pendingCount <= 1 + ids.count + 8, "round \(round): \(stalled.pendingCount)")
     }
+    // Now it reads: one line per asset (each asset's final state), the last 8 log lines.
+    let messages = try Self.messages(await stalled.next())
+    guard case .event(.snapshot(let snapshot)) = messages.first else {
+      Issue.record("the snapshot comes first")
+      return
+    }
+    var mirror = Dictionary(uniqueKeysWithValues: snapshot.assets.map { ($0.id, $0) })
+    var changes = 0
+    var logs: [String] = []
+    for message in messages.dropFirst() {
+      switch message {
+      case .change(let change):
+        changes += 1
+        change.apply(to: &mirror[change.id, default: AssetStatus(id: change.id)])
+      case .event(.log(let entry)): logs.append(entry.message)
+      default: Issue.record("unexpected \(message)")
+      }
+    }
+    #expect(changes == ids.count, "one change per asset, never a backlog")
+    #expect(logs == (33...40).map { "round \($0)" })
+    for id in ids {
+      var expected = latest[id]
+      expected?.history = mirror[id]?.history ?? []
+      #expect(mirror[id] == expected, "\(id)")
+    }
+    hub.finishAll()
+  }
+
+  @Test func aNewWatcherCatchesTheOthersUpOnWhatTheyWereNotTold() async throws {
+    let hub = EventHub(lineWindow: .milliseconds(2))
+    let first = Self.status("flags", check: 0)
+    let early = hub.subscribeLines(snapshot: Self.snapshot([first]))
+    _ = await early.next()
+    // The engine changed without publishing (a pause marks every status): the next watcher's
+    // snapshot shows it, and the early one is told.
+    var paused = first
+    paused.paused = true
+    let late = hub.subscribeLines(snapshot: Self.snapshot([paused]))
+    _ = await late.next()
+    let told = try await Self.take(early) { !$0.isEmpty }
+    guard case .change(let change) = told.first else {
+      Issue.record("expected a change, got \(told)")
+      return
+    }
+    #expect(change.fieldNames == ["paused"])
+    // Both now agree, so resuming is a change for both.
+    hub.publish(.assetChanged(first))
+    for watcher in [early, late] {
+      let seen = try await Self.take(watcher) { seen in
+        seen.contains {
+          if case .change(let c) = $0 {
+            c.fieldNames == ["paused"] && !c.values.paused
+          } else {
+            false
+          }
+        }
+      }
+      #expect(!seen.isEmpty)
+    }
+    hub.finishAll()
+  }
+
+  @Test func aClosedWatcherIsForgottenAndTheHubStopsBatching() async throws {
+    let hub = EventHub(lineWindow: .milliseconds(2))
+    let watcher = hub.subscribeLines(snapshot: Self.snapshot([]))
+    #expect(hub.hasSubscribers)
+    watcher.close()
+    #expect(!hub.hasSubscribers)
+    #expect(await watcher.next() == nil)
+    hub.publish(.log(EngineLogEntry(at: Self.epoch, assetID: nil, level: .info, message: "x")))
+    #expect(hub.linesEncoded == 0)
+  }
+}
+
+extension Array {
+  fileprivate func asyncMap<T>(_ transform: (Element) async -> T) async -> [T] {
+    var result: [T] = []
+    for element in self { result.append(await transform(element)) }
+    return result
   }
 }

@@ -9,8 +9,10 @@ public enum DashboardReducer {
   public static func reduce(_ state: inout DashboardState, _ input: DashboardInput, now: Date)
     -> [DashboardEffect]
   {
-    let effects = apply(input, to: &state, now: now)
+    let focus = state.detailFocus
+    var effects = apply(input, to: &state, now: now)
     settle(&state, now: now)
+    if state.detailFocus != focus { effects.append(.focus(state.detailFocus)) }
     return effects
   }
 
@@ -20,6 +22,7 @@ public enum DashboardReducer {
   public static func reduce(
     _ state: inout DashboardState, _ inputs: [DashboardInput], now: Date
   ) -> [DashboardEffect] {
+    let focus = state.detailFocus
     var effects: [DashboardEffect] = []
     for input in inputs {
       // Keys look at the rows as they are: settle what the events before them changed.
@@ -28,6 +31,7 @@ public enum DashboardReducer {
       if case .key = input { settle(&state, now: now) }
     }
     settle(&state, now: now)
+    if state.detailFocus != focus { effects.append(.focus(state.detailFocus)) }
     return effects
   }
 

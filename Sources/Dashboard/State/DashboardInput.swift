@@ -19,6 +19,8 @@ public enum DashboardEffect: Sendable, Equatable {
   case command(AssetCommand)
   /// Publish the demo origin's next release now (`n`, `assetwatch demo` only).
   case nextDemoRelease
+  /// The detail pane now shows this asset (nil: it is closed): its history is wanted current.
+  case focus(String?)
   /// Restore the terminal and exit.
   case quit
 }

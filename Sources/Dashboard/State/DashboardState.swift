@@ -36,6 +36,8 @@ public struct DashboardState: Sendable, Equatable {
   public internal(set) var overlay: Overlay?
   /// Whether the detail pane for the selected asset is shown.
   public internal(set) var showsDetail = false
+  /// The asset the detail pane shows, nil while it is closed.
+  public var detailFocus: String? { showsDetail ? selectedID : nil }
   /// Whether the event pane is shown.
   public internal(set) var showsEvents = true
   /// The engine's recent log lines.

@@ -21,7 +21,7 @@ package enum ControlClientError: Error, Sendable, Equatable, CustomStringConvert
     case .cannotConnect(let path, let reason): "cannot connect to \(path): \(reason)"
     case .refused(let message): "the engine refused the connection: \(message)"
     case .unsupportedProtocol(let version):
-      "the engine speaks control protocol \(version); this client speaks \(ControlProtocol.version)"
+      "the engine speaks control protocol \(version) and this assetwatch speaks \(ControlProtocol.version): attach with the assetwatch that runs the engine"
     case .disconnected: "the engine closed the connection"
     case .protocolError(let message): "unexpected data from the engine: \(message)"
     }
@@ -48,6 +48,11 @@ package final class ControlClient: Sendable {
     var nextID = 1
     var pending: [Int: CheckedContinuation<ControlReply, any Error>] = [:]
     var closed = false
+    /// The asset whose history is wanted (a detail pane shows it), if any.
+    var focus: String?
+    /// Whether a `detail` request for it is on its way, and whether it changed since.
+    var detailInFlight = false
+    var detailAgain = false
   }
   private let state = Mutex(State())
   private let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
@@ -94,6 +99,9 @@ package final class ControlClient: Sendable {
           box.outbound.withLock { $0 = outbound }
           let decoder = ControlProtocol.decoder()
           var greeted = false
+          // Every asset as the engine last said (protocol 2 sends changes after the snapshot):
+          // the events handed on are whole statuses, as an engine in this process publishes.
+          var mirror: [String: AssetStatus] = [:]
           for try await frame in inbound {
             guard case .line(let buffer) = frame else {
               throw ControlClientError.protocolError("a line too long to read")
@@ -110,8 +118,28 @@ package final class ControlClient: Sendable {
               helloSink.yield(hello)
             case .reply(let reply) where reply.id == nil && !greeted:
               throw ControlClientError.refused(reply.error ?? "no reason given")
-            case .reply(let reply): box.client?.deliver(reply)
-            case .event(let event): eventSink.yield(event)
+            case .reply(let reply):
+              // A detail's whole status (with its history) is the newest word on that asset.
+              if let status = reply.status {
+                mirror[status.id] = status
+                eventSink.yield(.assetChanged(status))
+              }
+              box.client?.deliver(reply)
+            case .event(let event):
+              switch event {
+              case .snapshot(let snapshot):
+                mirror = Dictionary(
+                  snapshot.assets.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
+              case .assetChanged(let status): mirror[status.id] = status
+              default: break
+              }
+              eventSink.yield(event)
+            case .change(let change):
+              var status = mirror[change.id] ?? AssetStatus(id: change.id)
+              change.apply(to: &status)
+              mirror[change.id] = status
+              eventSink.yield(.assetChanged(status))
+              if change.endsAnAttempt { box.client?.changed(change.id) }
             case .unknown: break
             }
           }
@@ -151,13 +179,18 @@ package final class ControlClient: Sendable {
   ///
   /// - Throws: ``ControlClientError/disconnected`` when the connection ends first.
   public func send(_ command: AssetCommand) async throws -> ControlReply {
+    try await request { ControlRequest(id: $0, command: command) }
+  }
+
+  /// Sends the request `make` builds with the next id and waits for its reply.
+  private func request(_ make: (Int) -> ControlRequest) async throws -> ControlReply {
     let id = state.withLock { s -> Int? in
       guard !s.closed else { return nil }
       defer { s.nextID += 1 }
       return s.nextID
     }
     guard let id else { throw ControlClientError.disconnected }
-    let line = try ControlProtocol.line(ControlRequest(id: id, command: command))
+    let line = try ControlProtocol.line(make(id))
     return try await withCheckedThrowingContinuation { continuation in
       let accepted = state.withLock { s -> Bool in
         guard !s.closed else { return false }
@@ -176,6 +209,62 @@ package final class ControlClient: Sendable {
           self.take(id)?.resume(throwing: ControlClientError.disconnected)
         }
       }
+    }
+  }
+
+  /// Asks for `id`'s whole status with its history (protocol 2 leaves the history out of its
+  /// changes). The answer also arrives on ``events`` as that asset's status.
+  ///
+  /// - Returns: the status, or nil when the engine has no such asset.
+  /// - Throws: ``ControlClientError/disconnected`` when the connection ends first.
+  public func detail(_ id: String) async throws -> AssetStatus? {
+    try await request { ControlRequest(id: $0, detail: id) }.status
+  }
+
+  /// Keeps `id`'s history current on ``events`` (nil: none): asked for now, and again after each
+  /// change that ends an attempt. A detail pane showing that asset calls this.
+  public func focus(_ id: String?) {
+    let ask = state.withLock { s -> Bool in
+      s.focus = id
+      guard id != nil else { return false }
+      if s.detailInFlight {
+        s.detailAgain = true
+        return false
+      }
+      s.detailInFlight = true
+      return true
+    }
+    if ask, let id { askDetail(id) }
+  }
+
+  /// An attempt ended for `id`: the focused asset's history is asked for again.
+  fileprivate func changed(_ id: String) {
+    let ask = state.withLock { s -> Bool in
+      guard s.focus == id else { return false }
+      if s.detailInFlight {
+        s.detailAgain = true
+        return false
+      }
+      s.detailInFlight = true
+      return true
+    }
+    if ask { askDetail(id) }
+  }
+
+  /// One `detail` request at a time; a change meanwhile asks once more when it is answered.
+  private func askDetail(_ id: String) {
+    Task {
+      _ = try? await self.detail(id)
+      let again = self.state.withLock { s -> String? in
+        guard s.detailAgain, let focus = s.focus, !s.closed else {
+          s.detailInFlight = false
+          s.detailAgain = false
+          return nil
+        }
+        s.detailAgain = false
+        return focus
+      }
+      if let again { self.askDetail(again) }
     }
   }
 

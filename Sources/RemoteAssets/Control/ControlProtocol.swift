@@ -2,14 +2,18 @@ import Foundation
 
 /// The control socket's wire format (newline-delimited JSON, one object per line).
 ///
-/// Server to client: a ``ControlHello`` (`"type":"hello"`), then a snapshot event, then every
-/// `EngineEvent` the engine publishes (`"type"` is `snapshot`, `asset`, `progress`, `engine` or
-/// `log`), and a ``ControlReply`` (`"type":"reply"`) for each request. Client to server: a
-/// ``ControlRequest`` per line, e.g. `{"id":1,"command":"refresh","asset":"feature-flags"}`.
-/// Dates are ISO 8601 strings with fractional seconds.
+/// Server to client: a ``ControlHello`` (`"type":"hello"`), then a snapshot event, then what the
+/// engine does: `change` lines (an asset's changed fields, ``AssetChange``), `asset` (a whole
+/// status, for an asset the watcher has not seen), `progress`, `engine` and `log`; and a
+/// ``ControlReply`` (`"type":"reply"`) for each request. Client to server: a ``ControlRequest``
+/// per line, e.g. `{"id":1,"command":"refresh","asset":"feature-flags"}`; `detail` asks for one
+/// whole status with its history. Dates are ISO 8601 strings with fractional seconds.
+///
+/// Version 2 (changes instead of whole statuses, `detail`) is not readable by a version 1 peer:
+/// each side refuses the other's hello with a one-line reason.
 package enum ControlProtocol {
   /// The protocol version this library speaks (sent in the hello).
-  public static let version = 1
+  public static let version = 2
 
   /// The socket's file name inside the cache directory.
   public static let socketFileName = "control.sock"
@@ -76,17 +80,21 @@ package struct ControlHello: Sendable, Equatable, Codable {
   public var readonly: Bool
   /// The command words the server accepts.
   public var commands: [String]
+  /// Why the server cut this process's previous connection (`too slow: …`), when it did so in
+  /// the last minutes; nil otherwise.
+  public var cut: String?
 
   /// Creates a hello.
   public init(
     protocol: Int = ControlProtocol.version, pid: Int32, cacheDirectory: String, readonly: Bool,
-    commands: [String] = ControlRequest.commandWords
+    commands: [String] = ControlRequest.commandWords, cut: String? = nil
   ) {
     self.protocol = `protocol`
     self.pid = pid
     self.cacheDirectory = cacheDirectory
     self.readonly = readonly
     self.commands = commands
+    self.cut = cut
   }
 }
 
@@ -96,13 +104,15 @@ package struct ControlRequest: Sendable, Equatable, Encodable {
   public static let commandWords = [
     "refresh", "refreshAll", "reset", "drop", "rollback", "pause", "resume", "verify",
     "confirm", "reject",
-    "verifyAll",
+    "verifyAll", "detail",
   ]
 
   /// The client's number for this request.
   public var id: Int
-  /// What to do.
-  public var command: AssetCommand
+  /// What to do (nil: ``detail`` asks).
+  public var command: AssetCommand?
+  /// For a `detail` request: the asset whose whole status (with its history) is wanted.
+  public var detail: String?
 
   /// Creates a request.
   public init(id: Int, command: AssetCommand) {
@@ -110,13 +120,24 @@ package struct ControlRequest: Sendable, Equatable, Encodable {
     self.command = command
   }
 
-  private enum CodingKeys: String, CodingKey { case id }
+  /// A `detail` request for `asset`.
+  public init(id: Int, detail asset: String) {
+    self.id = id
+    self.detail = asset
+  }
+
+  private enum CodingKeys: String, CodingKey { case id, command, asset }
 
   /// Encodes `{"id":N,"command":WORD[,"asset":ID]}`.
   public func encode(to encoder: any Encoder) throws {
     var c = encoder.container(keyedBy: CodingKeys.self)
     try c.encode(id, forKey: .id)
-    try command.encode(to: encoder)
+    if let command {
+      try command.encode(to: encoder)
+    } else if let detail {
+      try c.encode("detail", forKey: .command)
+      try c.encode(detail, forKey: .asset)
+    }
   }
 }
 
@@ -174,11 +195,14 @@ package struct ControlReply: Sendable, Equatable, Codable {
   public var results: [ControlRefreshResult]?
   /// What re-hashing found, for `verify` and `verifyAll` (absent from other replies).
   public var verified: [ControlVerifyResult]?
+  /// The whole status with its history, for `detail` (absent from other replies).
+  public var status: AssetStatus?
 
   /// Creates a reply.
   public init(
     id: Int?, ok: Bool, command: String? = nil, error: String? = nil,
-    results: [ControlRefreshResult]? = nil, verified: [ControlVerifyResult]? = nil
+    results: [ControlRefreshResult]? = nil, verified: [ControlVerifyResult]? = nil,
+    status: AssetStatus? = nil
   ) {
     self.id = id
     self.ok = ok
@@ -186,6 +210,7 @@ package struct ControlReply: Sendable, Equatable, Codable {
     self.error = error
     self.results = results
     self.verified = verified
+    self.status = status
   }
 }
 
@@ -195,6 +220,8 @@ package enum ControlMessage: Sendable, Equatable {
   case hello(ControlHello)
   /// An engine event.
   case event(EngineEvent)
+  /// What changed in an asset (protocol 2).
+  case change(AssetChange)
   /// An answer to a request.
   case reply(ControlReply)
   /// A line of a type this client does not know (a newer server); ignored.
@@ -210,6 +237,7 @@ package enum ControlMessage: Sendable, Equatable {
     switch type {
     case "hello": return .hello(try decoder.decode(ControlHello.self, from: line))
     case "reply": return .reply(try decoder.decode(ControlReply.self, from: line))
+    case "change": return .change(try decoder.decode(ChangeLine.self, from: line).change)
     case _ where EngineEvent.typeWords.contains(type):
       return .event(try decoder.decode(EngineEvent.self, from: line))
     default: return .unknown(type)

@@ -6,6 +6,8 @@ enum ControlRequestParser {
   enum Request: Equatable {
     /// A well-formed command.
     case command(id: Int?, AssetCommand)
+    /// A request for one asset's whole status with its history (a read: allowed read-only).
+    case detail(id: Int?, asset: String)
     /// A line that asks for nothing the server can do; the reply names why.
     case invalid(id: Int?, String)
     /// An empty line (ignored).
@@ -58,6 +60,7 @@ enum ControlRequestParser {
         reason = text
       }
       return .command(id: id, .reject(id: asset, reason: reason))
+    case "detail": return asset().map { .detail(id: id, asset: $0) } ?? needsAsset(word)
     case "refreshAll": return .command(id: id, .refreshAll)
     case "verifyAll": return .command(id: id, .verifyAll)
     case "pause": return .command(id: id, .pauseAutoRefresh)

@@ -30,6 +30,9 @@ public final class ControlServer: Sendable {
   private let acceptTask = Mutex<Task<Void, Never>?>(nil)
   private let connections = Atomic<Int>(0)
   private let stopped = Atomic<Bool>(false)
+  /// Processes whose watcher was cut for reading too slowly, and why: their next hello says so
+  /// (a stalled dashboard cannot be told while it stalls). A few minutes' worth, bounded.
+  private let cuts = Mutex<[Int32: (reason: String, at: ContinuousClock.Instant)]>([:])
 
   private typealias Connection = NIOAsyncChannel<ControlFrame, ByteBuffer>
 
@@ -134,10 +137,10 @@ public final class ControlServer: Sendable {
     }
   }
 
-  /// Why a new connection must be turned away, or nil to serve it.
-  private func refusal(_ channel: any Channel) async -> String? {
+  /// Why a new connection must be turned away (nil to serve it), and the peer's pid.
+  private func refusal(_ channel: any Channel) async -> (reason: String?, pid: Int32?) {
     guard let provider = channel as? any SocketOptionProvider else {
-      return "cannot read the peer's credentials"
+      return ("cannot read the peer's credentials", nil)
     }
     let credentials: PeerCredentials
     do {
@@ -145,21 +148,41 @@ public final class ControlServer: Sendable {
         level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED)
       ).get()
     } catch {
-      return "cannot read the peer's credentials"
+      return ("cannot read the peer's credentials", nil)
     }
     guard options.allowedUIDs.contains(credentials.uid) else {
       logger.warning(
         "control socket refused a peer of another user",
         metadata: ["uid": "\(credentials.uid)", "pid": "\(credentials.pid)"])
-      return "refused: uid \(credentials.uid) may not use this engine's control socket"
+      return ("refused: uid \(credentials.uid) may not use this engine's control socket", nil)
     }
-    return nil
+    return (nil, credentials.pid)
+  }
+
+  /// Remembers that `pid`'s watcher was cut and why (kept ten minutes, at most 256 processes).
+  private func recordCut(_ pid: Int32?, _ reason: String) {
+    guard let pid else { return }
+    let now = ContinuousClock.now
+    cuts.withLock { cuts in
+      cuts = cuts.filter { now - $0.value.at < .seconds(600) }
+      if cuts.count >= 256, let oldest = cuts.min(by: { $0.value.at < $1.value.at }) {
+        cuts[oldest.key] = nil
+      }
+      cuts[pid] = (reason, now)
+    }
+  }
+
+  /// Why `pid`'s previous watcher was cut, once (nil when it was not, or long ago).
+  private func takeCut(_ pid: Int32?) -> String? {
+    guard let pid, let cut = cuts.withLock({ $0.removeValue(forKey: pid) }) else { return nil }
+    return ContinuousClock.now - cut.at < .seconds(600) ? cut.reason : nil
   }
 
   private func serve(_ connection: Connection) async {
     let count = connections.add(1, ordering: .relaxed).newValue
     defer { connections.subtract(1, ordering: .relaxed) }
-    var refusedReason = await refusal(connection.channel)
+    let (refusal, pid) = await refusal(connection.channel)
+    var refusedReason = refusal
     if refusedReason == nil, count > options.maxConnections {
       refusedReason = "refused: too many watchers (\(options.maxConnections))"
     }
@@ -174,20 +197,24 @@ public final class ControlServer: Sendable {
         try await writer.send(
           ControlHello(
             pid: getpid(), cacheDirectory: engine.configuration.cacheDirectory.path,
-            readonly: readOnly))
-        // Each event arrives encoded once for every watcher (the same bytes for all).
+            readonly: readOnly, cut: takeCut(pid)))
+        // Batches of lines encoded once for every watcher (the same bytes for all); while this
+        // one is behind, its queue keeps each asset's latest state only.
         let lines = await engine.eventLines()
+        defer { lines.close() }
         let stall = WriteStall()
         try await withThrowingTaskGroup(of: Void.self) { group in
           group.addTask {
-            for await line in lines {
+            for await batch in lines {
               stall.begin()
-              try await writer.outbound.write(line)
+              try await writer.outbound.write(batch)
               stall.end()
             }
           }
           group.addTask { try await self.readRequests(inbound, writer: writer) }
-          group.addTask { try await self.waitForAStall(stall) }
+          group.addTask {
+            if let reason = try await self.waitForAStall(stall) { self.recordCut(pid, reason) }
+          }
           // Whichever ends first (the engine shut down, the peer hung up or misbehaved) ends
           // the connection.
           _ = try await group.next()
@@ -200,18 +227,19 @@ public final class ControlServer: Sendable {
   }
 
   /// Returns (ending the connection) once a write to the watcher has waited longer than
-  /// ``ControlServerOptions/maxWriteStall`` for it to read; logs why. Looks a few times per
-  /// limit; cancelled with the connection.
-  private func waitForAStall(_ stall: WriteStall) async throws {
+  /// ``ControlServerOptions/maxWriteStall`` for it to read; logs why and returns it. Looks a few
+  /// times per limit; cancelled with the connection.
+  private func waitForAStall(_ stall: WriteStall) async throws -> String? {
     let limit = options.maxWriteStall
     let look = max(Duration.milliseconds(50), min(limit / 4, .seconds(1)))
     while true {
       try await Task.sleep(for: look)
       if let waited = stall.waiting(), waited > limit {
+        let reason = "too slow: read nothing for \(DurationText.format(waited.timeInterval))"
         logger.warning(
           "control socket disconnected a watcher that read nothing for \(DurationText.format(waited.timeInterval)) (too slow)",
           metadata: ["limit": "\(limit)"])
-        return
+        return reason
       }
     }
   }
@@ -233,6 +261,14 @@ public final class ControlServer: Sendable {
           return
         case .line(let buffer):
           let request = ControlRequestParser.parse(Data(buffer.readableBytesView))
+          if case .detail(let id, let asset) = request {
+            let status = await engine.status(asset)
+            try await writer.send(
+              ControlReply(
+                id: id, ok: status != nil, command: "detail",
+                error: status == nil ? "no asset named \(asset)" : nil, status: status))
+            continue
+          }
           guard case .command(let id, let command) = request else {
             if case .invalid(let id, let message) = request {
               try await writer.send(ControlReply(id: id, ok: false, error: message))

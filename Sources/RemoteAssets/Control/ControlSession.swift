@@ -25,6 +25,8 @@ package final class ControlSession: Sendable {
   public let retryInterval: Duration
 
   private let current = Mutex<ControlClient?>(nil)
+  /// The asset whose history the watcher wants kept current (see ``focus(_:)``).
+  private let focused = Mutex<String?>(nil)
 
   /// Creates a session; nothing connects until ``updates()`` is iterated.
   public init(path: String, retryInterval: Duration = .milliseconds(500)) {
@@ -43,6 +45,7 @@ package final class ControlSession: Sendable {
         do {
           let client = try await ControlClient.connect(to: path)
           current.withLock { $0 = client }
+          if let focus = focused.withLock({ $0 }) { client.focus(focus) }
           lastReason = nil
           continuation.yield(.connected(client.hello))
           for await event in client.events { continuation.yield(.event(event)) }
@@ -71,6 +74,12 @@ package final class ControlSession: Sendable {
     }
     continuation.onTermination = { _ in task.cancel() }
     return stream
+  }
+
+  /// Keeps `id`'s history current on this connection and the ones after it (nil: none).
+  public func focus(_ id: String?) {
+    focused.withLock { $0 = id }
+    current.withLock { $0 }?.focus(id)
   }
 
   /// Sends a command over the current connection.

@@ -415,12 +415,13 @@ public actor AssetEngine {
     return stream
   }
 
-  /// ``events()`` as the control socket's wire lines, each event encoded once for every
-  /// watcher (see ``EventHub/subscribeLines(snapshot:)``).
-  package func eventLines() -> AsyncStream<ByteBuffer> {
-    let stream = hub.subscribeLines(snapshot: snapshot())
+  /// ``events()`` as the control socket's wire lines (protocol 2: a snapshot, then batches of
+  /// per-asset changes, each encoded once for every watcher; see
+  /// ``EventHub/subscribeLines(snapshot:)``). Close the queue when the watcher goes.
+  func eventLines() -> WatcherQueue {
+    let queue = hub.subscribeLines(snapshot: snapshot())
     if lifecycle.isShutDown { hub.finishAll() }
-    return stream
+    return queue
   }
 
   /// The bytes served now for `id`.

@@ -71,6 +71,12 @@ package protocol EngineLink: Sendable {
   ///   another process changed the copy) or cannot be reached.
   func perform(_ command: AssetCommand) async throws(EngineLinkError)
 
+  /// Keeps `id`'s whole status, history included, current in ``updates()`` (nil: no asset):
+  /// the dashboard's detail pane calls it for the asset it shows. An engine in this process
+  /// publishes whole statuses anyway; an attached one sends changes without the history, so the
+  /// link asks for it now and after each check of that asset.
+  func focus(_ id: String?) async
+
   /// Ends the link: this process's engine shuts down; an attached link closes its connection
   /// (the engine goes on).
   func close() async
@@ -79,7 +85,9 @@ package protocol EngineLink: Sendable {
 /// What ``EngineLink/updates()`` reports.
 package enum EngineLinkUpdate: Sendable, Equatable {
   /// An attached link (re)connected to the engine of process `pid`; a snapshot event follows.
-  case connected(pid: Int32)
+  /// `cut` says why the engine had cut this process's previous connection (`too slow: …`: it
+  /// read nothing for too long), when it had.
+  case connected(pid: Int32, cut: String? = nil)
   /// An engine event.
   case event(EngineEvent)
   /// An attached link lost its engine (or could not reach it); it keeps trying.

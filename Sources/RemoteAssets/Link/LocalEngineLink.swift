@@ -85,6 +85,9 @@ package struct LocalEngineLink: EngineLink {
     }
   }
 
+  /// Nothing to do: this process's engine publishes whole statuses, history included.
+  package func focus(_ id: String?) async {}
+
   package func close() async {
     await engine.shutdown()
   }

@@ -49,7 +49,7 @@ package final class SocketEngineLink: EngineLink {
   package func updates() async -> AsyncMapSequence<AsyncStream<ControlUpdate>, EngineLinkUpdate> {
     session.updates().map { update in
       switch update {
-      case .connected(let hello): .connected(pid: hello.pid)
+      case .connected(let hello): .connected(pid: hello.pid, cut: hello.cut)
       case .event(let event): .event(event)
       case .disconnected(let reason): .disconnected(reason: reason)
       }
@@ -112,6 +112,8 @@ package final class SocketEngineLink: EngineLink {
       throw .refused(reply.error ?? "the engine refused the command")
     }
   }
+
+  package func focus(_ id: String?) async { session.focus(id) }
 
   package func close() async {
     let (client, kick) = state.withLock { state in

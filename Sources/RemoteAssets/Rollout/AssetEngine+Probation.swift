@@ -168,7 +168,7 @@ extension AssetEngine {
       // A one-shot command claimed nothing: no write (and no fsync) at its exit.
       let ledger = store.readRollouts()
       guard ids.contains(where: { ledger.assets[$0]?.runningPID == me }) else { return }
-      try? store.updateRollouts { ledger in
+      _ = try? store.updateRollouts { ledger in
         for id in ids where ledger.assets[id]?.runningPID == me {
           ledger.assets[id]?.runningPID = nil
         }
