@@ -139,6 +139,13 @@ let package = Package(
         .product(name: "_CryptoExtras", package: "swift-crypto"),
       ]
     ),
+    // The publisher's side of TUF: builds, signs and writes repository metadata (ed25519 keys,
+    // canonical JSON, consistent snapshots, the timestamp written last). Pure apart from the
+    // folder reader and the crash-safe writer at its edges; `assetwatch publish` drives it.
+    .target(
+      name: "TUFPublish",
+      dependencies: ["AssetJSON", .product(name: "Crypto", package: "swift-crypto")]
+    ),
     // Test support (not a product): temporary folders, free ports, child processes, nginx, a
     // scoped LoopbackOrigin. Every scope cleans up also when its body throws.
     .target(name: "AssetWatchTestKit", dependencies: ["DemoOrigin"]),
@@ -192,6 +199,10 @@ let package = Package(
       name: "TUFTests", dependencies: ["TUF", "AssetJSON", "AssetModel", "AssetWatchTestKit"],
       exclude: ["Fixtures"]),
     .testTarget(name: "AssetJSONTests", dependencies: ["AssetJSON"]),
+    // The publisher against the engine's verifier and python-tuf's client; the CLI as a binary.
+    .testTarget(
+      name: "TUFPublishTests", dependencies: ["TUFPublish", "TUF", "AssetJSON", "AssetWatchTestKit"],
+      exclude: ["Fixtures"]),
   ],
   swiftLanguageModes: [.v6]
 )
