@@ -202,7 +202,8 @@ let package = Package(
     .testTarget(name: "AssetJSONTests", dependencies: ["AssetJSON"]),
     // The publisher against the engine's verifier and python-tuf's client; the CLI as a binary.
     .testTarget(
-      name: "TUFPublishTests", dependencies: ["TUFPublish", "TUF", "AssetJSON", "AssetWatchTestKit"],
+      name: "TUFPublishTests",
+      dependencies: ["TUFPublish", "TUF", "AssetJSON", "AssetWatchTestKit", "DemoOrigin"],
       exclude: ["Fixtures"]),
   ],
   swiftLanguageModes: [.v6]
