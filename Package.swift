@@ -71,6 +71,7 @@ let package = Package(
     .target(
       name: "DemoOrigin",
       dependencies: [
+        "TUFPublish",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -203,7 +204,10 @@ let package = Package(
     // The publisher against the engine's verifier and python-tuf's client; the CLI as a binary.
     .testTarget(
       name: "TUFPublishTests",
-      dependencies: ["TUFPublish", "TUF", "AssetJSON", "AssetWatchTestKit", "DemoOrigin"],
+      dependencies: [
+        "TUFPublish", "TUF", "AssetJSON", "AssetWatchTestKit", "DemoOrigin",
+        .product(name: "Crypto", package: "swift-crypto"),
+      ],
       exclude: ["Fixtures"]),
   ],
   swiftLanguageModes: [.v6]

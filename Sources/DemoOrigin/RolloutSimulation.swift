@@ -37,6 +37,10 @@ public actor RolloutSimulation {
   /// The banner's current bytes; served by a handler (not a plain resource) so it can fail.
   private var banner = StaticResource(data: Data(), contentType: "image/png")
   private var ticker: Task<Void, Never>?
+  /// With `signed`: the releases as a TUF repository at `/metadata/` and `/targets/`.
+  private var signedRepository: SignedDemoRepository?
+  /// What the attacker did at the current release (signed demo only).
+  public private(set) var attack = SignedAttack.none
   /// When the last release was published (the next one is due an interval later).
   private var releasedAt = ContinuousClock.now
 
@@ -50,11 +54,14 @@ public actor RolloutSimulation {
   ///   - releaseInterval: time between releases; `nil` advances only on `advance()` (tests).
   ///   - modelBytesPerSecond: the model's rate limit, so its download shows progress.
   /// - Throws: The bind error when the port is taken.
+  ///   - signed: also publish each release as a TUF repository (``trustedRoot`` is its root 1)
+  ///     and play an attacker on a schedule (``SignedAttack``).
   public static func start(
     port: Int = 0, releaseInterval: Duration? = .seconds(30),
-    modelBytesPerSecond: Int? = 8 << 20
+    modelBytesPerSecond: Int? = 8 << 20, signed: Bool = false
   ) async throws -> RolloutSimulation {
     let simulation = RolloutSimulation(origin: try await LoopbackOrigin.start(port: port))
+    if signed { try await simulation.startSigning() }
     await simulation.installStaticRoutes(modelBytesPerSecond: modelBytesPerSecond)
     await simulation.advance()
     if let releaseInterval {
@@ -83,6 +90,60 @@ public actor RolloutSimulation {
     }
     await origin.setResource(
       "/manifest.json", body: await manifestJSON(), contentType: "application/json")
+    await publishSigned()
+  }
+
+  /// The signed demo's trusted root (root version 1), nil unless started with `signed`.
+  public func trustedRoot() -> Data? { signedRepository?.trustedRoot }
+
+  private static let timestampPath = "metadata/timestamp.json"
+
+  private func startSigning() throws {
+    signedRepository = try SignedDemoRepository()
+    // Nothing is served before release 1 publishes the whole repository.
+  }
+
+  /// Signs the release's files as targets named by asset id (version: their SHA-256's first 8
+  /// digits, as the manifest says), serves the changed files, then plays the attacker the
+  /// schedule names for this release.
+  private func publishSigned() async {
+    guard var repository = signedRepository else { return }
+    var targets: [(path: String, data: Data, version: String)] = []
+    for entry in Self.entries where entry.id != "model" {
+      let data = await servedData(at: entry.path)
+      let sha = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+      targets.append((entry.id, data, String(sha.prefix(8))))
+    }
+    attack = SignedAttack.scheduled(release: release)
+    do {
+      let changed = try repository.publish(targets)
+      // The first release serves the whole repository (root 1 included).
+      let serve = release == 1 ? repository.files : changed
+      // The timestamp last, as on a real server: a client never sees it before what it names.
+      for path in serve.keys.sorted().filter({ $0 != Self.timestampPath })
+        + serve.keys.filter({ $0 == Self.timestampPath })
+      {
+        let data = serve[path]!
+        await origin.setResource("/" + path, body: data, contentType: "application/json")
+      }
+      switch attack {
+      case .none: break
+      case .tamperedTarget:
+        if let name = repository.storedName("feature-flags") {
+          await origin.setResource(
+            "/targets/" + name, body: Data(#"{"flags": "served by an attacker"}"#.utf8),
+            contentType: "application/json")
+        }
+      case .expiredTimestamp:
+        await origin.setResource(
+          "/metadata/timestamp.json", body: try repository.expiredTimestamp(),
+          contentType: "application/json")
+      }
+    } catch {
+      // Signing in memory with keys of its own cannot fail short of a bug; the previous
+      // release stays served.
+    }
+    signedRepository = repository
   }
 
   /// Sets when the banner fails with 503.
@@ -207,6 +268,24 @@ public actor RolloutSimulation {
           return
         }
       }
+    }
+  }
+}
+
+/// What the signed demo's attacker does at a release: every sixth release from the fourth on it
+/// serves other bytes under the signed feature-flags target's name; every sixth from the sixth
+/// on it replays a timestamp that has expired. The engine refuses both and keeps its last good
+/// copies; the next release is clean again.
+public enum SignedAttack: Sendable, Equatable {
+  case none
+  case tamperedTarget
+  case expiredTimestamp
+
+  public static func scheduled(release: Int) -> SignedAttack {
+    switch release % 6 {
+    case 4: .tamperedTarget
+    case 0: .expiredTimestamp
+    default: .none
     }
   }
 }
