@@ -9,7 +9,7 @@ import TUFPublish
 struct PublishCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "publish",
-    abstract: "Keep a signed TUF repository of assets (init, add, update, sign, ...).",
+    abstract: "Keep a signed TUF repository of assets for a static server.",
     discussion: """
       The folder holds metadata/ and targets/: upload it as it is to a static server. Keys \
       come from --keys-dir (*.key files, mode 0600) and from the variables \
@@ -20,7 +20,8 @@ struct PublishCommand: AsyncParsableCommand {
       Examples:
         assetwatch publish init --repo site --keys-dir keys
         assetwatch publish add --repo site --keys-dir keys flags f.json --version 7
-        assetwatch publish update --repo site --keys-dir keys flags f.json --version 8 --rollout 10
+        assetwatch publish update --repo site --keys-dir keys flags f.json \\
+          --version 8 --rollout 10
         ASSETWATCH_KEY_TIMESTAMP=... assetwatch publish refresh-timestamp --repo site
       """,
     subcommands: [

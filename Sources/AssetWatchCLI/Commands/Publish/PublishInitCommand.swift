@@ -6,7 +6,7 @@ import TUFPublish
 struct PublishInitCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "init",
-    abstract: "Create a repository: root 1 with new ed25519 keys per role, empty targets.",
+    abstract: "Create a repository: root 1, new ed25519 keys per role, no targets.",
     discussion: """
       Writes each new key to --keys-dir as ROLE-KEYID.key (mode 0600; an existing file is \
       never overwritten) and never prints it. Ship metadata/1.root.json with the app (the \

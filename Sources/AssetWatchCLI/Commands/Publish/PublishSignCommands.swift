@@ -6,7 +6,7 @@ import TUFPublish
 struct PublishSignCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "sign",
-    abstract: "Sign the metadata anew: new versions and expiries from --role down to timestamp.")
+    abstract: "Sign anew: new versions and expiries from --role down to timestamp.")
 
   @OptionGroup var options: PublishOptions
 
@@ -30,7 +30,7 @@ struct PublishSignCommand: ParsableCommand {
 struct PublishRefreshTimestampCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "refresh-timestamp",
-    abstract: "Sign a new timestamp (same snapshot) before the old one expires; needs only its key."
+    abstract: "Sign a new timestamp (same snapshot); needs only the timestamp key."
   )
 
   @OptionGroup var options: PublishOptions
@@ -52,8 +52,7 @@ struct PublishRefreshTimestampCommand: ParsableCommand {
 struct PublishRotateRootCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "rotate-root",
-    abstract:
-      "Write root N+1 (keys added, removed, thresholds), signed by the old and new root keys.",
+    abstract: "Write root N+1: keys added or removed, signed by old and new keys.",
     discussion: """
       Root N+1 needs the threshold of root N's root keys and of its own. Targets, snapshot and \
       timestamp are signed anew under it, so a replaced key stops counting at once. With no \
@@ -62,7 +61,8 @@ struct PublishRotateRootCommand: ParsableCommand {
       Examples:
         assetwatch publish rotate-root --repo site --keys-dir keys \\
           --remove-key timestamp=1a2b3c4d --generate timestamp
-        assetwatch publish rotate-root --repo site --keys-dir keys --generate root --threshold root=2
+        assetwatch publish rotate-root --repo site --keys-dir keys \\
+          --generate root --threshold root=2
       """)
 
   @OptionGroup var options: PublishOptions
@@ -132,7 +132,7 @@ struct PublishRotateRootCommand: ParsableCommand {
 struct PublishStatusCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "status",
-    abstract: "Show the repository's roles, versions, expiries and what expires soon.")
+    abstract: "Show roles, versions, expiries and what expires soon.")
 
   @Option(help: "The repository folder.")
   var repo: String
