@@ -9,7 +9,7 @@ import Foundation
 /// The private keys a publish step may sign with, by package key (hex): every `*.key` file of a
 /// keys folder, plus keys from environment variables (`ASSETWATCH_KEY_ROOT`, `..._TARGETS`,
 /// `..._SNAPSHOT`, `..._TIMESTAMP`, and any named with `--key-env`), each holding one or more
-/// keys in the key file format separated by commas or whitespace. Which role a key signs for
+/// keys in the key file format: hex seeds separated by commas or whitespace, or PEM blocks. Which role a key signs for
 /// is what root says of its package key, not the file or variable name.
 package struct KeyRing: Sendable {
   package private(set) var keys: [String: SigningKey] = [:]
@@ -50,7 +50,13 @@ package struct KeyRing: Sendable {
   {
     for name in names {
       guard let value = environment[name], !value.isEmpty else { continue }
-      let parts = value.split { $0 == "," || $0.isWhitespace }
+      // PEM keys hold whitespace: split after each END line; hex keys at commas or whitespace.
+      let parts =
+        value.contains("-----BEGIN")
+        ? value.components(separatedBy: "-----END PRIVATE KEY-----").map {
+          $0.trimmingCharacters(in: CharacterSet(charactersIn: ", \n\r\t"))
+        }.filter { !$0.isEmpty }.map { Substring($0 + "\n-----END PRIVATE KEY-----") }
+        : value.split { $0 == "," || $0.isWhitespace }
       for (i, part) in parts.enumerated() {
         let source = parts.count > 1 ? "$\(name) (key \(i + 1))" : "$\(name)"
         add(try SigningKey(text: String(part), source: source))

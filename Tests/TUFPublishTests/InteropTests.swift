@@ -135,6 +135,13 @@ import Testing
       #expect(try SigningKey(text: text, source: role).keyID == id, "\(role)")
     }
 
+    // The PEM key works from an environment variable too (CI secrets hold it as it is).
+    let pem = try String(
+      contentsOf: made.appendingPathComponent("keys/targets.key"), encoding: .utf8)
+    var fromEnvironment = KeyRing()
+    try fromEnvironment.addEnvironment(["K"], environment: ["K": pem])
+    #expect(fromEnvironment.keys.values.first?.keyID == keyIDs["targets"])
+
     var repository = try Repository.load(folder: repo)
     #expect(repository.targets.version == 1)
     #expect(repository.targetPaths == ["files/hello.txt"])
