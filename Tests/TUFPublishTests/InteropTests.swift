@@ -145,6 +145,7 @@ import Testing
     var repository = try Repository.load(folder: repo)
     #expect(repository.targets.version == 1)
     #expect(repository.targetPaths == ["files/hello.txt"])
+    #expect(repository.targets.signed["delegations"] != nil)
     var publication = Publication()
     let v2 = Array("hello from assetwatch publish\n".utf8)
     try repository.setTarget(
@@ -163,10 +164,15 @@ import Testing
     try withTemporaryDirectory { dir in
       let result = try PublishFixtures.ngclient(
         repo: repo, metadataDir: dir.path + "/client", trustedRoot: repo + "/metadata/1.root.json",
-        targets: ["files/hello.txt", "files/new.txt"])
+        targets: ["files/hello.txt", "files/new.txt", "project/data.bin"])
       #expect(result.root_version == 2)
       #expect(result.bytes("files/hello.txt") == v2)
       #expect(result.bytes("files/new.txt") == Array("new\n".utf8))
+      // The delegation python-tuf made survives: targets still delegates, snapshot still pins
+      // project.json, and ngclient resolves the delegated target.
+      #expect(
+        result.bytes("project/data.bin")
+          == Array(repeating: (0...255).map(UInt8.init), count: 4).flatMap { $0 })
       #expect(result.targets["files/hello.txt"]??.custom?.value["version"] == .string("aw-2"))
     }
     let (trusted, _, bytes) = try PublishFixtures.verify(repo, target: "files/hello.txt")

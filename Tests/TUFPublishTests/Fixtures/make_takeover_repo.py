@@ -3,8 +3,9 @@
 Usage: make_takeover_repo.py OUT NOW_EPOCH_SECONDS
 
 OUT/repo/metadata/  1.root.json (consistent snapshots, one ed25519 key per role), 1.targets.json
-                    listing files/hello.txt (custom.version "py-1"), 1.snapshot.json, timestamp.json
-                    (pretty-printed, as python-tuf writes them)
+                    listing files/hello.txt (custom.version "py-1") and delegating project/* to
+                    the role "project" (its own key), 1.project.json listing project/data.bin,
+                    1.snapshot.json, timestamp.json (pretty-printed, as python-tuf writes them)
 OUT/repo/targets/files/SHA256.hello.txt
 OUT/keys/ROLE.key   the private keys: the raw seed in hex, but targets as a PKCS#8 PEM
 OUT/keyids.json     {ROLE: the key id python-tuf gave the key}
@@ -17,7 +18,8 @@ from datetime import datetime, timedelta, timezone
 
 from cryptography.hazmat.primitives import serialization
 from securesystemslib.signer import CryptoSigner
-from tuf.api.metadata import Metadata, MetaFile, Root, Snapshot, TargetFile, Targets, Timestamp
+from tuf.api.metadata import (
+    DelegatedRole, Delegations, Metadata, MetaFile, Root, Snapshot, TargetFile, Targets, Timestamp)
 from tuf.api.serialization.json import JSONSerializer
 
 OUT = sys.argv[1]
@@ -25,7 +27,7 @@ NOW = datetime.fromtimestamp(int(sys.argv[2]), tz=timezone.utc)
 FUTURE = NOW + timedelta(days=30)
 SER = JSONSerializer(compact=False)
 ROLES = ["root", "targets", "snapshot", "timestamp"]
-K = {role: CryptoSigner.generate_ed25519() for role in ROLES}
+K = {role: CryptoSigner.generate_ed25519() for role in ROLES + ["project"]}
 
 repo = os.path.join(OUT, "repo")
 os.makedirs(os.path.join(repo, "metadata"))
@@ -53,11 +55,23 @@ tf = TargetFile.from_data("files/hello.txt", hello, ["sha256"])
 tf.unrecognized_fields["custom"] = {"version": "py-1"}
 targets = Metadata(Targets(expires=FUTURE))
 targets.signed.targets["files/hello.txt"] = tf
+targets.signed.delegations = Delegations(
+    keys={K["project"].public_key.keyid: K["project"].public_key},
+    roles={"project": DelegatedRole("project", [K["project"].public_key.keyid], 1, True,
+                                    paths=["project/*"])})
 write("metadata/1.targets.json", sign(targets, "targets"))
 write(f"targets/files/{tf.hashes['sha256']}.hello.txt", hello)
 
+data = bytes(range(256)) * 4
+df = TargetFile.from_data("project/data.bin", data, ["sha256"])
+project = Metadata(Targets(expires=FUTURE))
+project.signed.targets["project/data.bin"] = df
+write("metadata/1.project.json", sign(project, "project"))
+os.makedirs(os.path.join(repo, "targets", "project"))
+write(f"targets/project/{df.hashes['sha256']}.data.bin", data)
+
 snapshot = Metadata(Snapshot(expires=FUTURE))
-snapshot.signed.meta = {"targets.json": MetaFile(1)}
+snapshot.signed.meta = {"targets.json": MetaFile(1), "project.json": MetaFile(1)}
 write("metadata/1.snapshot.json", sign(snapshot, "snapshot"))
 
 timestamp = Metadata(Timestamp(expires=FUTURE))
