@@ -47,6 +47,14 @@ struct SignedDemoRepository: Sendable {
     return take(publication)
   }
 
+  /// Lists `path` as bytes the origin serves itself (the generated model), signed with the
+  /// next ``publish(_:)``; returns the name to serve them under (below `targets/`).
+  mutating func list(path: String, length: Int, sha256: String, version: String) throws -> String {
+    try repository.listTarget(
+      path: path, length: Int64(length), sha256: sha256, version: version)
+    return repository.storedName(path: path, sha256: sha256)
+  }
+
   /// The stored name (under `targets/`) of target `path`'s current bytes.
   func storedName(_ path: String) -> String? {
     guard let sha = repository.target(path)?["hashes"]?["sha256"]?.stringValue else { return nil }

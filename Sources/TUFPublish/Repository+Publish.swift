@@ -118,6 +118,28 @@ extension Repository {
     targets.signed["targets"] = .object(list)
   }
 
+  /// Lists target `path` as `length` bytes of SHA-256 `sha256` that the caller stores (or
+  /// serves) under ``storedName(path:sha256:)`` itself: for bytes too large to hold in memory or
+  /// made on the fly. Add or replace; any rollout is dropped.
+  package mutating func listTarget(path: String, length: Int64, sha256: String, version: String?)
+    throws(PublishError)
+  {
+    try Repository.checkTargetPath(path)
+    guard sha256.utf8.count == 64, Hex.decode(sha256) != nil, length >= 0 else {
+      throw PublishError("target \(path): a length and 64 hex digits of SHA-256 are needed")
+    }
+    var entry: [String: JSONValue] = [
+      "length": .integer(length), "hashes": .object(["sha256": .string(sha256.lowercased())]),
+    ]
+    if let version {
+      try Repository.checkText(version, what: "the version")
+      entry["custom"] = .object(["version": .string(version)])
+    }
+    var list = targets.signed["targets"]?.objectValue ?? [:]
+    list[path] = .object(entry)
+    targets.signed["targets"] = .object(list)
+  }
+
   /// Stops listing target `path` (its stored bytes stay: clients mid-update may still fetch them).
   package mutating func removeTarget(path: String) throws(PublishError) {
     var list = targets.signed["targets"]?.objectValue ?? [:]

@@ -74,7 +74,7 @@ import Testing
         ["demo", "--signed", "--plain", "--example", example], cwd: dir.url
       ) { demo in
         #expect(
-          await demo.waitForOutput(containing: "signed targets verified: 5 assets"),
+          await demo.waitForOutput(containing: "signed targets verified: 6 assets"),
           "\(demo.output)")
         #expect(
           await demo.waitForOutput(containing: "feature-flags   INFO         updated to"),

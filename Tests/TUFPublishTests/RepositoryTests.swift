@@ -1,10 +1,18 @@
 import AssetJSON
 import AssetWatchTestKit
+import Crypto
 import Foundation
 import TUF
 import Testing
 
 @testable import TUFPublish
+
+/// SHA-256 in hex, for expectations.
+enum SHA256Text {
+  static func hex(_ bytes: [UInt8]) -> String {
+    SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+  }
+}
 
 /// The publisher's metadata, read back by the engine's own verifier (`TUF`): init, targets,
 /// staged rollouts, signing, expiries, interruption, missing keys.
@@ -140,6 +148,31 @@ import Testing
       } catch let error as PublishError {
         #expect(error.message.contains("0 to 100"))
       }
+    }
+  }
+
+  /// Bytes the caller serves itself (the demo's generated model) are listed by length and hash.
+  @Test func aTargetListedByLengthAndHashVerifies() throws {
+    try withTemporaryDirectory { dir in
+      var (repository, ring, _) = try PublishFixtures.initialize(in: dir.path)
+      let bytes = Array("made on the fly".utf8)
+      let sha = SHA256Text.hex(bytes)
+      #expect(throws: PublishError.self) {
+        try repository.listTarget(path: "m", length: 1, sha256: "xyz", version: nil)
+      }
+      try repository.listTarget(
+        path: "m", length: Int64(bytes.count), sha256: sha, version: "v1")
+      var publication = Publication()
+      try repository.publish(
+        from: "targets", ring: ring, expiry: ExpiryPolicy(), now: Date(), into: &publication)
+      #expect(!publication.paths.contains { $0.hasPrefix("targets/") })
+      try RepositoryWriter(folder: dir.path).write(publication)
+      let name = repository.storedName(path: "m", sha256: sha)
+      #expect(name == "\(sha).m")
+      _ = try dir.file("targets/" + name, Data(bytes))
+      let (_, target, served) = try PublishFixtures.verify(dir.path, target: "m")
+      #expect(served == bytes)
+      #expect(target?.custom?["version"] == .string("v1"))
     }
   }
 

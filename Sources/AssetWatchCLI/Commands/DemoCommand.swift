@@ -100,7 +100,7 @@ struct DemoCommand: AsyncParsableCommand {
 
   /// Loads the example config with its port rewritten, and a temporary cache unless one is given.
   /// With `trustedRoot` (the signed demo) the manifest gives way to a `tuf` block trusting it,
-  /// and the assets the repository signs follow their targets (the model is left out).
+  /// and every http asset follows its signed target.
   private func makeEngine(port: Int, trustedRoot: Data?) async throws -> AssetEngine {
     guard let path = example ?? Self.findExample() else {
       Console.printError(
@@ -143,8 +143,8 @@ struct DemoCommand: AsyncParsableCommand {
   }
 
   /// The example config made to follow the demo's signed targets: `manifest` replaced by a
-  /// `tuf` block trusting `rootPath`, each http asset's `remote` (and the model, which the
-  /// repository does not list) dropped: the signed target gives URL, size, hash and version.
+  /// `tuf` block trusting `rootPath`, each http asset's `remote`, `headers`, `size` and
+  /// `sha256` dropped: the signed target gives URL, size, hash and version.
   static func signedConfig(_ text: String, port: Int, rootPath: String) throws -> String {
     guard var config = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
       let assets = config["assets"] as? [[String: Any]]
@@ -154,12 +154,13 @@ struct DemoCommand: AsyncParsableCommand {
       "metadataURL": "http://127.0.0.1:\(port)/metadata/",
       "targetsURL": "http://127.0.0.1:\(port)/targets/", "root": rootPath,
     ]
-    config["assets"] = assets.compactMap { asset -> [String: Any]? in
-      guard (asset["id"] as? String) != "model" else { return nil }
+    config["assets"] = assets.map { asset -> [String: Any] in
       var asset = asset
       if let remote = asset["remote"] as? String, remote.hasPrefix("http") {
         asset["remote"] = nil
         asset["headers"] = nil
+        asset["size"] = nil
+        asset["sha256"] = nil
       }
       return asset
     }
