@@ -147,6 +147,10 @@ public actor RolloutSimulation {
         await origin.setResource(
           "/metadata/timestamp.json", body: try repository.expiredTimestamp(),
           contentType: "application/json")
+      case .forgedTimestamp:
+        await origin.setResource(
+          "/metadata/timestamp.json", body: try repository.forgedTimestamp(),
+          contentType: "application/json")
       }
     } catch {
       // Signing in memory with keys of its own cannot fail short of a bug; the previous
@@ -281,19 +285,22 @@ public actor RolloutSimulation {
   }
 }
 
-/// What the signed demo's attacker does at a release: every sixth release from the fourth on it
-/// serves other bytes under the signed feature-flags target's name; every sixth from the sixth
-/// on it replays a timestamp that has expired. The engine refuses both and keeps its last good
+/// What the signed demo's attacker does at a release, in a cycle of 8 (calm in between): at
+/// release 4, 12, 20, ... it serves other bytes under the signed feature-flags target's name; at
+/// 6, 14, 22, ... it replays a timestamp that has expired; at 8, 16, 24, ... it serves a
+/// timestamp signed with a key of its own. The engine refuses each and keeps its last good
 /// copies; the next release is clean again.
 public enum SignedAttack: Sendable, Equatable {
   case none
   case tamperedTarget
   case expiredTimestamp
+  case forgedTimestamp
 
   public static func scheduled(release: Int) -> SignedAttack {
-    switch release % 6 {
+    switch release % 8 {
     case 4: .tamperedTarget
-    case 0: .expiredTimestamp
+    case 6: .expiredTimestamp
+    case 0: .forgedTimestamp
     default: .none
     }
   }

@@ -4,8 +4,8 @@ import TUFPublish
 /// The demo's releases as a TUF repository, made with the same code as `assetwatch publish`
 /// (`TUFPublish`), in memory: new keys each run, root 1 handed to the demo's config as its
 /// trusted root, and every release's files signed as targets named by asset id. It can also
-/// play an attacker: serve other bytes under a signed target's name, or a timestamp that
-/// expired (a freeze attack), so the dashboard shows the engine refusing and keeping its last
+/// play an attacker: serve other bytes under a signed target's name, a timestamp that expired
+/// (a freeze attack), or a timestamp signed with a key of its own, so the dashboard shows the engine refusing and keeping its last
 /// good copies.
 struct SignedDemoRepository: Sendable {
   private var repository: Repository
@@ -14,6 +14,8 @@ struct SignedDemoRepository: Sendable {
   private(set) var files: [String: Data] = [:]
   /// Root version 1, the demo config's trusted root.
   let trustedRoot: Data
+  /// The attacker's own signing key (``forgedTimestamp()``).
+  private let attackerKey = SigningKey.generate()
 
   init() throws {
     var keys: [String: [SigningKey]] = [:]
@@ -70,6 +72,13 @@ struct SignedDemoRepository: Sendable {
       from: "timestamp", ring: ring, expiry: ExpiryPolicy(["timestamp": 60]), now: Date() - 3600,
       into: &publication)
     return Data(publication.files.last!.bytes)
+  }
+
+  /// A next timestamp signed by a key of the attacker's own, which root does not name.
+  func forgedTimestamp() throws -> Data {
+    Data(
+      try repository.timestampSigned(
+        by: attackerKey, expiry: ExpiryPolicy(), now: Date()))
   }
 
   @discardableResult

@@ -193,6 +193,17 @@ extension Repository {
     publication.add("metadata/timestamp.json", timestamp.bytes)
   }
 
+  /// A next timestamp signed by `key` alone, whatever root says (the signed demo's attacker
+  /// forging one with a key of its own); the repository is unchanged. Clients must refuse it.
+  package func timestampSigned(by key: SigningKey, expiry: ExpiryPolicy, now: Date)
+    throws(PublishError) -> [UInt8]
+  {
+    var forged = timestamp
+    forged.renew(version: timestamp.version + 1, expires: expiry.expiry(of: "timestamp", now: now))
+    try forged.sign(with: [(key.keyID, key)])
+    return forged.bytes
+  }
+
   /// What a root rotation changes.
   package struct RootChange: Sendable {
     /// Keys to add, by role.

@@ -89,10 +89,10 @@ import Testing
       With --signed the origin also publishes each release as a TUF repository made
       with the code of `assetwatch publish` (new keys each run), the config follows
       its signed targets trusting its root (the header's badge says signed), and an
-      attacker plays on a schedule: at releases 4, 10, 16, ... it serves other bytes
-      under the feature-flags target's name, at releases 6, 12, 18, ... a timestamp
-      that has expired. The engine refuses both and keeps its last good copies; the
-      next release is clean.
+      attacker plays on a schedule of 8 releases: at release 4 it serves other bytes
+      under the feature-flags target's name, at 6 a timestamp that has expired, at 8
+      a timestamp signed with its own key. The engine refuses each and keeps its last
+      good copies; the next release is clean.
 
       Examples:
         assetwatch demo  (then edit examples/live/filter.js and watch it update)

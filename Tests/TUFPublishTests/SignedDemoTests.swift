@@ -7,8 +7,9 @@ import Testing
 
 /// The demo origin's signed releases (`assetwatch demo --signed`), followed by the engine (the
 /// built binary's `status --refresh`) trusting the root the origin made: each clean release is
-/// taken; the attacker's tampered target (release 4) and expired timestamp (release 6) are
-/// refused and the last good copy kept; the next release is taken again.
+/// taken; the attacker's tampered target (release 4), expired timestamp (release 6) and
+/// timestamp signed with its own key (release 8) are refused and the last good copy kept; the
+/// next release is taken again.
 @Suite struct SignedDemoTests {
   static func version(release: Int) -> String {
     let sha = SHA256.hash(data: RolloutContent.flags(release: release))
@@ -69,6 +70,17 @@ import Testing
         await simulation.advance()
         now = try await status()
         #expect(now.version == Self.version(release: 7))
+        #expect(now.refusal == nil)
+
+        await simulation.advance()
+        #expect(await simulation.attack == .forgedTimestamp)
+        now = try await status()
+        #expect(now.version == Self.version(release: 7))
+        #expect(now.refusal?.contains("signature") == true, "\(now.refusal ?? "no refusal")")
+
+        await simulation.advance()
+        now = try await status()
+        #expect(now.version == Self.version(release: 9))
         #expect(now.refusal == nil)
       }
     } catch {
