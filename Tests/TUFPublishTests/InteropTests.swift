@@ -117,10 +117,13 @@ import Testing
     }
   }
 
-  @Test func publishTakesOverARepositoryPythonTUFMade() throws {
+  /// Both layouts: consistent snapshots (python-tuf's default) and plain names.
+  @Test(arguments: [true, false])
+  func publishTakesOverARepositoryPythonTUFMade(consistent: Bool) throws {
     let made = try PythonTUFScript.run(
       "make_takeover_repo.py", prefix: "assetwatch-takeover",
-      arguments: [String(Int(Date().timeIntervalSince1970))], fixtures: PublishFixtures.fixtures
+      arguments: [String(Int(Date().timeIntervalSince1970))] + (consistent ? [] : ["plain"]),
+      fixtures: PublishFixtures.fixtures
     ).get()
     defer { try? FileManager.default.removeItem(at: made) }
     let repo = made.path + "/repo"
@@ -146,6 +149,7 @@ import Testing
     #expect(repository.targets.version == 1)
     #expect(repository.targetPaths == ["files/hello.txt"])
     #expect(repository.targets.signed["delegations"] != nil)
+    #expect(repository.consistentSnapshot == consistent)
     var publication = Publication()
     let v2 = Array("hello from assetwatch publish\n".utf8)
     try repository.setTarget(

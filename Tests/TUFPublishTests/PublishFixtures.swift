@@ -50,12 +50,15 @@ enum PublishFixtures {
       try trusted.updateRoot(next)
     }
     try trusted.updateTimestamp(read(folder, "metadata/timestamp.json"))
+    let consistent = trusted.root.consistentSnapshot
     let snapshotVersion = trusted.timestamp!.snapshotMeta.version
-    try trusted.updateSnapshot(read(folder, "metadata/\(snapshotVersion).snapshot.json"))
+    try trusted.updateSnapshot(
+      read(folder, "metadata/" + (consistent ? "\(snapshotVersion)." : "") + "snapshot.json"))
     let targetsVersion = trusted.snapshot!.meta["targets.json"]!.version
-    try trusted.updateTargets(read(folder, "metadata/\(targetsVersion).targets.json"))
+    try trusted.updateTargets(
+      read(folder, "metadata/" + (consistent ? "\(targetsVersion)." : "") + "targets.json"))
     guard let path, let target = trusted.targets!.targets[path] else { return (trusted, nil, nil) }
-    let name = target.consistentFileNames().first!
+    let name = consistent ? target.consistentFileNames().first! : path
     let bytes = try read(folder, "targets/\(name)")
     try target.verify(bytes)
     return (trusted, target, bytes)

@@ -1,6 +1,9 @@
 """A repository python-tuf's Metadata API made, for `assetwatch publish` to take over.
 
-Usage: make_takeover_repo.py OUT NOW_EPOCH_SECONDS
+Usage: make_takeover_repo.py OUT NOW_EPOCH_SECONDS [plain]
+
+With "plain" the root says consistent_snapshot false: snapshot.json, targets.json, project.json
+and targets under their own names (the layout of the list below otherwise).
 
 OUT/repo/metadata/  1.root.json (consistent snapshots, one ed25519 key per role), 1.targets.json
                     listing files/hello.txt (custom.version "py-1") and delegating project/* to
@@ -24,6 +27,7 @@ from tuf.api.serialization.json import JSONSerializer
 
 OUT = sys.argv[1]
 NOW = datetime.fromtimestamp(int(sys.argv[2]), tz=timezone.utc)
+CONSISTENT = not (len(sys.argv) > 3 and sys.argv[3] == "plain")
 FUTURE = NOW + timedelta(days=30)
 SER = JSONSerializer(compact=False)
 ROLES = ["root", "targets", "snapshot", "timestamp"]
@@ -45,7 +49,16 @@ def sign(md, role):
     return md.to_bytes(SER)
 
 
-root = Metadata(Root(expires=FUTURE, consistent_snapshot=True))
+root = Metadata(Root(expires=FUTURE, consistent_snapshot=CONSISTENT))
+
+
+def meta(name, version=1):
+    return f"metadata/{version}.{name}" if CONSISTENT else f"metadata/{name}"
+
+
+def stored(path, tf):
+    head, _, tail = path.rpartition("/")
+    return f"targets/{head}/{tf.hashes['sha256']}.{tail}" if CONSISTENT else f"targets/{path}"
 for role in ROLES:
     root.signed.add_key(K[role].public_key, role)
 write("metadata/1.root.json", sign(root, "root"))
@@ -59,20 +72,20 @@ targets.signed.delegations = Delegations(
     keys={K["project"].public_key.keyid: K["project"].public_key},
     roles={"project": DelegatedRole("project", [K["project"].public_key.keyid], 1, True,
                                     paths=["project/*"])})
-write("metadata/1.targets.json", sign(targets, "targets"))
-write(f"targets/files/{tf.hashes['sha256']}.hello.txt", hello)
+write(meta("targets.json"), sign(targets, "targets"))
+write(stored("files/hello.txt", tf), hello)
 
 data = bytes(range(256)) * 4
 df = TargetFile.from_data("project/data.bin", data, ["sha256"])
 project = Metadata(Targets(expires=FUTURE))
 project.signed.targets["project/data.bin"] = df
-write("metadata/1.project.json", sign(project, "project"))
+write(meta("project.json"), sign(project, "project"))
 os.makedirs(os.path.join(repo, "targets", "project"))
-write(f"targets/project/{df.hashes['sha256']}.data.bin", data)
+write(stored("project/data.bin", df), data)
 
 snapshot = Metadata(Snapshot(expires=FUTURE))
 snapshot.signed.meta = {"targets.json": MetaFile(1), "project.json": MetaFile(1)}
-write("metadata/1.snapshot.json", sign(snapshot, "snapshot"))
+write(meta("snapshot.json"), sign(snapshot, "snapshot"))
 
 timestamp = Metadata(Timestamp(expires=FUTURE))
 timestamp.signed.snapshot_meta = MetaFile(1)
