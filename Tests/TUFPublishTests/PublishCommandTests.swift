@@ -156,4 +156,43 @@ import Testing
       #expect(files.filter { $0.hasPrefix("timestamp-") }.count == 1)
     }
   }
+
+  /// `init --keys targets=2 --threshold targets=2`: targets needs both keys; with one the step
+  /// is refused before anything is written, with both the metadata carries two signatures.
+  @Test func aThresholdOfTwoNeedsBothKeys() async throws {
+    try await withTemporaryDirectory { dir in
+      let repo = dir.path + "/site"
+      let keys = dir.path + "/keys"
+      var result = try await Self.run([
+        "init", "--repo", repo, "--keys-dir", keys, "--keys", "targets=2", "--threshold",
+        "targets=2",
+      ])
+      #expect(result.status == 0, "\(result.stderr)")
+      let targetKeys = try FileManager.default.contentsOfDirectory(atPath: keys)
+        .filter { $0.hasPrefix("targets-") }.sorted()
+      #expect(targetKeys.count == 2)
+      let file = try dir.file("a.txt", "a")
+      // One targets key moved away: refused, nothing written.
+      try FileManager.default.createDirectory(
+        atPath: dir.path + "/offline", withIntermediateDirectories: true)
+      try FileManager.default.moveItem(
+        atPath: keys + "/" + targetKeys[1], toPath: dir.path + "/offline/" + targetKeys[1])
+      let before = try FileManager.default.contentsOfDirectory(atPath: repo + "/metadata")
+      result = try await Self.run(["add", "--repo", repo, "--keys-dir", keys, "a", file.path])
+      #expect(result.status == 2)
+      #expect(result.stderr.contains("needs 2 of the 2 targets key(s)"), "\(result.stderr)")
+      #expect(try FileManager.default.contentsOfDirectory(atPath: repo + "/metadata") == before)
+      // The second key from the environment: both sign.
+      let second = try String(
+        contentsOfFile: dir.path + "/offline/" + targetKeys[1], encoding: .utf8)
+      result = try await Self.run(
+        ["add", "--repo", repo, "--keys-dir", keys, "a", file.path],
+        environment: ["ASSETWATCH_KEY_TARGETS": second.trimmingCharacters(in: .newlines)])
+      #expect(result.status == 0, "\(result.stderr)")
+      let (trusted, target, _) = try PublishFixtures.verify(repo, target: "a")
+      #expect(trusted.root.roles["targets"]?.threshold == 2)
+      #expect(target != nil)
+      #expect(try Repository.load(folder: repo).targets.keyIDsSigned.count == 2)
+    }
+  }
 }
