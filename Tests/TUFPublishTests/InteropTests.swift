@@ -31,7 +31,7 @@ import Testing
       #expect(
         result.targets["app/flags.json"]??.custom?.value["version"] == .string("2026.11.26-1"))
       #expect(result.targets.keys.contains("missing.txt") && result.bytes("missing.txt") == nil)
-      #expect(result.timestamp_version == 2)
+      #expect(result.timestampVersion == 2)
 
       // A staged update and a timestamp refresh, read by the same client (rollback checks on).
       let v2 = Array("flags v2\n".utf8)
@@ -48,7 +48,7 @@ import Testing
         repo: repo, metadataDir: md, trustedRoot: repo + "/metadata/1.root.json",
         targets: ["app/flags.json"])
       #expect(result.bytes("app/flags.json") == v2)
-      #expect(result.timestamp_version == 4)
+      #expect(result.timestampVersion == 4)
       let rollout = result.targets["app/flags.json"]??.custom?.value["rollout"]
       #expect(rollout?["percent"] == .integer(25))
       #expect(rollout?["from"]?["version"] == .string("2026.11.26-1"))
@@ -103,13 +103,13 @@ import Testing
       let result = try PublishFixtures.ngclient(
         repo: repo, metadataDir: md, trustedRoot: repo + "/metadata/1.root.json", targets: ["a.txt"]
       )
-      #expect(result.root_version == 3)
+      #expect(result.rootVersion == 3)
       #expect(result.bytes("a.txt") == Array("a2".utf8))
       // A new client starting from root 1 does the same; so does the engine's verifier.
       let fresh = try PublishFixtures.ngclient(
         repo: repo, metadataDir: dir.path + "/fresh", trustedRoot: repo + "/metadata/1.root.json",
         targets: ["a.txt"])
-      #expect(fresh.root_version == 3)
+      #expect(fresh.rootVersion == 3)
       let (trusted, _, bytes) = try PublishFixtures.verify(repo, target: "a.txt")
       #expect(trusted.root.version == 3)
       #expect(trusted.root.roles["root"]?.threshold == 2)
@@ -169,7 +169,7 @@ import Testing
       let result = try PublishFixtures.ngclient(
         repo: repo, metadataDir: dir.path + "/client", trustedRoot: repo + "/metadata/1.root.json",
         targets: ["files/hello.txt", "files/new.txt", "project/data.bin"])
-      #expect(result.root_version == 2)
+      #expect(result.rootVersion == 2)
       #expect(result.bytes("files/hello.txt") == v2)
       #expect(result.bytes("files/new.txt") == Array("new\n".utf8))
       // The delegation python-tuf made survives: targets still delegates, snapshot still pins

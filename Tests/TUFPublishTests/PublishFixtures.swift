@@ -70,9 +70,15 @@ enum PublishFixtures {
       var hex: String
       var custom: JSONAny?
     }
-    var root_version: Int
-    var timestamp_version: Int
+    var rootVersion: Int
+    var timestampVersion: Int
     var targets: [String: Target?]
+
+    enum CodingKeys: String, CodingKey {
+      case rootVersion = "root_version"
+      case timestampVersion = "timestamp_version"
+      case targets
+    }
 
     func bytes(_ path: String) -> [UInt8]? {
       guard let t = targets[path] ?? nil else { return nil }
