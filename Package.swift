@@ -71,6 +71,7 @@ let package = Package(
     .target(
       name: "DemoOrigin",
       dependencies: [
+        "TUFPublish",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -90,6 +91,7 @@ let package = Package(
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         "RemoteAssetsPrometheus", .product(name: "Metrics", package: "swift-metrics"),
         "FleetModel", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        "TUFPublish",
       ]
     ),
     // The engine as a swift-service-lifecycle `Service`: one line in an app's `ServiceGroup`.
@@ -138,6 +140,13 @@ let package = Package(
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "_CryptoExtras", package: "swift-crypto"),
       ]
+    ),
+    // The publisher's side of TUF: builds, signs and writes repository metadata (ed25519 keys,
+    // canonical JSON, consistent snapshots, the timestamp written last). Pure apart from the
+    // folder reader and the crash-safe writer at its edges; `assetwatch publish` drives it.
+    .target(
+      name: "TUFPublish",
+      dependencies: ["AssetJSON", .product(name: "Crypto", package: "swift-crypto")]
     ),
     // Test support (not a product): temporary folders, free ports, child processes, nginx, a
     // scoped LoopbackOrigin. Every scope cleans up also when its body throws.
@@ -192,6 +201,14 @@ let package = Package(
       name: "TUFTests", dependencies: ["TUF", "AssetJSON", "AssetModel", "AssetWatchTestKit"],
       exclude: ["Fixtures"]),
     .testTarget(name: "AssetJSONTests", dependencies: ["AssetJSON"]),
+    // The publisher against the engine's verifier and python-tuf's client; the CLI as a binary.
+    .testTarget(
+      name: "TUFPublishTests",
+      dependencies: [
+        "TUFPublish", "TUF", "AssetJSON", "AssetWatchTestKit", "DemoOrigin",
+        .product(name: "Crypto", package: "swift-crypto"),
+      ],
+      exclude: ["Fixtures"]),
   ],
   swiftLanguageModes: [.v6]
 )

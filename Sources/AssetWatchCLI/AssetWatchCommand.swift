@@ -16,7 +16,7 @@ package struct AssetWatchCommand: AsyncParsableCommand {
       ResetCommand.self,
       DropCommand.self, RollbackCommand.self, ConfirmCommand.self, RejectCommand.self,
       CheckCommand.self, VerifyCommand.self, WaitCommand.self,
-      ServeCommand.self, FleetCommand.self, TUFClientCommand.self,
+      ServeCommand.self, FleetCommand.self, TUFClientCommand.self, PublishCommand.self,
     ],
     defaultSubcommand: WatchCommand.self
   )

@@ -12,9 +12,13 @@ public enum PythonTUFScript {
     public init(description: String) { self.description = description }
   }
 
-  /// Runs `script` (a file name in `Tests/TUFTests/Fixtures/`) with a new folder under the
-  /// temporary directory named `prefix-...` and then `arguments`; the folder on success.
-  public static func run(_ script: String, prefix: String, arguments: [String])
+  /// Runs `script` (a file name in `fixtures`, a folder relative to the package root) with a
+  /// new folder under the temporary directory named `prefix-...` and then `arguments`; the
+  /// folder on success.
+  public static func run(
+    _ script: String, prefix: String, arguments: [String],
+    fixtures: String = "Tests/TUFTests/Fixtures"
+  )
     -> Result<URL, Failure>
   {
     let root = AssetWatchBinary.packageRoot
@@ -31,7 +35,7 @@ public enum PythonTUFScript {
     removeStaleFolders(prefix: prefix)
     let out = FileManager.default.temporaryDirectory.appendingPathComponent(
       "\(prefix)-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString)")
-    let path = root.appendingPathComponent("Tests/TUFTests/Fixtures/\(script)").path
+    let path = root.appendingPathComponent("\(fixtures)/\(script)").path
     let process = Process()
     process.executableURL = URL(fileURLWithPath: python)
     process.arguments = [path, out.path] + arguments

@@ -86,8 +86,17 @@ import Testing
       The origin publishes a new release every 30 seconds; in the dashboard, n
       publishes the next one at once.
 
+      With --signed the origin also publishes each release as a TUF repository made
+      with the code of `assetwatch publish` (new keys each run), the config follows
+      its signed targets trusting its root (the header's badge says signed), and an
+      attacker plays on a schedule of 8 releases: at release 4 it serves other bytes
+      under the feature-flags target's name, at 6 a timestamp that has expired, at 8
+      a timestamp signed with its own key. The engine refuses each and keeps its last
+      good copies; the next release is clean.
+
       Examples:
         assetwatch demo  (then edit examples/live/filter.js and watch it update)
+        assetwatch demo --signed
         assetwatch demo --origin-only --port 8765
       """
     ),
@@ -174,6 +183,62 @@ import Testing
       engine).
 
       Example: assetwatch reject feature-flags --reason "checkout fails"
+      """
+    ),
+    (
+      PublishCommand.self,
+      """
+      OVERVIEW: Keep a signed TUF repository of assets for a static server.
+
+      The folder holds metadata/ and targets/: upload it as it is to a static server.
+      Keys come from --keys-dir (*.key files, mode 0600) and from the variables
+      ASSETWATCH_KEY_ROOT, ASSETWATCH_KEY_TARGETS, ASSETWATCH_KEY_SNAPSHOT,
+      ASSETWATCH_KEY_TIMESTAMP (and any --key-env NAME): the 64 hex digits of an
+      ed25519 seed, as a key file holds them.
+
+      Examples:
+        assetwatch publish init --repo site --keys-dir keys
+        assetwatch publish add --repo site --keys-dir keys flags f.json --version 7
+        assetwatch publish update --repo site --keys-dir keys flags f.json \\
+          --version 8 --rollout 10
+        ASSETWATCH_KEY_TIMESTAMP=... assetwatch publish refresh-timestamp --repo site
+      """
+    ),
+    (
+      PublishInitCommand.self,
+      """
+      OVERVIEW: Create a repository: root 1, new ed25519 keys per role, no targets.
+
+      Writes each new key to --keys-dir as ROLE-KEYID.key (mode 0600; an existing
+      file is never overwritten) and never prints it. Ship metadata/1.root.json with
+      the app (the config's "tuf": {"root": ...}).
+      """
+    ),
+    (
+      PublishUpdateCommand.self,
+      """
+      OVERVIEW: Replace a target's bytes, version or rollout percent, and sign.
+
+      With --rollout P below 100 and a new FILE, the target is staged: custom.rollout
+      names the bytes it replaces as "from", which instances outside the P % cohort
+      keep serving. Without FILE, the listed bytes stay and --rollout (or --version)
+      changes: 10 -> 50 -> 100.
+      """
+    ),
+    (
+      PublishRotateRootCommand.self,
+      """
+      OVERVIEW: Write root N+1: keys added or removed, signed by old and new keys.
+
+      Root N+1 needs the threshold of root N's root keys and of its own. Targets,
+      snapshot and timestamp are signed anew under it, so a replaced key stops
+      counting at once. With no change it renews root's expiry.
+
+      Examples:
+        assetwatch publish rotate-root --repo site --keys-dir keys \\
+          --remove-key timestamp=1a2b3c4d --generate timestamp
+        assetwatch publish rotate-root --repo site --keys-dir keys \\
+          --generate root --threshold root=2
       """
     ),
   ]

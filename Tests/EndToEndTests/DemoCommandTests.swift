@@ -64,4 +64,24 @@ import Testing
       }
     }
   }
+
+  /// `demo --signed`: the engine follows the origin's TUF repository (the trust state the
+  /// header's badge shows): the signed targets verify and the assets update from them.
+  @Test func signedDemoFollowsSignedTargets() async throws {
+    try await withTemporaryDirectory { dir in
+      let example = AssetWatchBinary.packageRoot.appendingPathComponent("assets.example.json").path
+      try await AssetWatchBinary.withRunning(
+        ["demo", "--signed", "--plain", "--example", example], cwd: dir.url
+      ) { demo in
+        #expect(
+          await demo.waitForOutput(containing: "signed targets verified: 6 assets"),
+          "\(demo.output)")
+        #expect(
+          await demo.waitForOutput(containing: "feature-flags   INFO         updated to"),
+          "\(demo.output)")
+        #expect(!demo.output.contains("untrusted"))
+        #expect(await demo.interrupt() == 130)
+      }
+    }
+  }
 }

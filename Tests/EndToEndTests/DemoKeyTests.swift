@@ -50,4 +50,36 @@ import Testing
       #expect(!help.text.contains("next release"), "\(help.text)")
     }
   }
+
+  /// `demo --signed` in tmux: the header's badge says signed; `n` up to release 6 (the
+  /// attacker's expired timestamp) turns it into a red UNTRUSTED refusal with the assets kept,
+  /// and release 7 makes it signed again.
+  @Test func signedDemoShowsTheBadgeAndTheAttackersRefusal() async throws {
+    let scratch = Scratch()
+    defer { scratch.remove() }
+    let example = BinaryRunner.packageRoot.appendingPathComponent("assets.example.json").path
+    let tmux = try await TmuxSession.start(
+      [
+        BinaryRunner.binary, "demo", "--signed", "--example", example, "--cache-dir",
+        scratch.url.appendingPathComponent("cache").path,
+      ], width: 160, height: 40, cwd: scratch.url, environment: ["NO_COLOR": ""])
+    do {
+      try await tmux.waitFor("the signed badge") { $0.text.contains("signed r1") }
+      for _ in 2...6 {
+        try await tmux.press("n")
+      }
+      let refused = try await tmux.waitFor("the expired timestamp refused", timeout: 30) {
+        $0.text.contains("UNTRUSTED")
+      }
+      #expect(refused.text.contains("expired"), "\(refused.text)")
+      try await tmux.press("n")
+      try await tmux.waitFor("signed again at release 7", timeout: 30) {
+        $0.text.contains("signed r1") && !$0.text.contains("UNTRUSTED")
+      }
+    } catch {
+      await tmux.kill()
+      throw error
+    }
+    await tmux.kill()
+  }
 }

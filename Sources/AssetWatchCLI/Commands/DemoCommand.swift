@@ -13,8 +13,17 @@ struct DemoCommand: AsyncParsableCommand {
       The origin publishes a new release every 30 seconds; in the dashboard, n publishes the \
       next one at once.
 
+      With --signed the origin also publishes each release as a TUF repository made \
+      with the code of `assetwatch publish` (new keys each run), the config follows its \
+      signed targets trusting its root (the header's badge says signed), and an attacker \
+      plays on a schedule of 8 releases: at release 4 it serves other bytes under the \
+      feature-flags target's name, at 6 a timestamp that has expired, at 8 a timestamp \
+      signed with its own key. The engine refuses each and keeps its last good copies; the \
+      next release is clean.
+
       Examples:
         assetwatch demo  (then edit examples/live/filter.js and watch it update)
+        assetwatch demo --signed
         assetwatch demo --origin-only --port 8765
       """)
 
@@ -37,11 +46,14 @@ struct DemoCommand: AsyncParsableCommand {
     help: "The example config to run (default: assets.example.json here or beside the package).")
   var example: String?
 
+  @Flag(help: "Roll out signed: a TUF repository, its root trusted, an attacker now and then.")
+  var signed = false
+
   func run() async throws {
     let simulation: RolloutSimulation
     do {
       simulation = try await RolloutSimulation.start(
-        port: port ?? 0, releaseInterval: .seconds(Self.releaseSeconds))
+        port: port ?? 0, releaseInterval: .seconds(Self.releaseSeconds), signed: signed)
     } catch {
       Console.printError("assetwatch: cannot start the demo origin on port \(port ?? 0): \(error)")
       throw ExitCode(1)
@@ -65,16 +77,18 @@ struct DemoCommand: AsyncParsableCommand {
     }
     let releases = Task { try? await simulation.runUntilCancelled() }
     defer { releases.cancel() }
-    let engine = try await makeEngine(port: simulation.origin.port)
+    let engine = try await makeEngine(
+      port: simulation.origin.port, trustedRoot: await simulation.trustedRoot())
     let session = WatchSession(
       link: LocalEngineLink(engine: engine), display: display, safety: safety,
-      configLabel: "demo: assets.example.json",
+      configLabel: signed ? "demo (signed): assets.example.json" : "demo: assets.example.json",
       nextDemoRelease: { await simulation.advance() })
     defer {
       // A cache the demo made for itself goes with it; one given by --cache-dir stays.
       if overrides.cacheDir == nil {
         try? FileManager.default.removeItem(atPath: engine.configuration.cacheDirectory.path)
       }
+      if signed { try? FileManager.default.removeItem(atPath: Self.signedRootPath) }
     }
     do {
       try await session.run()
@@ -86,7 +100,9 @@ struct DemoCommand: AsyncParsableCommand {
   }
 
   /// Loads the example config with its port rewritten, and a temporary cache unless one is given.
-  private func makeEngine(port: Int) async throws -> AssetEngine {
+  /// With `trustedRoot` (the signed demo) the manifest gives way to a `tuf` block trusting it,
+  /// and every http asset follows its signed target.
+  private func makeEngine(port: Int, trustedRoot: Data?) async throws -> AssetEngine {
     guard let path = example ?? Self.findExample() else {
       Console.printError(
         "assetwatch: cannot find assets.example.json; run from the package folder or pass --example FILE"
@@ -100,8 +116,20 @@ struct DemoCommand: AsyncParsableCommand {
       Console.printError("assetwatch: cannot read \(path): \(error)")
       throw ExitCode(2)
     }
-    let rewritten = text.replacingOccurrences(of: "127.0.0.1:8765", with: "127.0.0.1:\(port)")
+    var rewritten = text.replacingOccurrences(of: "127.0.0.1:8765", with: "127.0.0.1:\(port)")
     let cache = overrides.cacheDir ?? Self.temporaryCache()
+    if let trustedRoot {
+      // Beside the demo's own temporary cache (the cache folder itself must hold only the
+      // engine's files); the demo removes it when it ends.
+      let rootPath = Self.signedRootPath
+      do {
+        try trustedRoot.write(to: URL(fileURLWithPath: rootPath), options: .atomic)
+        rewritten = try Self.signedConfig(rewritten, port: port, rootPath: rootPath)
+      } catch {
+        Console.printError("assetwatch: cannot make the signed demo's config: \(error)")
+        throw ExitCode(1)
+      }
+    }
     let configuration: EngineConfiguration
     do {
       configuration = try ConfigurationLoader.parse(
@@ -115,6 +143,32 @@ struct DemoCommand: AsyncParsableCommand {
     return try await EngineLauncher.open(configuration, logging: logging)
   }
 
+  /// The example config made to follow the demo's signed targets: `manifest` replaced by a
+  /// `tuf` block trusting `rootPath`, each http asset's `remote`, `headers`, `size` and
+  /// `sha256` dropped: the signed target gives URL, size, hash and version.
+  static func signedConfig(_ text: String, port: Int, rootPath: String) throws -> String {
+    guard var config = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
+      let assets = config["assets"] as? [[String: Any]]
+    else { throw CocoaError(.fileReadCorruptFile) }
+    config["manifest"] = nil
+    config["tuf"] = [
+      "metadataURL": "http://127.0.0.1:\(port)/metadata/",
+      "targetsURL": "http://127.0.0.1:\(port)/targets/", "root": rootPath,
+    ]
+    config["assets"] = assets.map { asset -> [String: Any] in
+      var asset = asset
+      if let remote = asset["remote"] as? String, remote.hasPrefix("http") {
+        asset["remote"] = nil
+        asset["headers"] = nil
+        asset["size"] = nil
+        asset["sha256"] = nil
+      }
+      return asset
+    }
+    let data = try JSONSerialization.data(withJSONObject: config, options: [.sortedKeys])
+    return String(decoding: data, as: UTF8.self)
+  }
+
   /// `assets.example.json` in the working folder, else in the package the binary was built in.
   static func findExample() -> String? {
     var candidates = [FileManager.default.currentDirectoryPath + "/assets.example.json"]
@@ -126,6 +180,9 @@ struct DemoCommand: AsyncParsableCommand {
     }
     return candidates.first { FileManager.default.fileExists(atPath: $0) }
   }
+
+  /// The signed demo's trusted root, a file of this process's own under the temporary folder.
+  static var signedRootPath: String { temporaryCache() + "-trusted-root.json" }
 
   /// A cache folder of this process's own under the temporary folder.
   static func temporaryCache() -> String {

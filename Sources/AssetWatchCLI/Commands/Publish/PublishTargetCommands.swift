@@ -1,0 +1,102 @@
+import ArgumentParser
+import Foundation
+import TUFPublish
+
+/// What `add` and `update` share: a target path, a file, its version and rollout.
+struct PublishTargetOptions: ParsableArguments {
+  @Argument(help: "The target path in the repository (the asset's id or targetPath).")
+  var path: String
+
+  @Argument(help: "The file whose bytes the target is.")
+  var file: String?
+
+  @Option(help: "The version clients see (custom.version).")
+  var version: String?
+
+  @Option(help: "Stage the rollout: the percent of instances that take it (0 halts; 100 is all).")
+  var rollout: Int?
+
+  func bytes() throws(PublishError) -> [UInt8]? {
+    guard let file else { return nil }
+    guard let data = FileManager.default.contents(atPath: file) else {
+      throw PublishError("cannot read \(file)")
+    }
+    return [UInt8](data)
+  }
+}
+
+/// Adds or updates a target, then signs targets, snapshot and timestamp anew.
+private func publishTarget(_ options: PublishOptions, _ target: PublishTargetOptions, replace: Bool)
+  throws
+{
+  var repository = try options.load()
+  let ring = try options.keyRing()
+  let expiry = try options.expiryPolicy()
+  guard replace || target.file != nil else { throw PublishError("add needs a FILE") }
+  var publication = Publication()
+  try repository.setTarget(
+    path: target.path, bytes: target.bytes(), version: target.version,
+    rollout: target.rollout.map(RolloutFields.init(percent:)), replace: replace,
+    into: &publication)
+  try repository.publish(
+    from: "targets", ring: ring, expiry: expiry, now: Date(), into: &publication)
+  try options.write(publication)
+  Console.printLine(publishedLine(repository))
+}
+
+/// `publish add PATH FILE`.
+struct PublishAddCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "add", abstract: "List a new target from a file, and sign.")
+
+  @OptionGroup var options: PublishOptions
+  @OptionGroup var target: PublishTargetOptions
+
+  func run() throws {
+    try runPublishStep("add") { try publishTarget(options, target, replace: false) }
+  }
+}
+
+/// `publish update PATH [FILE]`.
+struct PublishUpdateCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "update",
+    abstract: "Replace a target's bytes, version or rollout percent, and sign.",
+    discussion: """
+      With --rollout P below 100 and a new FILE, the target is staged: custom.rollout names the \
+      bytes it replaces as "from", which instances outside the P % cohort keep serving. Without \
+      FILE, the listed bytes stay and --rollout (or --version) changes: 10 -> 50 -> 100.
+      """)
+
+  @OptionGroup var options: PublishOptions
+  @OptionGroup var target: PublishTargetOptions
+
+  func run() throws {
+    try runPublishStep("update") { try publishTarget(options, target, replace: true) }
+  }
+}
+
+/// `publish remove PATH`.
+struct PublishRemoveCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "remove", abstract: "Stop listing a target, and sign.")
+
+  @OptionGroup var options: PublishOptions
+
+  @Argument(help: "The target path.")
+  var path: String
+
+  func run() throws {
+    try runPublishStep("remove") {
+      var repository = try options.load()
+      let ring = try options.keyRing()
+      let expiry = try options.expiryPolicy()
+      var publication = Publication()
+      try repository.removeTarget(path: path)
+      try repository.publish(
+        from: "targets", ring: ring, expiry: expiry, now: Date(), into: &publication)
+      try options.write(publication)
+      Console.printLine(publishedLine(repository))
+    }
+  }
+}
