@@ -40,7 +40,9 @@ flags=(-c release --static-swift-stdlib "${extra[@]}")
 step "swift build ${flags[*]} --product assetwatch"
 swift build "${flags[@]}" --product assetwatch
 # swift-argument-parser's own man page generator (what its generate-manual plugin runs), built
-# from the package's dependency, run on the very binary this package ships.
+# from the package's dependency, run on the very binary this package ships. The plugin itself
+# (`swift package plugin generate-manual`) works offline here too and writes the same page, but
+# it first builds every product without --static-swift-stdlib: a second full release build.
 step "swift build ${flags[*]} --product generate-manual"
 swift build "${flags[@]}" --product generate-manual
 bin=$(swift build "${flags[@]}" --show-bin-path)
