@@ -33,7 +33,7 @@ done
 deb=${1:-}
 if [ -z "$deb" ]; then
     step "building the package (scripts/package.sh)"
-    deb=$(bash scripts/package.sh | tail -n 1)
+    deb=$(bash scripts/package.sh | tee /dev/stderr | tail -n 1)
 fi
 [ -f "$deb" ] || fail "no package at '$deb'"
 deb=$(realpath "$deb")
