@@ -33,7 +33,10 @@ done
 deb=${1:-}
 if [ -z "$deb" ]; then
     step "building the package (scripts/package.sh)"
-    deb=$(bash scripts/package.sh | tee /dev/stderr | tail -n 1)
+    package_log=$(mktemp)
+    bash scripts/package.sh | tee "$package_log" >&2
+    deb=$(tail -n 1 "$package_log")
+    rm -f "$package_log"
 fi
 [ -f "$deb" ] || fail "no package at '$deb'"
 deb=$(realpath "$deb")
