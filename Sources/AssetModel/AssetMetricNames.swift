@@ -1,6 +1,6 @@
 /// The names of the series the engine exports, and their help texts: the contract dashboards,
 /// alert rules and `assetwatch fleet` read. Every series has an `asset` label except
-/// ``manifestInfo``, ``instanceInfo`` and the TUF ones; the Prometheus server adds `instance` and
+/// ``manifestInfo``, ``instanceInfo``, ``buildInfo`` and the TUF ones; the Prometheus server adds `instance` and
 /// `job`.
 public enum AssetMetricNames {
   /// `remote_assets_asset_info{asset,version,target_version,state,error_kind}` = 1 (gauge): the
@@ -49,6 +49,9 @@ public enum AssetMetricNames {
   /// `remote_assets_instance_info{instance_id}` = 1 (gauge): this instance's id, the one staged
   /// rollouts sample their cohorts by. (Prometheus' own `instance` label is the scrape target.)
   public static let instanceInfo = "remote_assets_instance_info"
+  /// `remote_assets_build_info{version}` = 1 (gauge): the AssetWatch version exporting
+  /// (``AssetWatchVersion``), so a fleet's versions can be counted and an upgrade seen.
+  public static let buildInfo = "remote_assets_build_info"
   /// `remote_assets_tuf_metadata_expiry_timestamp_seconds{role}` (gauge): when each trusted TUF
   /// role's metadata expires; absent without `tuf` or before metadata verified.
   public static let tufMetadataExpiry = "remote_assets_tuf_metadata_expiry_timestamp_seconds"
@@ -83,6 +86,7 @@ public enum AssetMetricNames {
     assetRejected: "1 while a rejection of this version stands (it is not fetched again).",
     assetOnProbation: "1 while the version served is on probation (not confirmed yet).",
     instanceInfo: "This instance's id, the one staged rollouts sample their cohorts by.",
+    buildInfo: "The AssetWatch version exporting, as a label.",
     tufMetadataExpiry: "Unix time at which each trusted TUF role's metadata expires.",
     tufRefusing: "1 while the signed (TUF) metadata is refused, 0 while it verifies.",
     tufRefusalsTotal: "Refusals of the signed (TUF) metadata or of unlisted targets, by the check.",
@@ -104,7 +108,7 @@ public enum AssetMetricNames {
     assetInfo, assetBehind, lastSuccessTimestamp, secondsSinceLastSuccess, expiryTimestamp,
     servedBytes,
     consecutiveFailures, refreshTotal, bytesDownloadedTotal, refreshDuration, manifestInfo,
-    assetRolloutPercent, assetHeldBack, assetRejected, assetOnProbation, instanceInfo,
+    assetRolloutPercent, assetHeldBack, assetRejected, assetOnProbation, instanceInfo, buildInfo,
     tufMetadataExpiry, tufRefusing, tufRefusalsTotal,
   ]
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import RemoteAssets
 
 /// The `assetwatch` command: the dashboard by default, plus one-shot commands to drive the engine.
 package struct AssetWatchCommand: AsyncParsableCommand {
@@ -11,6 +12,7 @@ package struct AssetWatchCommand: AsyncParsableCommand {
         assetwatch watch --config assets.json
         assetwatch status --json
       """,
+    version: AssetWatchVersion.current,
     subcommands: [
       WatchCommand.self, DemoCommand.self, StatusCommand.self, RefreshCommand.self,
       ResetCommand.self,

@@ -12,7 +12,8 @@ public enum ScrapeSeries {
   /// served), and ``AssetMetricNames/lastSuccessTimestamp`` and
   /// ``AssetMetricNames/secondsSinceLastSuccess`` and ``AssetMetricNames/expiryTimestamp``
   /// (after a first successful check); then
-  /// ``AssetMetricNames/manifestInfo`` when a manifest is held. Server text in labels goes
+  /// ``AssetMetricNames/manifestInfo`` when a manifest is held, ``AssetMetricNames/instanceInfo``
+  /// when the engine has an id, ``AssetMetricNames/buildInfo`` always. Server text in labels goes
   /// through ``MetricLabel/bounded(_:maxBytes:)``.
   public static func samples(for snapshot: EngineSnapshot) -> [GaugeSample] {
     var out: [GaugeSample] = []
@@ -88,6 +89,10 @@ public enum ScrapeSeries {
           name: AssetMetricNames.instanceInfo,
           labels: [("instance_id", MetricLabel.bounded(instance))], value: 1))
     }
+    out.append(
+      GaugeSample(
+        name: AssetMetricNames.buildInfo, labels: [("version", AssetWatchVersion.current)],
+        value: 1))
     if let trust = snapshot.info.trust {
       out.append(
         GaugeSample(

@@ -41,9 +41,13 @@ import Testing
     let object = try JSONSerialization.jsonObject(with: Data(streamed.utf8)) as? [String: Any]
     #expect(object?["config"] as? String == "assets.json")
     #expect((object?["assets"] as? [[String: Any]])?.count == 2)
-    let keys = ["\"config\"", "\"appVersion\"", "\"manifestVersion\"", "\"assets\""]
+    #expect(object?["assetwatchVersion"] as? String == AssetWatchVersion.current)
+    let keys = [
+      "\"assetwatchVersion\"", "\"config\"", "\"appVersion\"", "\"manifestVersion\"",
+      "\"assets\"",
+    ]
     let positions = keys.compactMap { streamed.range(of: $0)?.lowerBound }
-    #expect(positions.count == 4 && positions == positions.sorted())
+    #expect(positions.count == 5 && positions == positions.sorted())
     #expect(streamed.contains("\"manifestVersion\" : null"))
   }
 

@@ -26,9 +26,13 @@ import Testing
     #expect(
       text == (try OrderedJSONEncoder().encode(StatusOutput(snapshot, configPath: "assets.json"))))
     #expect(text.hasSuffix("  \"assets\" : [],\n  \"trust\" : null\n}"), "\(text)")
-    let keys = ["\"config\"", "\"appVersion\"", "\"manifestVersion\"", "\"assets\"", "\"trust\""]
+    let keys = [
+      "\"assetwatchVersion\"", "\"config\"", "\"appVersion\"", "\"manifestVersion\"",
+      "\"assets\"", "\"trust\"",
+    ]
     let positions = keys.compactMap { text.range(of: $0)?.lowerBound }
-    #expect(positions.count == 5 && positions == positions.sorted())
+    #expect(positions.count == 6 && positions == positions.sorted())
+    #expect(text.hasPrefix("{\n  \"assetwatchVersion\" : \"\(AssetWatchVersion.current)\",\n"))
   }
 
   @Test func aSignedSummaryAndARefusal() throws {

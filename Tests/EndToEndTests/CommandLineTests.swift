@@ -72,7 +72,10 @@ import Testing
     let root = try #require(
       try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])
     #expect(
-      Set(root.keys) == ["config", "appVersion", "instance", "manifestVersion", "assets", "trust"])
+      Set(root.keys) == [
+        "assetwatchVersion", "config", "appVersion", "instance", "manifestVersion", "assets",
+        "trust",
+      ])
     // No instance in the config or the environment: an id made once and kept with the cache.
     let instance = try #require(root["instance"] as? String)
     #expect(
@@ -252,7 +255,8 @@ import Testing
     let staged = ["rollout", "probation", "rejected"]
     #expect(
       keys(status.stdout)
-        == ["config", "appVersion", "instance", "manifestVersion", "assets"] + asset + staged
+        == ["assetwatchVersion", "config", "appVersion", "instance", "manifestVersion", "assets"]
+        + asset + staged
         + asset + ["kind", "message", "at"] + staged + ["trust"], "\(status.stdout)")
     // Streamed one asset at a time, it is still one JSON document.
     let parsed = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]

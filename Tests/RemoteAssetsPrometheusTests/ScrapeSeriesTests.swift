@@ -102,6 +102,18 @@ import Testing
     #expect(value(unnamed, AssetMetricNames.manifestInfo, [("version", "")]) == 1)
   }
 
+  @Test func theBuildInfoNamesTheVersionAlways() {
+    for samples in [
+      ScrapeSeries.samples(for: snapshot([])),
+      ScrapeSeries.samples(for: snapshot([AssetStatus(id: "a")], manifest: "m1")),
+    ] {
+      let build = samples.filter { $0.name == AssetMetricNames.buildInfo }
+      #expect(build.count == 1)
+      #expect(
+        value(samples, AssetMetricNames.buildInfo, [("version", AssetWatchVersion.current)]) == 1)
+    }
+  }
+
   @Test func anUnknownErrorKindIsExportedAsOther() {
     let status = AssetStatus(
       id: "a", source: .bundled,

@@ -1,3 +1,4 @@
+import AssetModel
 import AssetWatchTestKit
 import Foundation
 import Testing
@@ -45,6 +46,9 @@ import Testing
             "\(scrape)\n\(serve.output)")
           #expect(scrape.value("remote_assets_served_bytes", [("asset", "flags")]) == 12)
           #expect(scrape.labelValues("remote_assets_asset_info", "state") == ["fresh"])
+          #expect(
+            scrape.value("remote_assets_build_info", [("version", AssetWatchVersion.current)])
+              == 1, "\(scrape)")
           #expect(try await httpGet("http://127.0.0.1:\(port)/other").status == 404)
           if command == ["serve"] {
             #expect(serve.output.contains("serving metrics"), "\(serve.output)")

@@ -43,7 +43,9 @@ struct DemoCommand: AsyncParsableCommand {
   var originOnly = false
 
   @Option(
-    help: "The example config to run (default: assets.example.json here or beside the package).")
+    help:
+      "The example config to run (default: assets.example.json here, beside the package, or in /usr/share/doc/assetwatch)."
+  )
   var example: String?
 
   @Flag(help: "Roll out signed: a TUF repository, its root trusted, an attacker now and then.")
@@ -169,15 +171,25 @@ struct DemoCommand: AsyncParsableCommand {
     return String(decoding: data, as: UTF8.self)
   }
 
-  /// `assets.example.json` in the working folder, else in the package the binary was built in.
+  /// `assets.example.json` in the working folder, else in the package the binary was built in,
+  /// else where the Debian package installs it (`/usr/share/doc/assetwatch` beside
+  /// `/usr/bin/assetwatch`).
   static func findExample() -> String? {
     var candidates = [FileManager.default.currentDirectoryPath + "/assets.example.json"]
-    var dir = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+    // The running binary's path: a shell that found `assetwatch` on PATH passes only its name.
+    let executable =
+      (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+      ?? CommandLine.arguments[0]
+    let binaryFolder = URL(fileURLWithPath: executable).resolvingSymlinksInPath()
       .deletingLastPathComponent()
+    var dir = binaryFolder
     for _ in 0..<4 {
       candidates.append(dir.appendingPathComponent("assets.example.json").path)
       dir.deleteLastPathComponent()
     }
+    candidates.append(
+      binaryFolder.deletingLastPathComponent()
+        .appendingPathComponent("share/doc/assetwatch/assets.example.json").path)
     return candidates.first { FileManager.default.fileExists(atPath: $0) }
   }
 

@@ -4,10 +4,13 @@ import RemoteAssets
 
 /// `status --json`: the engine's state once, as documented in the README.
 ///
-/// Keys come out in this order: `config`, `appVersion`, `instance`, `manifestVersion`, `assets` (each asset
+/// Keys come out in this order: `assetwatchVersion` (the binary's, ``AssetWatchVersion``),
+/// `config`, `appVersion`, `instance`, `manifestVersion`, `assets` (each asset
 /// as ``AssetOutput``), `trust` (``TrustOutput``; `null` without a `tuf` block). Absent values
 /// are `null`; strings from outside are cleaned.
 struct StatusOutput: Codable, Equatable {
+  /// The version of the `assetwatch` that wrote this (``AssetWatchVersion/current``).
+  var assetwatchVersion: String = AssetWatchVersion.current
   /// The config file, as given on the command line.
   var config: String
   /// The app version the engine ran as.
@@ -22,12 +25,13 @@ struct StatusOutput: Codable, Equatable {
   var trust: TrustOutput? = nil
 
   enum CodingKeys: String, CodingKey {
-    case config, appVersion, instance, manifestVersion, assets, trust
+    case assetwatchVersion, config, appVersion, instance, manifestVersion, assets, trust
   }
 
   /// Encodes every key, in the documented order (`nil` as `null`).
   func encode(to encoder: any Encoder) throws {
     var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(assetwatchVersion, forKey: .assetwatchVersion)
     try container.encode(config, forKey: .config)
     try container.encode(appVersion, forKey: .appVersion)
     try container.encode(instance, forKey: .instance)
@@ -102,6 +106,7 @@ extension StatusOutput {
       text.map(OrderedJSONEncoder.quoted) ?? "null"
     }
     write("{\n")
+    write("  \"assetwatchVersion\" : \(literal(AssetWatchVersion.current)),\n")
     write("  \"config\" : \(literal(OutsideText.json(configPath))),\n")
     write("  \"appVersion\" : \(literal(OutsideText.json(snapshot.info.appVersion))),\n")
     write("  \"instance\" : \(literal(OutsideText.json(snapshot.info.instance))),\n")
