@@ -4,11 +4,12 @@
 # medians and ratios. Timings are printed, never asserted.
 #
 #   scripts/bench.sh [--quick] [CASE ...]
-#   CASES: big sync revalidate status statusbig idle firstframe storm tuf   (default: all)
+#   CASES: big sync revalidate status statusbig idle firstframe storm tuf attach   (default: all)
 #          fleet (opt-in: a real Prometheus scraping synthetic fleets; needs prometheus)
 #   env:   RUNS (5; --quick 3)  BIG_MIB (1024; --quick 256)  IDLE_SECONDS (60; --quick 10)
 #          STORM_RATE (1000 events/s)  STORM_KEYS (10)  STORM_SECONDS (5)
 #          FLEET_SIZES ("1000x20 10000x50"; --quick "1000x20")  TUF_TARGETS (10000)
+#          ATTACH_ASSETS (200)  ATTACH_WATCHERS (20)  ATTACH_SECONDS (10; --quick 5)
 #          ASSETWATCH_BIN (a release binary to measure instead of building this tree's)
 #
 # Installs what it needs from Debian's packages when run as root (nginx-light curl time tmux),
@@ -24,12 +25,14 @@ for arg in "$@"; do
     *) CASES+=("$arg") ;;
   esac
 done
-[ ${#CASES[@]} -eq 0 ] && CASES=(big sync revalidate status statusbig idle firstframe storm tuf)
+[ ${#CASES[@]} -eq 0 ] && CASES=(big sync revalidate status statusbig idle firstframe storm tuf attach)
 if [ "$QUICK" = 1 ]; then
   RUNS=${RUNS:-3}; BIG_MIB=${BIG_MIB:-256}; IDLE_SECONDS=${IDLE_SECONDS:-10}
+  ATTACH_SECONDS=${ATTACH_SECONDS:-5}
   FLEET_SIZES=${FLEET_SIZES:-1000x20}
 else
   RUNS=${RUNS:-5}; BIG_MIB=${BIG_MIB:-1024}; IDLE_SECONDS=${IDLE_SECONDS:-60}
+  ATTACH_SECONDS=${ATTACH_SECONDS:-10}
   FLEET_SIZES=${FLEET_SIZES:-1000x20 10000x50}
 fi
 
@@ -505,5 +508,58 @@ bench_tuf() {
   row "tuf: refresh + lookup, $n targets, peak RSS" "$((rss / 1024)) MiB" "-"
 }
 
+# `serve` keeping ATTACH_ASSETS assets fresh every second (nginx answers 304s) with watchers on
+# its control socket: the engine's CPU and RSS alone, with readers, with stalled watchers, and
+# after they left; the peer is the same engine with no watcher, in the same run.
+bench_attach() {
+  local n=${ATTACH_ASSETS:-200} w=${ATTACH_WATCHERS:-20} secs=$ATTACH_SECONDS
+  [ -f "$WORK/n$n.json" ] || make_assets "$n" "n$n"
+  python3 - "$WORK/n$n.json" "$WORK/att.json" <<'PY'
+import json, sys
+config = json.load(open(sys.argv[1]))
+config["cacheDirectory"] = "cache-att"
+for asset in config["assets"]:
+    asset["refreshEvery"] = "1s"
+    asset["ttl"] = "1s"
+json.dump(config, open(sys.argv[2], "w"))
+PY
+  rm -rf "$WORK/cache-att"
+  "$BIN" refresh --config "$WORK/att.json" >/dev/null
+  (cd "$WORK" && exec "$BIN" serve --config "$WORK/att.json" >"$WORK/serve.log" 2>&1) &
+  local spid=$! sock="$WORK/cache-att/control.sock" hz
+  hz=$(getconf CLK_TCK)
+  for _ in $(seq 1 200); do [ -S "$sock" ] && break; sleep 0.05; done
+  sleep 3 # settle into the once-a-second rhythm
+  rss() { awk '/VmRSS/ {printf "%.0f", $2 / 1024}' "/proc/$spid/status"; }
+  cpu() { # percent of a core over SECONDS, while "$@" runs (or sleeps)
+    local c0 s0 c1 s1
+    c0=$(cpu_ticks "$spid"); s0=$(date +%s%N)
+    "$@"
+    c1=$(cpu_ticks "$spid"); s1=$(date +%s%N)
+    awk -v c=$((c1 - c0)) -v hz="$hz" -v ns=$((s1 - s0)) 'BEGIN{printf "%.1f", 100 * c / hz / (ns / 1e9)}'
+  }
+  local alone rss0 readers bytes stalled rss1 rss2
+  rss0=$(rss)
+  alone=$(cpu sleep "$secs")
+  read_all() { python3 scripts/attach-bench/watchers.py "$sock" read "$w" "$secs" > "$WORK/read.out"; }
+  readers=$(cpu read_all)
+  bytes=$(cat "$WORK/read.out")
+  python3 scripts/attach-bench/watchers.py "$sock" stall "$w" $((secs + 2)) > "$WORK/stall.out" &
+  local stpid=$!
+  for _ in $(seq 1 200); do grep -q ready "$WORK/stall.out" 2>/dev/null && break; sleep 0.05; done
+  sleep 1
+  stalled=$(cpu sleep "$secs")
+  rss1=$(rss)
+  wait "$stpid"
+  sleep 3 # the engine lets go of what it kept for them
+  rss2=$(rss)
+  kill -TERM "$spid"; wait "$spid" 2>/dev/null || true
+  row "attach: engine CPU, $w readers vs none ($n assets/s)" "${readers}% vs ${alone}% of a core" "$(ratio "$readers" "$alone")x"
+  row "attach: engine CPU, $w stalled vs none" "${stalled}% vs ${alone}% of a core" "$(ratio "$stalled" "$alone")x"
+  row "attach: bytes to each reader" "$((bytes / 1024)) KiB/s" "-"
+  row "attach: engine RSS before / with $w stalled / after" "${rss0} / ${rss1} / ${rss2} MiB" "+$((rss1 - rss0)) / +$((rss2 - rss0)) MiB"
+}
+
 if has tuf; then bench_tuf; fi
+if has attach; then bench_attach; fi
 if has fleet; then bench_fleet; fi

@@ -302,3 +302,15 @@ import Testing
     #expect(words == "refused: read-only")
   }
 }
+
+/// A dashboard the engine cut while it read nothing says so once it reads again.
+@Suite struct CutWordsTests {
+  @Test func aCutSaysDisconnectedTooSlowAndThatItIsBack() {
+    let entry = WatchSession<LocalEngineLink>.cutEntry(
+      "too slow: read nothing for 31s\u{1B}[2J", at: Date(timeIntervalSince1970: 0))
+    #expect(
+      entry.message
+        == "disconnected: too slow: read nothing for 31s[2J; reconnected with a fresh snapshot")
+    #expect(entry.level == .warning)
+  }
+}

@@ -274,6 +274,13 @@ import Testing
     let reply = try await reader.send(.verifyAll)
     #expect(reply.ok)
     #expect(server.connectionCount == 1)
+    // This process connects again: its hello says why the last connection was cut, once.
+    let again = try await ControlClient.connect(to: f.socketPath)
+    #expect(again.hello.cut?.hasPrefix("too slow: read nothing for ") == true, "\(again.hello)")
+    let once = try await ControlClient.connect(to: f.socketPath)
+    #expect(once.hello.cut == nil)
+    await again.close()
+    await once.close()
     await reader.close()
     withExtendedLifetime(stalled) {}
   }

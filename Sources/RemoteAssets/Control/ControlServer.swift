@@ -14,8 +14,9 @@ import Synchronization
 ///
 /// Every connection gets a hello, a snapshot, then each event; requests are answered with a
 /// reply. Peers of another user are refused by their credentials. A slow watcher never slows the
-/// engine: its events queue in the engine's bounded per-subscriber buffer, and when that
-/// overflows it gets a fresh snapshot instead of what it missed. Create one with
+/// engine: what it has not taken waits in a queue holding one entry per asset (each asset's
+/// latest change), and one that stays behind past ``ControlServerOptions/maxWriteStall`` is
+/// disconnected (its next hello says why). Create one with
 /// ``AssetEngine/startControlServer(options:)``; call ``stop()`` before the engine shuts down.
 public final class ControlServer: Sendable {
   /// The socket path.

@@ -27,7 +27,7 @@ public struct ControlServerOptions: Sendable {
   /// How long a write to a watcher may wait for it to read (its socket full) before the watcher
   /// is disconnected, with a logged reason: a frozen ssh session or a stopped dashboard must not
   /// keep the engine buffering and working for it. The engine's queue for it is bounded
-  /// meanwhile (it gets a fresh snapshot when it reads again in time).
+  /// meanwhile (one entry per asset: it gets each asset's latest state when it reads again).
   public var maxWriteStall: Duration = .seconds(30)
 
   /// Creates options; every field has a safe default.

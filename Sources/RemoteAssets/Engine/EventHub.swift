@@ -92,7 +92,9 @@ final class EventHub: Sendable {
         // to be told, such as the engine's pause): they get it now, and the baseline is the
         // snapshot again. For the new watcher those entries repeat its snapshot (harmless: a
         // change sets values).
+        let wasEmpty = l.batch.isEmpty
         for status in snapshot.assets { record(.assetChanged(status), into: &l) }
+        if wasEmpty, !l.batch.isEmpty { l.wake?.yield() }
       }
       l.watchers[id] = queue
     }
