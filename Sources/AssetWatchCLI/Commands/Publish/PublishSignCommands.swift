@@ -13,17 +13,7 @@ struct PublishSignCommand: ParsableCommand {
   @Option(help: "Where to start: targets (then snapshot, timestamp), snapshot or timestamp.")
   var role = "targets"
 
-  func run() throws {
-    try runPublishStep("sign") {
-      var repository = try options.load()
-      var publication = Publication()
-      try repository.publish(
-        from: role, ring: options.keyRing(), expiry: options.expiryPolicy(), now: Date(),
-        into: &publication)
-      try options.write(publication)
-      Console.printLine(publishedLine(repository))
-    }
-  }
+  func run() throws { try signFrom(role, options: options, step: "sign") }
 }
 
 /// `publish refresh-timestamp`: a new timestamp version naming the same snapshot (cron, CI).
@@ -35,17 +25,7 @@ struct PublishRefreshTimestampCommand: ParsableCommand {
 
   @OptionGroup var options: PublishOptions
 
-  func run() throws {
-    try runPublishStep("refresh-timestamp") {
-      var repository = try options.load()
-      var publication = Publication()
-      try repository.publish(
-        from: "timestamp", ring: options.keyRing(), expiry: options.expiryPolicy(), now: Date(),
-        into: &publication)
-      try options.write(publication)
-      Console.printLine(publishedLine(repository))
-    }
-  }
+  func run() throws { try signFrom("timestamp", options: options, step: "refresh-timestamp") }
 }
 
 /// `publish rotate-root`: root N+1 with keys added or removed, signed by old and new keys.
@@ -150,5 +130,19 @@ struct PublishStatusCommand: ParsableCommand {
         for line in status.text(now: now) { Console.printLine(line) }
       }
     }
+  }
+}
+
+/// Signs `role` and the roles below it anew with fresh expiries, writes them (timestamp last)
+/// and prints the versions: `sign` and `refresh-timestamp` differ only in where they start.
+private func signFrom(_ role: String, options: PublishOptions, step: String) throws {
+  try runPublishStep(step) {
+    var repository = try options.load()
+    var publication = Publication()
+    try repository.publish(
+      from: role, ring: options.keyRing(), expiry: options.expiryPolicy(), now: Date(),
+      into: &publication)
+    try options.write(publication)
+    Console.printLine(publishedLine(repository))
   }
 }
