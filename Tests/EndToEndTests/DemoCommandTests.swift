@@ -19,7 +19,7 @@ import Testing
     try await withTemporaryDirectory { dir in
       let port = freeLoopbackPort()
       try await AssetWatchBinary.withRunning(
-        ["demo", "--origin-only", "--port", "\(port)"], cwd: dir.url
+        ["demo", "--no-signed", "--origin-only", "--port", "\(port)"], cwd: dir.url
       ) { origin in
         #expect(
           await origin.waitForOutput(containing: "Demo origin at http://127.0.0.1:\(port)"),
@@ -52,7 +52,7 @@ import Testing
       let example = AssetWatchBinary.packageRoot.appendingPathComponent("assets.example.json").path
       try await AssetWatchBinary.withRunning(
         [
-          "demo", "--plain", "--example", example, "--cache-dir",
+          "demo", "--no-signed", "--plain", "--example", example, "--cache-dir",
           dir.url.appendingPathComponent("cache").path,
         ],
         cwd: dir.url

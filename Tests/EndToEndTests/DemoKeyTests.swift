@@ -17,7 +17,7 @@ import Testing
     let example = BinaryRunner.packageRoot.appendingPathComponent("assets.example.json").path
     let tmux = try await TmuxSession.start(
       [
-        BinaryRunner.binary, "demo", "--example", example, "--cache-dir",
+        BinaryRunner.binary, "demo", "--no-signed", "--example", example, "--cache-dir",
         scratch.url.appendingPathComponent("cache").path,
       ], width: 160, height: 40, cwd: scratch.url, environment: ["NO_COLOR": ""])
     do {

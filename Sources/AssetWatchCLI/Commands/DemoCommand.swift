@@ -13,17 +13,17 @@ struct DemoCommand: AsyncParsableCommand {
       The origin publishes a new release every 30 seconds; in the dashboard, n publishes the \
       next one at once.
 
-      With --signed the origin also publishes each release as a TUF repository made \
+      The rollout is signed: the origin publishes each release as a TUF repository made \
       with the code of `assetwatch publish` (new keys each run), the config follows its \
       signed targets trusting its root (the header's badge says signed), and an attacker \
       plays on a schedule of 8 releases: at release 4 it serves other bytes under the \
       feature-flags target's name, at 6 a timestamp that has expired, at 8 a timestamp \
       signed with its own key. The engine refuses each and keeps its last good copies; the \
-      next release is clean.
+      next release is clean. --no-signed runs the unsigned manifest rollout instead.
 
       Examples:
         assetwatch demo  (then edit examples/live/filter.js and watch it update)
-        assetwatch demo --signed
+        assetwatch demo --no-signed
         assetwatch demo --origin-only --port 8765
       """)
 
@@ -48,8 +48,10 @@ struct DemoCommand: AsyncParsableCommand {
   )
   var example: String?
 
-  @Flag(help: "Roll out signed: a TUF repository, its root trusted, an attacker now and then.")
-  var signed = false
+  @Flag(
+    inversion: .prefixedNo,
+    help: "Roll out signed: a TUF repository, its root trusted, an attacker now and then.")
+  var signed = true
 
   func run() async throws {
     let simulation: RolloutSimulation
