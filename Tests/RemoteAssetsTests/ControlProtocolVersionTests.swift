@@ -16,18 +16,7 @@ import Testing
   static func serveOneHello(_ hello: String, at path: String) throws -> Task<Void, Never> {
     let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
     guard listener >= 0 else { throw POSIXError(.EMFILE) }
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    let bytes = Array(path.utf8)
-    withUnsafeMutableBytes(of: &address.sun_path) { raw in
-      raw.copyBytes(from: bytes)
-      raw[bytes.count] = 0
-    }
-    let bound = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-      }
-    }
+    let bound = RawUnixSocket.withAddress(path) { bind(listener, $0, $1) }
     guard bound == 0, listen(listener, 1) == 0 else {
       close(listener)
       throw POSIXError(.EADDRINUSE)

@@ -224,20 +224,12 @@ package final class ControlClient: Sendable {
   /// Keeps `id`'s history current on ``events`` (nil: none): asked for now, and again after each
   /// change that ends an attempt. A detail pane showing that asset calls this.
   public func focus(_ id: String?) {
-    let ask = state.withLock { s -> Bool in
-      s.focus = id
-      guard id != nil else { return false }
-      if s.detailInFlight {
-        s.detailAgain = true
-        return false
-      }
-      s.detailInFlight = true
-      return true
-    }
-    if ask, let id { askDetail(id) }
+    state.withLock { $0.focus = id }
+    if let id { changed(id) }
   }
 
-  /// An attempt ended for `id`: the focused asset's history is asked for again.
+  /// An attempt ended for `id`: when it is the focused asset, its history is asked for (now, or
+  /// once more when the request on its way is answered).
   fileprivate func changed(_ id: String) {
     let ask = state.withLock { s -> Bool in
       guard s.focus == id else { return false }

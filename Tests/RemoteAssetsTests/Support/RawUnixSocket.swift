@@ -17,19 +17,8 @@ final class RawUnixSocket {
   init(path: String) throws {
     fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw POSIXError(.EMFILE) }
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    let bytes = Array(path.utf8)
-    withUnsafeMutableBytes(of: &address.sun_path) { raw in
-      raw.copyBytes(from: bytes)
-      raw[bytes.count] = 0
-    }
-    let result = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-      }
-    }
-    guard result == 0 else {
+    let fd = self.fd
+    guard Self.withAddress(path, { connect(fd, $0, $1) }) == 0 else {
       let code = errno
       close(fd)
       throw POSIXError(POSIXErrorCode(rawValue: code) ?? .ECONNREFUSED)
@@ -38,6 +27,24 @@ final class RawUnixSocket {
   }
 
   deinit { close(fd) }
+
+  /// Calls `body` (`connect`, `bind`) with the socket address of `path`.
+  static func withAddress(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> Int32)
+    -> Int32
+  {
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    let bytes = Array(path.utf8)
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+      raw.copyBytes(from: bytes)
+      raw[bytes.count] = 0
+    }
+    return withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        body($0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
+    }
+  }
 
   /// Writes everything, or stops early when the peer closed; returns the bytes written.
   @discardableResult
