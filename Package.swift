@@ -29,12 +29,19 @@ let package = Package(
     // strict parser and canonical form, the config reader with positions, the CLI's ordered
     // encoder, and the string escaping they share. Pure; no dependencies.
     .target(name: "AssetJSON"),
+    // A large file's content-defined chunk index (FastCDC cuts, SHA-256 per chunk, a strict
+    // text format): what a publisher writes and a client diffs against. Pure apart from `build`.
+    .target(
+      name: "ChunkIndex",
+      dependencies: [.product(name: "Crypto", package: "swift-crypto")]
+    ),
     // The caching engine library.
     .target(
       name: "RemoteAssets",
       dependencies: [
         "AssetModel",
         "AssetJSON",
+        "ChunkIndex",
         "CFileWriteback",
         "TUF",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -165,6 +172,8 @@ let package = Package(
       name: "RemoteAssetsTests",
       dependencies: [
         "RemoteAssets", "DemoOrigin", "AssetWatchTestKit", "RemoteAssetsTestKit", "TUF",
+        "ChunkIndex",
+        .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "MetricsTestKit", package: "swift-metrics"),
       ]

@@ -4,12 +4,14 @@
 # medians and ratios. Timings are printed, never asserted.
 #
 #   scripts/bench.sh [--quick] [CASE ...]
-#   CASES: big sync revalidate status statusbig idle firstframe storm tuf attach   (default: all)
+#   CASES: big sync revalidate status statusbig idle firstframe storm tuf attach delta
+#          (default: all)
 #          fleet (opt-in: a real Prometheus scraping synthetic fleets; needs prometheus)
 #   env:   RUNS (5; --quick 3)  BIG_MIB (1024; --quick 256)  IDLE_SECONDS (60; --quick 10)
 #          STORM_RATE (1000 events/s)  STORM_KEYS (10)  STORM_SECONDS (5)
 #          FLEET_SIZES ("1000x20 10000x50"; --quick "1000x20")  TUF_TARGETS (10000)
 #          ATTACH_ASSETS (200)  ATTACH_WATCHERS (20)  ATTACH_SECONDS (10; --quick 5)
+#          DELTA_SLOW (1: also over a 100 Mbit/s, +40 ms link in a network namespace; needs root)
 #          ASSETWATCH_BIN (a release binary to measure instead of building this tree's)
 #
 # Installs what it needs from Debian's packages when run as root (nginx-light curl time tmux),
@@ -25,7 +27,7 @@ for arg in "$@"; do
     *) CASES+=("$arg") ;;
   esac
 done
-[ ${#CASES[@]} -eq 0 ] && CASES=(big sync revalidate status statusbig idle firstframe storm tuf attach)
+[ ${#CASES[@]} -eq 0 ] && CASES=(big sync revalidate status statusbig idle firstframe storm tuf attach delta)
 if [ "$QUICK" = 1 ]; then
   RUNS=${RUNS:-3}; BIG_MIB=${BIG_MIB:-256}; IDLE_SECONDS=${IDLE_SECONDS:-10}
   ATTACH_SECONDS=${ATTACH_SECONDS:-5}
@@ -65,6 +67,9 @@ WORK=$(mktemp -d)
 chmod 755 "$WORK"
 cleanup() {
   tmux -L awbench kill-server 2>/dev/null || true
+  [ -n "${DELTA_PIDS:-}" ] && kill $DELTA_PIDS 2>/dev/null || true
+  ip netns del awslow 2>/dev/null || true
+  ip link del awh 2>/dev/null || true
   [ -f "$WORK/prometheus.pid" ] && kill "$(cat "$WORK/prometheus.pid")" 2>/dev/null || true
   [ -f "$WORK/nginx.pid" ] && kill "$(cat "$WORK/nginx.pid")" 2>/dev/null || true
   rm -rf "$WORK"
@@ -79,10 +84,14 @@ error_log $WORK/logs/error.log;
 events { worker_connections 4096; }
 http {
   access_log off;
+  log_format delta '\$uri \$status \$body_bytes_sent';
   client_body_temp_path $WORK/tmp;
   sendfile on;
   keepalive_requests 100000;
-  server { listen 127.0.0.1:$PORT backlog=4096; root $WORK/www; }
+  server {
+    listen 127.0.0.1:$PORT backlog=4096; root $WORK/www;
+    location /delta/ { access_log $WORK/logs/delta.log delta; }
+  }
 }
 CONF
 nginx -c "$WORK/nginx.conf" -p "$WORK"
@@ -560,6 +569,102 @@ PY
   row "attach: engine RSS before / with $w stalled / after" "${rss0} / ${rss1} / ${rss2} MiB" "+$((rss1 - rss0)) / +$((rss2 - rss0)) MiB"
 }
 
+# Delta updates (issue 21): a BIG_MIB asset whose second version has 1 % of its bytes changed in
+# place and 4 MiB inserted, published with `assetwatch index` and a manifest naming the index.
+# The engine holds the first version; the timed run updates to the second (fetching only what
+# changed with Range requests). Peers in the same run: curl -o && sync of the whole second
+# version from the same nginx, and the engine downloading it whole. Bytes fetched come from
+# nginx's log. DELTA_SLOW=1 (default) repeats it over a 100 Mbit/s link with 40 ms more round trip:
+# tc tbf on a veth pair into a network namespace, plus a delaying forwarder (no netem here).
+bench_delta() {
+  local d="$WORK/www/delta" size=$((BIG_MIB * 1048576))
+  mkdir -p "$d"
+  echo "  (writing two ${BIG_MIB} MiB versions and their chunk indexes...)" >&2
+  head -c "$size" /dev/urandom > "$d/v1.bin"
+  python3 scripts/delta-bench/versions.py "$d/v1.bin" "$d/v2.bin"
+  for v in v1 v2; do
+    ln -f "$d/$v.bin" "$d/model.bin"; "$BIN" index "$d/model.bin" >/dev/null
+    mv "$d/model.bin.chunks" "$d/$v.chunks"
+  done
+  chmod -R a+rX "$d"
+  publish() { # VERSION
+    ln -f "$d/$1.bin" "$d/model.bin"; ln -f "$d/$1.chunks" "$d/model.bin.chunks"
+    python3 scripts/delta-bench/manifest.py "$d" "$1" > "$d/manifest.new"; mv "$d/manifest.new" "$d/manifest.json"
+  }
+  config() { # NAME BASE_URL
+    cat > "$WORK/$1.json" <<CONF
+{ "appVersion": "bench", "cacheDirectory": "cache-$1", "manifest": "$2/delta/manifest.json",
+  "assets": [ { "id": "model", "remote": "$2/delta/model.bin", "format": "binary",
+                "maxBytes": "16GiB", "timeout": "60s", "refreshEvery": "manual" } ] }
+CONF
+  }
+  fetched() { awk '$1 == "/delta/model.bin" { s += $3 } END { print s + 0 }' "$WORK/logs/delta.log"; }
+  reopen_log() { : > "$WORK/logs/delta.log"; kill -USR1 "$(cat "$WORK/nginx.pid")"; sleep 0.2; }
+  local v2sha; v2sha=$(sha256sum "$d/v2.bin" | cut -d' ' -f1)
+  verified() { # NAME: the engine's copy is the second version, hash-checked
+    "$BIN" status --json --config "$WORK/$1.json" | grep -q "\"sha256\" *: *\"$v2sha\"" || {
+      echo "delta bench: $1 does not hold the second version" >&2; exit 1; }
+  }
+  # One timed delta update per run, from a copy of a cache holding the first version.
+  run_case() { # LABEL BASE_URL RUNS [ns-exec prefix...]
+    local label=$1 base=$2 runs=$3; shift 3
+    config dl "$base"; config dlfull "$base"
+    publish v1; rm -rf "$WORK/cache-dl" "$WORK/cache-v1"
+    "$@" "$BIN" refresh model --config "$WORK/dl.json" >/dev/null
+    cp -a "$WORK/cache-dl" "$WORK/cache-v1"
+    publish v2
+    # The first delta also indexes the cached copy (kept beside it for the next ones).
+    reopen_log
+    read -r tfirst _ < <(measure "$@" "$BIN" refresh model --config "$WORK/dl.json"); verified dl
+    local v1sha; v1sha=$(sha256sum "$d/v1.bin" | cut -d' ' -f1)
+    cp "$WORK/cache-dl/objects/$v1sha.chunks" "$WORK/cache-v1/objects/"
+    local D=() F=() C=() B=()
+    for _ in $(seq 1 "$runs"); do
+      rm -rf "$WORK/cache-dl"; cp -a "$WORK/cache-v1" "$WORK/cache-dl"; sync
+      reopen_log
+      read -r t _ < <(measure "$@" "$BIN" refresh model --config "$WORK/dl.json"); D+=("$t"); B+=("$(fetched)")
+      verified dl
+      rm -f "$WORK/full.out"
+      read -r t _ < <(measure "$@" sh -c "curl -sS -o '$WORK/full.out' '$base/delta/model.bin' && sync '$WORK/full.out'"); C+=("$t")
+      rm -f "$WORK/full.out"; rm -rf "$WORK/cache-dlfull"
+      read -r t _ < <(measure "$@" "$BIN" refresh model --config "$WORK/dlfull.json"); F+=("$t")
+      verified dlfull
+    done
+    local dm fm cm bm v2size
+    dm=$(median "${D[@]}"); fm=$(median "${F[@]}"); cm=$(median "${C[@]}"); bm=$(median "${B[@]}")
+    v2size=$(stat -c %s "$d/v2.bin")
+    row "delta$label: bytes fetched (1 % changed + 4 MiB)" "$((bm / 1048576)) MiB of $((v2size / 1048576)) MiB" "$(awk -v a="$bm" -v b="$v2size" 'BEGIN{printf "%.2f%%", 100*a/b}')"
+    row "delta$label: update vs curl -o && sync (whole)" "${dm}s vs ${cm}s" "$(ratio "$dm" "$cm")x"
+    row "delta$label: update vs assetwatch whole download" "${dm}s vs ${fm}s" "$(ratio "$dm" "$fm")x"
+    row "delta$label: first update (indexes cached copy)" "${tfirst}s vs ${cm}s" "$(ratio "$tfirst" "$cm")x"
+  }
+  run_case "" "$BASE" "$RUNS"
+  if [ "${DELTA_SLOW:-1}" = 1 ] && [ "$(id -u)" = 0 ]; then
+    # 10.77.0.1 (this namespace) <-veth, tbf 100 Mbit/s both ways-> 10.77.0.2 (awslow).
+    ip netns add awslow
+    ip link add awh type veth peer name awn
+    ip link set awn netns awslow
+    ip addr add 10.77.0.1/24 dev awh; ip link set awh up
+    ip netns exec awslow sh -c 'ip addr add 10.77.0.2/24 dev awn && ip link set awn up && ip link set lo up'
+    tc qdisc add dev awh root tbf rate 100mbit burst 256kb latency 100ms
+    ip netns exec awslow tc qdisc add dev awn root tbf rate 100mbit burst 256kb latency 100ms
+    # nginx <- delaying forwarder (20 ms each way) on 10.77.0.1 <- plain forwarder on the
+    # namespace's loopback (so the engine's loopback-only http policy holds).
+    python3 scripts/delta-bench/delay_proxy.py 10.77.0.1 "$PORT" 127.0.0.1 "$PORT" 0.02 > "$WORK/proxy1.out" &
+    DELTA_PIDS="$!"
+    ip netns exec awslow python3 scripts/delta-bench/delay_proxy.py 127.0.0.1 "$PORT" 10.77.0.1 "$PORT" 0 > "$WORK/proxy2.out" &
+    DELTA_PIDS="$DELTA_PIDS $!"
+    for _ in $(seq 1 100); do grep -q ready "$WORK/proxy1.out" "$WORK/proxy2.out" 2>/dev/null && [ "$(cat "$WORK/proxy1.out" "$WORK/proxy2.out" | grep -c ready)" = 2 ] && break; sleep 0.1; done
+    run_case " (100 Mbit/s, +40 ms)" "http://127.0.0.1:$PORT" "${DELTA_SLOW_RUNS:-1}" ip netns exec awslow
+    kill $DELTA_PIDS 2>/dev/null || true; DELTA_PIDS=""
+    ip netns del awslow; ip link del awh 2>/dev/null || true
+  elif [ "${DELTA_SLOW:-1}" = 1 ]; then
+    echo "  (delta over a slow link skipped: network namespaces need root)" >&2
+  fi
+  rm -rf "$d" "$WORK"/cache-dl* "$WORK/cache-v1"
+}
+
 if has tuf; then bench_tuf; fi
 if has attach; then bench_attach; fi
 if has fleet; then bench_fleet; fi
+if has delta; then bench_delta; fi

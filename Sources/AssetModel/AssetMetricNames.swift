@@ -63,6 +63,12 @@ public enum AssetMetricNames {
   /// (`expired`, `rollback`, `signatures`, `pinned_hash`, `too_large`, `target_not_listed`, ...;
   /// a fixed set of words).
   public static let tufRefusalsTotal = "remote_assets_tuf_refusals_total"
+  /// `remote_assets_delta_bytes_total{asset,source}` (counter): bytes of delta updates by where
+  /// they came from: `fetched` (Range requests) or `reused` (copied from a cached copy).
+  public static let deltaBytesTotal = "remote_assets_delta_bytes_total"
+  /// `remote_assets_delta_fallbacks_total{asset}` (counter): delta updates given up for a whole
+  /// download (index missing or invalid, a server that ignores Range, a chunk that lies).
+  public static let deltaFallbacksTotal = "remote_assets_delta_fallbacks_total"
 
   /// The `# HELP` text of each series (promtool's linter wants one for every family).
   public static let help: [String: String] = [
@@ -90,17 +96,19 @@ public enum AssetMetricNames {
     tufMetadataExpiry: "Unix time at which each trusted TUF role's metadata expires.",
     tufRefusing: "1 while the signed (TUF) metadata is refused, 0 while it verifies.",
     tufRefusalsTotal: "Refusals of the signed (TUF) metadata or of unlisted targets, by the check.",
+    deltaBytesTotal: "Bytes of delta updates, by source: fetched with Range requests or reused.",
+    deltaFallbacksTotal: "Delta updates given up for a whole download.",
   ]
 
   /// The families only an engine that follows signed targets (`tuf`) exports.
   public static let signedTargetsOnly: Set<String> = [
-    tufMetadataExpiry, tufRefusing, tufRefusalsTotal,
+    tufMetadataExpiry, tufRefusing, tufRefusalsTotal, deltaBytesTotal, deltaFallbacksTotal,
   ]
 
   /// The families an engine exports only when something calls for them: the signed-targets
   /// ones (``signedTargetsOnly``), a staged rollout's percent and a standing rejection.
   public static let exportedOnlyWhenUsed: Set<String> = signedTargetsOnly.union([
-    assetRolloutPercent, assetRejected,
+    assetRolloutPercent, assetRejected, deltaBytesTotal, deltaFallbacksTotal,
   ])
 
   /// Every name of the contract.

@@ -7,10 +7,11 @@ import Foundation
 
 extension TransferProgress: Codable {
   private enum CodingKeys: String, CodingKey {
-    case receivedBytes, expectedBytes, bytesPerSecond
+    case receivedBytes, expectedBytes, bytesPerSecond, reusedBytes
   }
 
-  /// Decodes `{"receivedBytes":…, "expectedBytes":…|null, "bytesPerSecond":…}`.
+  /// Decodes `{"receivedBytes":…, "expectedBytes":…|null, "bytesPerSecond":…}` (and
+  /// `"reusedBytes":…` during a delta update).
   ///
   /// - Throws: `DecodingError` when a required key is missing or has the wrong type.
   public init(from decoder: any Decoder) throws {
@@ -18,7 +19,8 @@ extension TransferProgress: Codable {
     self.init(
       receivedBytes: try c.decode(Int64.self, forKey: .receivedBytes),
       expectedBytes: try c.decodeIfPresent(Int64.self, forKey: .expectedBytes),
-      bytesPerSecond: try c.decodeIfPresent(Double.self, forKey: .bytesPerSecond) ?? 0)
+      bytesPerSecond: try c.decodeIfPresent(Double.self, forKey: .bytesPerSecond) ?? 0,
+      reusedBytes: try c.decodeIfPresent(Int64.self, forKey: .reusedBytes) ?? 0)
   }
 
   /// Encodes the progress (`expectedBytes` is `null` when unknown).
@@ -27,6 +29,7 @@ extension TransferProgress: Codable {
     try c.encode(receivedBytes, forKey: .receivedBytes)
     try c.encode(expectedBytes, forKey: .expectedBytes)
     try c.encode(bytesPerSecond.isFinite ? bytesPerSecond : 0, forKey: .bytesPerSecond)
+    if reusedBytes > 0 { try c.encode(reusedBytes, forKey: .reusedBytes) }
   }
 }
 

@@ -20,13 +20,22 @@ public struct TransferProgress: Sendable, Equatable {
   public var expectedBytes: Int64?
   /// Recent throughput in bytes per second.
   public var bytesPerSecond: Double
+  /// Of ``receivedBytes``, how many were copied from a cached copy instead of fetched (a delta
+  /// update: only the chunks the cache lacks travel); 0 for a whole download.
+  public var reusedBytes: Int64
 
   /// Creates a progress value.
-  public init(receivedBytes: Int64, expectedBytes: Int64?, bytesPerSecond: Double) {
+  public init(
+    receivedBytes: Int64, expectedBytes: Int64?, bytesPerSecond: Double, reusedBytes: Int64 = 0
+  ) {
     self.receivedBytes = receivedBytes
     self.expectedBytes = expectedBytes
     self.bytesPerSecond = bytesPerSecond
+    self.reusedBytes = reusedBytes
   }
+
+  /// Bytes that came over the network (received minus reused).
+  public var fetchedBytes: Int64 { max(0, receivedBytes - reusedBytes) }
 
   /// Fraction done in 0...1, when the total is known.
   public var fraction: Double? {

@@ -117,6 +117,10 @@ public struct AssetDefinition: Sendable, Equatable {
   /// The asset's path among the TUF repository's signed targets (the config's `targetPath`);
   /// nil means the asset id. Used only when the configuration has a ``TUFSource``.
   package var targetPath: String? = nil
+  /// The chunk index of the current target (set by the manifest or the signed target, never by
+  /// the config): with it, a new version reuses the chunks a cached copy already holds and fetches
+  /// only the rest with `Range` requests (see ``DeltaPlan``).
+  package var chunkIndex: ChunkIndexReference? = nil
 
   /// Creates a definition with the documented defaults (``AssetDefaults/standard``).
   public init(

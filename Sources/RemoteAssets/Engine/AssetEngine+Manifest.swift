@@ -171,6 +171,15 @@ extension AssetEngine {
         record.definition.maxBytes = max(record.definition.maxBytes, size)
       }
       if let sha = facts.sha256 { record.definition.sha256 = sha.lowercased() }
+      // The index describes the target's bytes: a held-back instance fetching `from` has none.
+      record.definition.chunkIndex = nil
+      if case .target = choice, let chunks = target.chunks,
+        case .success(let url) = resolveManifestURL(
+          chunks.url, allowInsecure: record.definition.allowInsecure)
+      {
+        record.definition.chunkIndex = ChunkIndexReference(
+          url: url, size: chunks.size, sha256: chunks.sha256.lowercased())
+      }
       if let essential = target.essential { record.definition.essential = essential }
       record.targetVersion = facts.version.map { TerminalText.sanitize($0, maxLength: 64) }
       if let sha = facts.sha256?.lowercased(), record.entry.current?.sha256 == sha,

@@ -128,7 +128,19 @@ extension AssetEngine {
     if sink.resumeOffset > 0, let resume { request.resume = (sink.resumeOffset, resume.etag) }
     records[id]?.requestedAt = clock.now()
     do {
-      switch try await fetcher.fetch(request, into: sink) {
+      // A large asset with a chunk index and a cached copy moves only the chunks it lacks; any
+      // trouble with that falls back to the whole download below (AssetEngine+Delta.swift).
+      var delta: DeltaStats?
+      let response: FetchResponse
+      if let http = fetcher as? HTTPFetcher,
+        let (metadata, stats) = await deltaDownload(
+          id, definition: definition, fetcher: http, request: request, sink: sink)
+      {
+        (response, delta) = (.downloaded(metadata), stats)
+      } else {
+        response = try await fetcher.fetch(request, into: sink)
+      }
+      switch response {
       case .notModified(let metadata):
         guard let entry = records[id]?.entry else { return .notModified }
         switch AssetRefreshLifecycle.notModified(entry, conditional: conditional) {
@@ -144,7 +156,8 @@ extension AssetEngine {
         }
       case .downloaded(let metadata):
         do {
-          return try await commitDownload(id, sink: sink, metadata: metadata, epoch: epoch)
+          return try await commitDownload(
+            id, sink: sink, metadata: metadata, epoch: epoch, delta: delta)
         } catch let error as FetchError where error.kind.isValidation {
           release()  // the space goes back before the failure is written (a full disk)
           return await finishFailure(
@@ -208,7 +221,8 @@ extension AssetEngine {
   // MARK: - Outcomes
 
   private func commitDownload(
-    _ id: String, sink: DownloadSink, metadata: FetchMetadata, epoch: UInt64
+    _ id: String, sink: DownloadSink, metadata: FetchMetadata, epoch: UInt64,
+    delta: DeltaStats? = nil
   ) async throws -> RefreshOutcome {
     guard let definition = records[id]?.definition, records[id]?.epoch == epoch else {
       throw FetchError(.cancelled, "overtaken by a command")
@@ -285,6 +299,12 @@ extension AssetEngine {
     await beginProbation(id, sha: sha, version: version, at: now)
     let shown = version ?? String(sha.prefix(8))
     metrics.downloaded(id, bytes: size)
+    if let delta {
+      let moved =
+        "fetched \(ByteCountText.format(delta.fetchedBytes)) in \(CountText.of(delta.ranges, "range")), reused \(ByteCountText.format(delta.reusedBytes))"
+      log(id, .info, "updated to \(shown) (\(ByteCountText.format(size)): \(moved))")
+      return finishAttempt(id, outcome: .updated(version: shown), detail: "\(shown), \(moved)")
+    }
     log(id, .info, "updated to \(shown) (\(ByteCountText.format(size)))")
     return finishAttempt(id, outcome: .updated(version: shown), detail: shown)
   }

@@ -366,6 +366,12 @@ extension AssetEngine {
     record.definition.expectedSize = size
     record.definition.maxBytes = max(record.definition.maxBytes, size)
     record.definition.sha256 = hash
+    record.definition.chunkIndex = nil
+    if case .target = choice {
+      record.definition.chunkIndex = Self.signedChunkIndex(
+        target.custom, source: source, consistent: consistent,
+        allowInsecure: record.definition.allowInsecure)
+    }
     record.targetVersion = shown
     if record.entry.current?.sha256 == hash, let shown { record.entry.current?.version = shown }
     if record.targetFacts != before, schedulerTask != nil, inFlight[id] == nil,
@@ -376,6 +382,35 @@ extension AssetEngine {
     records[id] = record
     trust.signedBy[id] = role
     publishChange(id)
+  }
+
+  /// A signed target's `custom.chunks` (`{ "path", "length", "sha256" }`): the index is a file
+  /// of the repository (hash-prefixed under consistent snapshots) whose length and hash the
+  /// asset's own signature pins. Nil when absent or unusable: the asset is then fetched whole.
+  static func signedChunkIndex(
+    _ custom: JSONValue?, source: TUFSource, consistent: Bool, allowInsecure: Bool
+  ) -> ChunkIndexReference? {
+    guard let chunks = custom?["chunks"], let path = chunks["path"]?.stringValue,
+      let length = chunks["length"]?.integerValue,
+      let sha = chunks["sha256"]?.stringValue.flatMap(SHA256Text.normalized),
+      ChunkIndexReference.problem(size: Int64(length), sha256: sha) == nil,
+      !path.isEmpty, !path.hasPrefix("/"), !path.split(separator: "/").contains("..")
+    else { return nil }
+    let name: String? =
+      consistent
+      ? {
+        let slash = path.lastIndex(of: "/")
+        let dir = slash.map { String(path[...$0]) } ?? ""
+        let base = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        return dir + sha + "." + base
+      }() : nil
+    let remote = TUFFileNames.remoteTarget(path: path, hashPrefixed: name)
+    guard
+      let url = try? RemoteURLPolicy.accept(
+        TUFFileNames.join(source.targetsURL.absoluteString, remote), allowInsecure: allowInsecure
+      ).url
+    else { return nil }
+    return ChunkIndexReference(url: url, size: Int64(length), sha256: sha)
   }
 
   /// Stops the asset from being fetched, with `error` as the reason its next check records.

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A rollout manifest: `{ "version": "...", "assets": [ {id, url, size, sha256, version, essential,
-/// rollout, critical} ] }` (`rollout`: ``RolloutSpec``).
+/// rollout, critical, chunks} ] }` (`rollout`: ``RolloutSpec``).
 package struct Manifest: Sendable, Equatable, Codable {
   /// One asset's target.
   package struct Entry: Sendable, Equatable, Codable {
@@ -15,6 +15,8 @@ package struct Manifest: Sendable, Equatable, Codable {
     package var rollout: RolloutSpec?
     /// Skips the staging: every instance takes it at once.
     package var critical: Bool?
+    /// The target's chunk index (large files): its URL, size and SHA-256.
+    package var chunks: ManifestChunks?
   }
   /// The manifest's own version (the rollout's name).
   public var version: String?
@@ -56,6 +58,11 @@ package struct Manifest: Sendable, Equatable, Codable {
       }
       if let sha = entry.sha256, SHA256Text.normalized(sha) == nil {
         throw FetchError(.invalid, "the manifest's sha256 for \(entry.id) is not 64 hex digits")
+      }
+      if let chunks = entry.chunks,
+        let why = ChunkIndexReference.problem(size: chunks.size, sha256: chunks.sha256)
+      {
+        throw FetchError(.invalid, "the manifest's chunk index for \(entry.id): \(why)")
       }
     }
     return manifest

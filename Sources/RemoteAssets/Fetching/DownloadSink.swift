@@ -26,6 +26,8 @@ public final class DownloadSink: Sendable {
     var journaled = false
     /// Whether a checkpoint is being completed on the checkpoint queue.
     var checkpointRunning = false
+    /// Bytes copied from a cached copy rather than received (a delta update).
+    var reusedBytes: Int64 = 0
   }
 
   // `PartialFile` is not Sendable; the Mutex is the only way to reach it, so access is serialized.
@@ -191,6 +193,15 @@ public final class DownloadSink: Sendable {
     try data.withUnsafeBytes { try write($0) }
   }
 
+  /// Counts `count` bytes about to be written as copied from a cached copy (a delta update),
+  /// for progress: fetched against reused.
+  func noteReused(_ count: Int64) {
+    state.withLock { $0.reusedBytes += count }
+  }
+
+  /// Bytes counted by ``noteReused(_:)`` since the last reset.
+  var reusedBytes: Int64 { state.withLock { $0.reusedBytes } }
+
   /// Discards what was written so far (a redirect, or a server that restarted the body).
   public func reset() throws {
     settle()
@@ -204,6 +215,7 @@ public final class DownloadSink: Sendable {
         throw FetchError(.storage, "resetting the download failed: \(error)")
       }
       s.rateSamples.removeAll()
+      s.reusedBytes = 0
       s.windowStartBytes = 0
       s.windowStart = ContinuousClock.now
     }
@@ -294,6 +306,7 @@ public final class DownloadSink: Sendable {
       rate = Double(s.partial.bytesWritten - first.1) / max((now - first.0).timeInterval, 0.001)
     }
     return TransferProgress(
-      receivedBytes: s.partial.bytesWritten, expectedBytes: s.expectedTotal, bytesPerSecond: rate)
+      receivedBytes: s.partial.bytesWritten, expectedBytes: s.expectedTotal, bytesPerSecond: rate,
+      reusedBytes: s.reusedBytes)
   }
 }

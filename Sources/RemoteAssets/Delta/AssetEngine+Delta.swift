@@ -1,0 +1,149 @@
+import ChunkIndex
+import Crypto
+import Foundation
+
+/// What a delta update moved: shown in the log, the history and the metrics.
+struct DeltaStats: Sendable, Equatable {
+  var fetchedBytes: Int64
+  var reusedBytes: Int64
+  var ranges: Int
+}
+
+extension AssetEngine {
+  /// Tries to assemble the asset's new version from the chunks its cached copies hold plus
+  /// `Range` requests for the rest (``DeltaPlan``, ``DeltaTransfer``).
+  ///
+  /// Returns the new version's validators when `sink` holds the whole new file and its SHA-256
+  /// is the one the index (and the manifest or signed target) names. Returns nil when no delta
+  /// applies (no index, no cached copy, nothing in common), and after any failure (the index
+  /// missing or invalid, a server that ignores `Range`, a chunk whose bytes differ from the
+  /// index): then `sink` is empty again, the reason is logged once, and the caller downloads the
+  /// whole file as it always did. A delta never fails an update.
+  func deltaDownload(
+    _ id: String, definition: AssetDefinition, fetcher: HTTPFetcher, request: FetchRequest,
+    sink: DownloadSink
+  ) async -> (FetchMetadata, DeltaStats)? {
+    guard let reference = definition.chunkIndex, sink.resumeOffset == 0,
+      let record = records[id]
+    else { return nil }
+    let target = definition.sha256
+    let held = [record.entry.current, record.entry.previous].compactMap { $0 }
+      .filter { $0.sha256 != target }
+    guard !held.isEmpty, target != record.entry.current?.sha256 || target == nil else {
+      return nil
+    }
+    let store = self.store
+    func fallBack(_ why: String) async -> (FetchMetadata, DeltaStats)? {
+      do { try sink.reset() } catch {}
+      metrics.deltaFallback(id)
+      log(id, .warning, "delta update: \(why); downloading the whole file")
+      return nil
+    }
+
+    // 1. The index, whose size and hash whoever named it vouched for.
+    let index: ChunkIndex
+    do {
+      index = try await fetchChunkIndex(reference, for: request, fetcher: fetcher)
+    } catch {
+      return await fallBack(error.reason)
+    }
+    if let size = definition.expectedSize, size != index.fileSize {
+      return await fallBack("the chunk index describes \(index.fileSize) bytes, not \(size)")
+    }
+    if let target, target != index.fileSHA256 {
+      return await fallBack("the chunk index describes another file than the target's SHA-256")
+    }
+    if index.fileSHA256 == record.entry.current?.sha256 { return nil }  // a plain check
+
+    // 2. What the cached copies hold, in the same chunking (stored beside each blob).
+    let parameters = index.parameters
+    let shas = held.map(\.sha256)
+    let local: [ChunkIndex]
+    let descriptors: [Int32]
+    do {
+      (local, descriptors) = try await IOExecutor.run {
+        var indexes: [ChunkIndex] = []
+        var fds: [Int32] = []
+        do {
+          for sha in shas {
+            indexes.append(try store.chunkIndex(ofBlob: sha, parameters: parameters))
+            fds.append(try store.openBlob(sha))
+          }
+        } catch {
+          for fd in fds { close(fd) }
+          throw error
+        }
+        return (indexes, fds)
+      }
+    } catch {
+      return await fallBack("the cached copy could not be read (\(error))")
+    }
+    defer { for fd in descriptors { close(fd) } }
+
+    // 3. Plan and transfer.
+    let plan = DeltaPlan(target: index, local: local)
+    guard plan.reusedBytes > 0 else {
+      log(id, .info, "delta update: no chunk in common with the cached copy; downloading whole")
+      return nil
+    }
+    setActivity(
+      id,
+      .downloading(
+        TransferProgress(
+          receivedBytes: 0, expectedBytes: index.fileSize, bytesPerSecond: 0)))
+    let transfer = DeltaTransfer(
+      fetcher: fetcher, request: request, total: index.fileSize, sources: descriptors)
+    let metadata: FetchMetadata?
+    do {
+      metadata = try await transfer.run(plan, into: sink)
+    } catch {
+      return await fallBack(error.reason)
+    }
+    // 4. The whole file, as the index (and the target) names it.
+    let digest: String
+    do { digest = try sink.digest().sha256 } catch {
+      return await fallBack("the assembled file could not be read back")
+    }
+    guard digest == index.fileSHA256 else {
+      return await fallBack("the assembled file's SHA-256 differs from the index's")
+    }
+    // Every chunk of the new file is now known to hold its hash: the index describes it.
+    Task.detached(priority: .utility) { store.storeChunkIndex(index) }
+    let stats = DeltaStats(
+      fetchedBytes: plan.fetchBytes, reusedBytes: plan.reusedBytes, ranges: plan.fetchCount)
+    metrics.delta(id, fetched: stats.fetchedBytes, reused: stats.reusedBytes)
+    return (metadata ?? FetchMetadata(), stats)
+  }
+
+  /// Fetches and parses a chunk index: its exact size and SHA-256 are checked before it is
+  /// parsed; the asset's headers go with it only to the asset's own origin.
+  private func fetchChunkIndex(
+    _ reference: ChunkIndexReference, for asset: FetchRequest, fetcher: HTTPFetcher
+  ) async throws(DeltaFailure) -> ChunkIndex {
+    guard let scratch = store.tmpFolder else {
+      throw DeltaFailure("the cache has no tmp folder")
+    }
+    var request = FetchRequest(
+      url: reference.url,
+      headers: HTTPFetcher.sameOrigin(asset.url, reference.url) ? asset.headers : [],
+      maxBytes: reference.size, expectedSize: reference.size,
+      expectedSHA256: reference.sha256, timeout: asset.timeout,
+      allowInsecure: asset.allowInsecure)
+    request.tls = asset.tls
+    request.proxy = asset.proxy
+    let bytes: [UInt8]
+    do {
+      bytes = try await fetcher.fetchBytes(request, scratch: scratch)
+    } catch {
+      throw DeltaFailure("the chunk index could not be fetched: \(error.message)")
+    }
+    guard SHA256Text.hex(SHA256.hash(data: bytes)) == reference.sha256 else {
+      throw DeltaFailure("the chunk index's SHA-256 differs from the one its target names")
+    }
+    do {
+      return try ChunkIndex(parsing: bytes)
+    } catch {
+      throw DeltaFailure("the chunk index is invalid: \(error.message)")
+    }
+  }
+}

@@ -1,0 +1,163 @@
+import ChunkIndex
+import Crypto
+import Foundation
+import NIOCore
+
+/// Why a delta update stopped; the engine then downloads the whole file once, and says why.
+package struct DeltaFailure: Error, Sendable, Equatable, CustomStringConvertible {
+  /// One sentence, safe for a terminal.
+  package var reason: String
+  package init(_ reason: String) { self.reason = TerminalText.sanitize(reason, maxLength: 300) }
+  package var description: String { reason }
+}
+
+/// Runs a ``DeltaPlan`` into a ``DownloadSink``: copies reused chunks from the cached copies and
+/// fetches the missing ranges (up to ``maxInFlight`` at once, each checked chunk by chunk against
+/// the index's hashes before a byte of it is written), front to back, so the sink hashes the
+/// whole new file as it is written, as for a whole download.
+struct DeltaTransfer: Sendable {
+  /// Where the ranges come from (URL, headers, TLS, proxy, timeout of the asset's request).
+  let fetcher: HTTPFetcher
+  let request: FetchRequest
+  /// The new file's size, which every `Content-Range` must name.
+  let total: Int64
+  /// Open descriptors of the cached copies, by the plan's source numbers (the caller closes
+  /// them).
+  let sources: [Int32]
+  /// Range requests in flight at once.
+  var maxInFlight = 4
+  /// How much of a cached copy one read moves.
+  static let copyBlock = 1 << 20
+
+  private typealias Fetched = (buffers: [ByteBuffer], metadata: FetchMetadata)
+
+  /// Writes the plan's file into `sink`.
+  ///
+  /// - Returns: the validators of the ranges' responses (the new version's ETag and
+  ///   Last-Modified), nil when nothing was fetched.
+  /// - Throws: ``DeltaFailure`` naming what went wrong (the server ignores `Range`, a chunk's
+  ///   bytes do not match the index, a transfer or disk failure).
+  func run(_ plan: DeltaPlan, into sink: DownloadSink) async throws(DeltaFailure) -> FetchMetadata?
+  {
+    let fetchSteps = plan.steps.indices.filter {
+      if case .fetch = plan.steps[$0] { true } else { false }
+    }
+    var started: [Int: Task<Fetched, any Error>] = [:]
+    var nextToStart = 0
+    defer { for task in started.values { task.cancel() } }
+    var metadata: FetchMetadata?
+    do {
+      for (position, step) in plan.steps.enumerated() {
+        // Keep up to `maxInFlight` of the next ranges coming while this step runs.
+        while nextToStart < fetchSteps.count, started.count < maxInFlight {
+          let index = fetchSteps[nextToStart]
+          guard case .fetch(let range, let chunks) = plan.steps[index] else { break }
+          started[index] = Task { try await fetch(range, chunks: chunks) }
+          nextToStart += 1
+        }
+        switch step {
+        case .copy(let source, let offset, let length):
+          try await copy(from: sources[source], offset: offset, length: length, into: sink)
+        case .fetch:
+          guard let task = started.removeValue(forKey: position) else {
+            throw DeltaFailure("a range was not started")
+          }
+          let fetched = try await task.value
+          if metadata == nil { metadata = fetched.metadata }
+          for buffer in fetched.buffers { try await sink.writeBehind(buffer) }
+        }
+      }
+      try await sink.finishWriting()
+    } catch let failure as DeltaFailure {
+      throw failure
+    } catch let error as FetchError {
+      throw DeltaFailure(error.message)
+    } catch {
+      throw DeltaFailure("\(error)")
+    }
+    sink.flushProgress()
+    return metadata
+  }
+
+  /// Fetches one range and checks every chunk in it against its hash.
+  private func fetch(_ range: Range<Int64>, chunks: [ChunkRecord]) async throws -> Fetched {
+    switch try await fetcher.fetchRange(request, range: range, total: total) {
+    case .ignored(let status):
+      throw DeltaFailure("the server ignores Range requests (HTTP \(status) to a range)")
+    case .partial(let buffers, let metadata):
+      try Self.check(buffers, chunks: chunks)
+      return (buffers, metadata)
+    }
+  }
+
+  /// Checks that `buffers` (a range's bytes) hold `chunks` with the index's hashes.
+  ///
+  /// - Throws: ``DeltaFailure`` naming the first chunk whose bytes differ.
+  static func check(_ buffers: [ByteBuffer], chunks: [ChunkRecord]) throws(DeltaFailure) {
+    var chunkIndex = 0
+    var left = chunks.first.map { $0.length } ?? 0
+    var hasher = SHA256()
+    for buffer in buffers {
+      var view = buffer.readableBytesView[...]
+      while !view.isEmpty {
+        guard chunkIndex < chunks.count else {
+          throw DeltaFailure("a range brought more bytes than its chunks")
+        }
+        let take = min(left, view.count)
+        let slice = view.prefix(take)
+        slice.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+        view = view.dropFirst(take)
+        left -= take
+        if left == 0 {
+          let chunk = chunks[chunkIndex]
+          if ChunkHash(hasher.finalize()) != chunk.hash {
+            throw DeltaFailure(
+              "the chunk at offset \(chunk.offset) does not match the index's hash (the index does not describe the file served)"
+            )
+          }
+          hasher = SHA256()
+          chunkIndex += 1
+          left = chunkIndex < chunks.count ? chunks[chunkIndex].length : 0
+        }
+      }
+    }
+    guard chunkIndex == chunks.count else {
+      throw DeltaFailure("a range ended inside a chunk")
+    }
+  }
+
+  /// Copies `length` bytes at `offset` of a cached copy into the sink, a block at a time (read
+  /// on the blocking pool, written by the sink's writer thread).
+  private func copy(from fd: Int32, offset: Int64, length: Int64, into sink: DownloadSink)
+    async throws
+  {
+    var done: Int64 = 0
+    while done < length {
+      let want = Int(min(Int64(Self.copyBlock) * 4, length - done))
+      let at = offset + done
+      let buffers = try await IOExecutor.run { () throws -> [ByteBuffer] in
+        var out: [ByteBuffer] = []
+        var read = 0
+        while read < want {
+          let size = min(Self.copyBlock, want - read)
+          var buffer = ByteBufferAllocator().buffer(capacity: size)
+          let got = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: size) { raw in
+            let n = pread(fd, raw.baseAddress, size, off_t(at + Int64(read)))
+            return max(n, 0)
+          }
+          guard got == size else {
+            throw DeltaFailure(
+              "reading the cached copy failed at offset \(at + Int64(read)) (\(got) of \(size) bytes)"
+            )
+          }
+          out.append(buffer)
+          read += size
+        }
+        return out
+      }
+      sink.noteReused(Int64(want))
+      for buffer in buffers { try await sink.writeBehind(buffer) }
+      done += Int64(want)
+    }
+  }
+}

@@ -1,0 +1,153 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+
+/// The answer to one `Range` request of a delta update.
+package enum RangeAnswer: Sendable {
+  /// A 206 with exactly the bytes asked for.
+  case partial([ByteBuffer], FetchMetadata)
+  /// The server sent the whole body (200) or no `Accept-Ranges`-style answer: it ignores `Range`.
+  case ignored(status: Int)
+}
+
+extension HTTPFetcher {
+  /// Fetches `range` of `request.url` (`Range: bytes=a-b`, identity encoding, the request's
+  /// headers, redirects followed as for a whole download) into memory: ranges are at most a few
+  /// MiB (``DeltaPlan/maxRangeBytes``), so several can be in flight.
+  ///
+  /// The transfer must end within the request's `timeout` plus the range's length at
+  /// ``minimumBytesPerSecond``.
+  ///
+  /// - Parameter total: the whole file's size, which the `Content-Range` must name.
+  /// - Throws: ``FetchError``: a status other than 200/206, a `Content-Range` that is not the
+  ///   range asked for, a body of another length, a transport failure or the deadline.
+  package func fetchRange(_ request: FetchRequest, range: Range<Int64>, total: Int64)
+    async throws(FetchError) -> RangeAnswer
+  {
+    let redactor = SecretRedactor(headers: request.headers)
+    let length = range.upperBound - range.lowerBound
+    let seconds =
+      TransferDeadline.clampSeconds(request.timeout) + Double(length)
+      / Double(max(minimumBytesPerSecond, 1))
+    do {
+      return try await withThrowingTaskGroup(of: RangeAnswer?.self) { group in
+        group.addTask {
+          try await self.followRangeRedirects(
+            request, range: range, total: total, redactor: redactor)
+        }
+        group.addTask {
+          try await Task.sleep(for: TransferDeadline.duration(seconds))
+          throw FetchError(
+            .timedOut, "a range of \(length) bytes took longer than \(Int(seconds.rounded())) s")
+        }
+        defer { group.cancelAll() }
+        while let answer = try await group.next() {
+          if let answer { return answer }
+        }
+        throw FetchError(.network, "the range request ended without a result")
+      }
+    } catch let error as FetchError {
+      throw error
+    } catch {
+      throw Self.translate(error, phase: "fetching a range", redactor: redactor)
+    }
+  }
+
+  private func followRangeRedirects(
+    _ original: FetchRequest, range: Range<Int64>, total: Int64, redactor: SecretRedactor
+  ) async throws -> RangeAnswer {
+    var url: RemoteURL
+    do {
+      url = try RemoteURLPolicy.accept(
+        original.url.absoluteString, allowInsecure: original.allowInsecure)
+    } catch {
+      throw FetchError(error.kind, "refused the URL: \(error)")
+    }
+    let first = url
+    var headers = original.headers
+    for _ in 0...Self.maxRedirects {
+      var http = HTTPClientRequest(url: url.absoluteString)
+      http.method = .GET
+      for header in headers { http.headers.replaceOrAdd(name: header.name, value: header.value) }
+      http.headers.replaceOrAdd(name: "Accept-Encoding", value: "identity")
+      if http.headers["User-Agent"].isEmpty {
+        http.headers.add(name: "User-Agent", value: "RemoteAssets/1")
+      }
+      http.headers.replaceOrAdd(
+        name: "Range", value: "bytes=\(range.lowerBound)-\(range.upperBound - 1)")
+      let route = try self.route(for: url.url, request: original)
+      let response: HTTPClientResponse
+      do {
+        response = try await clients.client(for: route).execute(
+          http, timeout: .milliseconds(TransferDeadline.milliseconds(original.timeout)))
+      } catch {
+        if let sentence = await TransportFailure.describe(error, url: url.url, route: route) {
+          throw sentence
+        }
+        throw Self.translate(
+          error, url: url.url, phase: "waiting for a range", redactor: redactor,
+          timeout: original.timeout)
+      }
+      let status = Int(response.status.code)
+      switch status {
+      case 301, 302, 303, 307, 308:
+        guard let location = response.headers.first(name: "Location") else {
+          throw FetchError(.redirect, "HTTP \(status) without a Location header")
+        }
+        await Self.drain(response.body, upTo: Self.errorSnippetBytes)
+        let next = try nextHop(from: url, location: location, allowInsecure: original.allowInsecure)
+        if first.origin != next.origin { headers = [] }
+        url = next
+        continue
+      case 206:
+        let contentRange = response.headers.first(name: "Content-Range")
+        guard let parsed = contentRange.flatMap(ContentRange.init),
+          parsed.start == range.lowerBound, parsed.total == total,
+          contentRange.map({ Self.rangeEnd($0) == range.upperBound - 1 }) == true
+        else {
+          throw FetchError(
+            .truncated,
+            "the server answered a range request with another range (\(TerminalText.sanitize(contentRange ?? "no Content-Range", maxLength: 60)))"
+          )
+        }
+        let expected = range.upperBound - range.lowerBound
+        var buffers: [ByteBuffer] = []
+        var received: Int64 = 0
+        for try await buffer in response.body {
+          received += Int64(buffer.readableBytes)
+          if received > expected {
+            throw FetchError(.truncated, "a range of \(expected) bytes brought more")
+          }
+          buffers.append(buffer)
+        }
+        guard received == expected else {
+          throw FetchError(.truncated, "a range ended after \(received) of \(expected) bytes")
+        }
+        let metadata = FetchMetadata(
+          etag: response.headers.first(name: "ETag"),
+          lastModified: response.headers.first(name: "Last-Modified"),
+          freshness: FreshnessHeaders(response.headers))
+        return .partial(buffers, metadata)
+      case 200:
+        // The body is not read: dropping it closes the connection, cheaper than a whole file.
+        return .ignored(status: 200)
+      default:
+        let snippet = await Self.errorSnippet(response.body, redactor: redactor)
+        throw FetchError(
+          .httpStatus,
+          "HTTP \(status) \(response.status.reasonPhrase) to a range request\(snippet.isEmpty ? "" : ": \(snippet)")",
+          status: status)
+      }
+    }
+    throw FetchError(.redirect, "more than \(Self.maxRedirects) redirects")
+  }
+
+  /// The last byte of `bytes START-END/TOTAL`, or nil.
+  static func rangeEnd(_ text: String) -> Int64? {
+    let value = text.trimmingCharacters(in: .whitespaces).dropFirst("bytes ".count)
+    guard let span = value.split(separator: "/").first,
+      let dash = span.firstIndex(of: "-")
+    else { return nil }
+    return Int64(span[span.index(after: dash)...])
+  }
+}
