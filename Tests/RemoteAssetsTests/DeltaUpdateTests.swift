@@ -295,4 +295,64 @@ import Testing
       #expect(log.contains("assembled file's SHA-256"), "\(log)")
     }
   }
+
+  /// Serves `bytes` honouring `Range: bytes=a-b` by hand; the first range that starts at
+  /// `cutAt` is cut after a few bytes (the connection closes).
+  static func rangeHandler(_ bytes: Data, cutAt: Int64) -> LoopbackOrigin.Handler {
+    let pending = Mutex<Int64?>(cutAt)
+    return { request in
+      var response = OriginResponse(headers: [OriginHeader("ETag", "\"v2\"")], body: .data(bytes))
+      guard let range = request.header("Range") else { return response }
+      let span = range.dropFirst("bytes=".count).split(separator: "-")
+      guard span.count == 2, let a = Int(span[0]), let b = Int(span[1]) else { return response }
+      response.status = 206
+      response.body = OriginBody.data(bytes).slice(a..<(b + 1))
+      response.headers.append(OriginHeader("Content-Range", "bytes \(a)-\(b)/\(bytes.count)"))
+      let cut = pending.withLock { cut -> Bool in
+        guard cut == Int64(a) else { return false }
+        cut = nil
+        return true
+      }
+      if cut { response.interruption = .close(afterBodyBytes: 100) }
+      return response
+    }
+  }
+
+  @Test func aCutDeltaContinuesWhereItStopped() async throws {
+    try await withPublisher { publisher, engine, dir in
+      let v2 = Self.changed(Self.v1, at: [1 << 20, 4 << 20, 6 << 20], seed: 80)
+      let index = try await publisher.publish(v2, version: "v2")
+      let v1Index = try ChunkIndex.build(
+        path: publisher.scratch.appendingPathComponent("model-v1.bin").path,
+        parameters: Self.parameters)
+      let plan = DeltaPlan(target: index, local: [v1Index])
+      let lastRange = try #require(
+        plan.steps.compactMap { step -> Range<Int64>? in
+          if case .fetch(let range, _) = step { range } else { nil }
+        }.last)
+      await publisher.origin.setHandler(
+        "/model.bin", Self.rangeHandler(v2, cutAt: lastRange.lowerBound))
+
+      let cut = await engine.refresh("model")
+      #expect(cut.failure?.kind.isTransport == true, "\(cut)")
+      #expect(
+        FileManager.default.fileExists(
+          atPath: dir.cache.appendingPathComponent("tmp/model.resume.part").path),
+        "what was assembled is kept")
+      let before = await publisher.origin.requestCount(path: "/model.bin")
+
+      #expect(await engine.refresh("model").isUpdated)
+      #expect(await engine.status("model")?.sha256 == sha256Hex(v2))
+      let again = await publisher.origin.requests(path: "/model.bin").dropFirst(before)
+      let starts = again.compactMap { request in
+        request.header("Range").flatMap {
+          Int64($0.dropFirst("bytes=".count).split(separator: "-").first ?? "")
+        }
+      }
+      #expect(starts.count == again.count, "no whole download")
+      #expect(
+        !starts.isEmpty && starts.allSatisfy { $0 >= lastRange.lowerBound },
+        "only the cut range again: \(starts), cut at \(lastRange.lowerBound)")
+    }
+  }
 }

@@ -9,35 +9,56 @@ struct DeltaStats: Sendable, Equatable {
   var ranges: Int
 }
 
+/// How a delta attempt ended.
+enum DeltaResult: Sendable {
+  /// The sink holds the whole new file, its SHA-256 the index's.
+  case done(FetchMetadata, DeltaStats)
+  /// No delta applies, or it gave up and said why: the sink is empty again (or holds a kept
+  /// partial of a whole download), and the whole download runs.
+  case wholeDownload
+  /// The network failed mid-way: what was assembled is kept (its record names the index, see
+  /// ``AssetEngine/deltaResumeTag(_:)``) and the next attempt continues it.
+  case interrupted(FetchError)
+}
+
 extension AssetEngine {
+  /// The validator a kept partial of a delta update is recorded with: the index's hash, so the
+  /// next attempt continues it only for the same index (a whole download's `If-Range` with it
+  /// gets the whole body, as for any changed version).
+  static func deltaResumeTag(_ reference: ChunkIndexReference) -> String {
+    "\"assetwatch-delta-\(reference.sha256)\""
+  }
+
   /// Tries to assemble the asset's new version from the chunks its cached copies hold plus
   /// `Range` requests for the rest (``DeltaPlan``, ``DeltaTransfer``).
   ///
-  /// Returns the new version's validators when `sink` holds the whole new file and its SHA-256
-  /// is the one the index (and the manifest or signed target) names. Returns nil when no delta
-  /// applies (no index, no cached copy, nothing in common), and after any failure (the index
-  /// missing or invalid, a server that ignores `Range`, a chunk whose bytes differ from the
-  /// index): then `sink` is empty again, the reason is logged once, and the caller downloads the
-  /// whole file as it always did. A delta never fails an update.
+  /// Applies only with an index reference, an `HTTPFetcher` and a cached copy (current or
+  /// previous) that is not the target; a kept partial is continued only when it is a delta of
+  /// the same index (`resumeTag`). Any failure other than the network's (the index missing or
+  /// invalid, a server that ignores `Range`, a chunk whose bytes differ from the index, a
+  /// whole-file hash that differs) empties the sink, is logged once, and the caller downloads
+  /// the whole file as it always did: a delta never fails an update.
   func deltaDownload(
     _ id: String, definition: AssetDefinition, fetcher: HTTPFetcher, request: FetchRequest,
-    sink: DownloadSink
-  ) async -> (FetchMetadata, DeltaStats)? {
-    guard let reference = definition.chunkIndex, sink.resumeOffset == 0,
-      let record = records[id]
-    else { return nil }
+    sink: DownloadSink, resumeTag: String?
+  ) async -> DeltaResult {
+    guard let reference = definition.chunkIndex, let record = records[id] else {
+      return .wholeDownload
+    }
+    let tag = Self.deltaResumeTag(reference)
+    if sink.resumeOffset > 0, resumeTag != tag { return .wholeDownload }
     let target = definition.sha256
     let held = [record.entry.current, record.entry.previous].compactMap { $0 }
       .filter { $0.sha256 != target }
     guard !held.isEmpty, target != record.entry.current?.sha256 || target == nil else {
-      return nil
+      return .wholeDownload
     }
     let store = self.store
-    func fallBack(_ why: String) async -> (FetchMetadata, DeltaStats)? {
+    func fallBack(_ why: String) async -> DeltaResult {
       do { try sink.reset() } catch {}
       metrics.deltaFallback(id)
       log(id, .warning, "delta update: \(why); downloading the whole file")
-      return nil
+      return .wholeDownload
     }
 
     // 1. The index, whose size and hash whoever named it vouched for.
@@ -53,7 +74,7 @@ extension AssetEngine {
     if let target, target != index.fileSHA256 {
       return await fallBack("the chunk index describes another file than the target's SHA-256")
     }
-    if index.fileSHA256 == record.entry.current?.sha256 { return nil }  // a plain check
+    if index.fileSHA256 == record.entry.current?.sha256 { return .wholeDownload }  // a check
 
     // 2. What the cached copies hold, in the same chunking (stored beside each blob).
     let parameters = index.parameters
@@ -80,23 +101,32 @@ extension AssetEngine {
     }
     defer { for fd in descriptors { close(fd) } }
 
-    // 3. Plan and transfer.
+    // 3. Plan and transfer (continuing a kept partial of the same delta).
     let plan = DeltaPlan(target: index, local: local)
     guard plan.reusedBytes > 0 else {
+      if sink.resumeOffset > 0 { return await fallBack("no chunk in common with the cached copy") }
       log(id, .info, "delta update: no chunk in common with the cached copy; downloading whole")
-      return nil
+      return .wholeDownload
+    }
+    let start = sink.resumeOffset
+    do {
+      try sink.announce(totalBytes: index.fileSize, etag: tag)
+    } catch {
+      return await fallBack((error as? FetchError)?.message ?? "\(error)")
     }
     setActivity(
       id,
       .downloading(
-        TransferProgress(
-          receivedBytes: 0, expectedBytes: index.fileSize, bytesPerSecond: 0)))
+        TransferProgress(receivedBytes: start, expectedBytes: index.fileSize, bytesPerSecond: 0)))
     let transfer = DeltaTransfer(
       fetcher: fetcher, request: request, total: index.fileSize, sources: descriptors)
     let metadata: FetchMetadata?
     do {
-      metadata = try await transfer.run(plan, into: sink)
+      metadata = try await transfer.run(plan, into: sink, from: start)
     } catch {
+      if let kind = error.transport {
+        return .interrupted(FetchError(kind, "delta update: \(error.reason)"))
+      }
       return await fallBack(error.reason)
     }
     // 4. The whole file, as the index (and the target) names it.
@@ -112,7 +142,7 @@ extension AssetEngine {
     let stats = DeltaStats(
       fetchedBytes: plan.fetchBytes, reusedBytes: plan.reusedBytes, ranges: plan.fetchCount)
     metrics.delta(id, fetched: stats.fetchedBytes, reused: stats.reusedBytes)
-    return (metadata ?? FetchMetadata(), stats)
+    return .done(metadata ?? FetchMetadata(), stats)
   }
 
   /// Fetches and parses a chunk index: its exact size and SHA-256 are checked before it is

@@ -17,6 +17,14 @@ package struct DeltaPlan: Sendable, Equatable {
     /// Fetch `range` of the remote file; `chunks` are the target chunks it holds, in order, so
     /// each one's hash is checked as it arrives.
     case fetch(range: Range<Int64>, chunks: [ChunkRecord])
+
+    /// The bytes the step adds to the new file.
+    package var length: Int64 {
+      switch self {
+      case .copy(_, _, let length): length
+      case .fetch(let range, _): range.upperBound - range.lowerBound
+      }
+    }
   }
 
   /// The steps, in file order.

@@ -3,11 +3,18 @@ import Crypto
 import Foundation
 import NIOCore
 
-/// Why a delta update stopped; the engine then downloads the whole file once, and says why.
+/// Why a delta update stopped. A transport failure (the network, a timeout, a cut body) keeps
+/// what was assembled for the next attempt to continue; anything else makes the engine download
+/// the whole file once, and say why.
 package struct DeltaFailure: Error, Sendable, Equatable, CustomStringConvertible {
   /// One sentence, safe for a terminal.
   package var reason: String
-  package init(_ reason: String) { self.reason = TerminalText.sanitize(reason, maxLength: 300) }
+  /// The transport failure's kind, when that is what stopped it.
+  package var transport: AssetErrorKind?
+  package init(_ reason: String, transport: AssetErrorKind? = nil) {
+    self.reason = TerminalText.sanitize(reason, maxLength: 300)
+    self.transport = transport
+  }
   package var description: String { reason }
 }
 
@@ -31,23 +38,39 @@ struct DeltaTransfer: Sendable {
 
   private typealias Fetched = (buffers: [ByteBuffer], metadata: FetchMetadata)
 
-  /// Writes the plan's file into `sink`.
+  /// Writes the plan's file into `sink`, from `start` on (the bytes before it are in the sink
+  /// already: a kept partial being continued).
   ///
   /// - Returns: the validators of the ranges' responses (the new version's ETag and
   ///   Last-Modified), nil when nothing was fetched.
   /// - Throws: ``DeltaFailure`` naming what went wrong (the server ignores `Range`, a chunk's
   ///   bytes do not match the index, a transfer or disk failure).
-  func run(_ plan: DeltaPlan, into sink: DownloadSink) async throws(DeltaFailure) -> FetchMetadata?
+  func run(_ plan: DeltaPlan, into sink: DownloadSink, from start: Int64 = 0)
+    async throws(DeltaFailure) -> FetchMetadata?
   {
+    // Where each step begins in the new file; steps that end before `start` are done.
+    var begins: [Int64] = []
+    var position: Int64 = 0
+    for step in plan.steps {
+      begins.append(position)
+      position += step.length
+    }
     let fetchSteps = plan.steps.indices.filter {
-      if case .fetch = plan.steps[$0] { true } else { false }
+      if case .fetch = plan.steps[$0], begins[$0] + plan.steps[$0].length > start {
+        true
+      } else {
+        false
+      }
     }
     var started: [Int: Task<Fetched, any Error>] = [:]
     var nextToStart = 0
     defer { for task in started.values { task.cancel() } }
     var metadata: FetchMetadata?
     do {
-      for (position, step) in plan.steps.enumerated() {
+      for (position, step) in plan.steps.enumerated()
+      where begins[position] + step.length > start {
+        // The first step may straddle `start`: its bytes before it are not written again.
+        let skip = max(0, start - begins[position])
         // Keep up to `maxInFlight` of the next ranges coming while this step runs.
         while nextToStart < fetchSteps.count, started.count < maxInFlight {
           let index = fetchSteps[nextToStart]
@@ -57,21 +80,31 @@ struct DeltaTransfer: Sendable {
         }
         switch step {
         case .copy(let source, let offset, let length):
-          try await copy(from: sources[source], offset: offset, length: length, into: sink)
+          try await copy(
+            from: sources[source], offset: offset + skip, length: length - skip, into: sink)
         case .fetch:
           guard let task = started.removeValue(forKey: position) else {
             throw DeltaFailure("a range was not started")
           }
           let fetched = try await task.value
           if metadata == nil { metadata = fetched.metadata }
-          for buffer in fetched.buffers { try await sink.writeBehind(buffer) }
+          var left = Int(skip)
+          for var buffer in fetched.buffers {
+            if left > 0 {
+              let dropped = min(left, buffer.readableBytes)
+              buffer.moveReaderIndex(forwardBy: dropped)
+              left -= dropped
+              if buffer.readableBytes == 0 { continue }
+            }
+            try await sink.writeBehind(buffer)
+          }
         }
       }
       try await sink.finishWriting()
     } catch let failure as DeltaFailure {
       throw failure
     } catch let error as FetchError {
-      throw DeltaFailure(error.message)
+      throw DeltaFailure(error.message, transport: error.kind.isTransport ? error.kind : nil)
     } catch {
       throw DeltaFailure("\(error)")
     }

@@ -132,12 +132,18 @@ extension AssetEngine {
       // trouble with that falls back to the whole download below (AssetEngine+Delta.swift).
       var delta: DeltaStats?
       let response: FetchResponse
-      if let http = fetcher as? HTTPFetcher,
-        let (metadata, stats) = await deltaDownload(
-          id, definition: definition, fetcher: http, request: request, sink: sink)
-      {
+      let attempt: DeltaResult =
+        if let http = fetcher as? HTTPFetcher {
+          await deltaDownload(
+            id, definition: definition, fetcher: http, request: request, sink: sink,
+            resumeTag: resume?.etag)
+        } else { .wholeDownload }
+      switch attempt {
+      case .done(let metadata, let stats):
         (response, delta) = (.downloaded(metadata), stats)
-      } else {
+      case .interrupted(let error):
+        throw error  // kept for the next attempt, like a cut download
+      case .wholeDownload:
         response = try await fetcher.fetch(request, into: sink)
       }
       switch response {

@@ -106,9 +106,9 @@ extension HTTPFetcher {
           contentRange.map({ Self.rangeEnd($0) == range.upperBound - 1 }) == true
         else {
           throw FetchError(
-            .truncated,
-            "the server answered a range request with another range (\(TerminalText.sanitize(contentRange ?? "no Content-Range", maxLength: 60)))"
-          )
+            .httpStatus,
+            "the server answered a range request with another range (\(TerminalText.sanitize(contentRange ?? "no Content-Range", maxLength: 60)))",
+            status: 206)
         }
         let expected = range.upperBound - range.lowerBound
         var buffers: [ByteBuffer] = []
