@@ -3,6 +3,7 @@ import ChunkIndex
 import Crypto
 import DemoOrigin
 import Foundation
+import MetricsTestKit
 import RemoteAssetsTestKit
 import Synchronization
 import Testing
@@ -116,6 +117,7 @@ import Testing
 
   /// An engine following the publisher's manifest, over a fresh cache.
   func withPublisher(
+    metrics: TestMetrics? = nil,
     _ body: (Publisher, AssetEngine, TemporaryDirectory) async throws -> Void
   ) async throws {
     try await withOrigin { origin in
@@ -126,7 +128,8 @@ import Testing
           id: "model", remote: URL(string: "\(origin.baseURL)/model.bin"), maxBytes: 64 << 20,
           refresh: .manual, timeout: 30)
         try await withEngine(
-          [asset], manifest: URL(string: "\(origin.baseURL)/manifest.json")
+          [asset], manifest: URL(string: "\(origin.baseURL)/manifest.json"),
+          metricsFactory: metrics
         ) { engine, dir in
           let first = await engine.refresh("model")
           #expect(first.isUpdated, "v1 lands whole: \(first)")
@@ -149,7 +152,8 @@ import Testing
   }
 
   @Test func anInPlaceChangeFetchesOnlyTheChangedChunks() async throws {
-    try await withPublisher { publisher, engine, _ in
+    let metrics = TestMetrics()
+    try await withPublisher(metrics: metrics) { publisher, engine, _ in
       let v2 = Self.changed(Self.v1, at: [1 << 20, 4 << 20, 6 << 20], seed: 10)
       try await publisher.publish(v2, version: "v2")
       let before = await publisher.origin.requestCount(path: "/model.bin")
@@ -171,6 +175,13 @@ import Testing
       #expect(p.reusedBytes + p.fetchedBytes == p.receivedBytes)
       let detail = await engine.status("model")?.history.first?.detail ?? ""
       #expect(detail.contains("reused"), "\(detail)")
+      func counted(_ source: String) -> Int64 {
+        metrics.counterTotal(
+          label: "remote_assets_delta_bytes_total",
+          dimensions: [("asset", "model"), ("source", source)])
+      }
+      #expect(counted("fetched") == Int64(moved.rangeBytes))
+      #expect(counted("fetched") + counted("reused") == Int64(v2.count))
     }
   }
 
@@ -236,7 +247,8 @@ import Testing
   }
 
   @Test func aServerThatIgnoresRangeGetsOneWholeDownload() async throws {
-    try await withPublisher { publisher, engine, _ in
+    let metrics = TestMetrics()
+    try await withPublisher(metrics: metrics) { publisher, engine, _ in
       let v2 = Self.changed(Self.v1, at: [1 << 20], seed: 50)
       try await publisher.publish(v2, version: "v2")
       // The same bytes, from a server that answers every request with the whole body.
@@ -251,6 +263,9 @@ import Testing
       #expect(log.contains("ignores Range"), "\(log)")
       let requests = await publisher.origin.requests(path: "/model.bin")
       #expect(requests.last?.header("Range") == nil, "the fallback asked for the whole file")
+      #expect(
+        metrics.counterTotal(
+          label: "remote_assets_delta_fallbacks_total", dimensions: [("asset", "model")]) == 1)
     }
   }
 
