@@ -7,6 +7,9 @@ struct DeltaStats: Sendable, Equatable {
   var fetchedBytes: Int64
   var reusedBytes: Int64
   var ranges: Int
+  /// The new file's index: every chunk of the assembled file is known to hold its hash, so
+  /// after the commit it is kept as the new blob's sidecar (the next delta needs no re-read).
+  var index: ChunkIndex
 }
 
 /// How a delta attempt ended.
@@ -76,30 +79,30 @@ extension AssetEngine {
     }
     if index.fileSHA256 == record.entry.current?.sha256 { return .wholeDownload }  // a check
 
-    // 2. What the cached copies hold, in the same chunking (stored beside each blob).
+    // 2. What the cached copies hold, in the same chunking (stored beside each blob). A copy
+    // that cannot be read (gone, damaged) is left out; the others still count.
     let parameters = index.parameters
     let shas = held.map(\.sha256)
-    let local: [ChunkIndex]
-    let descriptors: [Int32]
-    do {
-      (local, descriptors) = try await IOExecutor.run {
-        var indexes: [ChunkIndex] = []
-        var fds: [Int32] = []
+    let (local, descriptors, unreadable) = await Self.offActor {
+      var indexes: [ChunkIndex] = []
+      var fds: [Int32] = []
+      var problems: [String] = []
+      for sha in shas {
         do {
-          for sha in shas {
-            indexes.append(try store.chunkIndex(ofBlob: sha, parameters: parameters))
-            fds.append(try store.openBlob(sha))
-          }
+          let index = try store.chunkIndex(ofBlob: sha, parameters: parameters)
+          fds.append(try store.openBlob(sha))
+          indexes.append(index)
         } catch {
-          for fd in fds { close(fd) }
-          throw error
+          problems.append("\(error)")
         }
-        return (indexes, fds)
       }
-    } catch {
-      return await fallBack("the cached copy could not be read (\(error))")
+      return (indexes, fds, problems)
     }
     defer { for fd in descriptors { close(fd) } }
+    guard !local.isEmpty else {
+      return await fallBack(
+        "the cached copy could not be read (\(unreadable.joined(separator: "; ")))")
+    }
 
     // 3. Plan and transfer (continuing a kept partial of the same delta).
     let plan = DeltaPlan(target: index, local: local)
@@ -137,10 +140,9 @@ extension AssetEngine {
     guard digest == index.fileSHA256 else {
       return await fallBack("the assembled file's SHA-256 differs from the index's")
     }
-    // Every chunk of the new file is now known to hold its hash: the index describes it.
-    Task.detached(priority: .utility) { store.storeChunkIndex(index) }
     let stats = DeltaStats(
-      fetchedBytes: plan.fetchBytes, reusedBytes: plan.reusedBytes, ranges: plan.fetchCount)
+      fetchedBytes: plan.fetchBytes, reusedBytes: plan.reusedBytes, ranges: plan.fetchCount,
+      index: index)
     metrics.delta(id, fetched: stats.fetchedBytes, reused: stats.reusedBytes)
     return .done(metadata ?? FetchMetadata(), stats)
   }

@@ -306,6 +306,8 @@ extension AssetEngine {
     let shown = version ?? String(sha.prefix(8))
     metrics.downloaded(id, bytes: size)
     if let delta {
+      let store = self.store
+      await Self.offActor { store.storeChunkIndex(delta.index) }
       let moved =
         "fetched \(ByteCountText.format(delta.fetchedBytes)) in \(CountText.of(delta.ranges, "range")), reused \(ByteCountText.format(delta.reusedBytes))"
       log(id, .info, "updated to \(shown) (\(ByteCountText.format(size)): \(moved))")
