@@ -316,3 +316,52 @@ struct CompressedTransferTests {
     }
   }
 }
+
+/// What nginx will not do: answer a range with an encoded part.
+struct CompressedRangeTests {
+  /// The bytes held are decoded; a 206 of a gzip representation does not continue them, so the
+  /// kept bytes are dropped and the whole body is asked for again (then gzip may be taken).
+  @Test func aRangeAnsweredWithAnEncodedPartIsAskedForWhole() async throws {
+    let file = CompressedTransferTests.records(400)
+    let half = file.count / 2
+    try await withOrigin { origin in
+      await origin.setHandler("/data.json") { request in
+        guard request.header("Range") != nil else {
+          return OriginResponse(
+            headers: [OriginHeader("ETag", "\"e\"")], body: .data(file))
+        }
+        return OriginResponse(
+          status: 206,
+          headers: [
+            OriginHeader("ETag", "\"e\""), OriginHeader("Content-Encoding", "gzip"),
+            OriginHeader("Content-Range", "bytes \(half)-\(file.count - 1)/\(file.count)"),
+          ], body: .data(Data(repeating: 0x1f, count: 300)))
+      }
+      try await withTemporaryDirectory { dir in
+        let fetcher = HTTPFetcher()
+        do {
+          let sink = try makeSink(in: dir.url, maxBytes: 1 << 20, expectedSize: nil)
+          try sink.write(file.prefix(half))
+          var request = FetchRequest(
+            url: URL(string: "\(origin.baseURL)/data.json")!, expectedSHA256: sha256Hex(file))
+          request.acceptsCompressed = true
+          request.resume = (Int64(half), "\"e\"")
+          _ = try await fetcher.fetch(request, into: sink)
+          let digest = try sink.digest()
+          #expect(digest.sha256 == sha256Hex(file))
+          sink.discard()
+        } catch {
+          try await fetcher.shutdown()
+          throw error
+        }
+        try await fetcher.shutdown()
+      }
+      let sent = await origin.requests(path: "/data.json")
+      #expect(sent.count == 2)
+      #expect(sent.first?.header("Range") == "bytes=\(half)-")
+      #expect(sent.first?.header("Accept-Encoding") == "identity")
+      #expect(sent.last?.header("Range") == nil)
+      #expect(sent.last?.header("Accept-Encoding") == "gzip")
+    }
+  }
+}
