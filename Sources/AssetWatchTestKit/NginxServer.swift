@@ -43,8 +43,9 @@ public final class NginxServer: Sendable {
   /// Writes a config and starts nginx in the foreground, then waits (bounded, 10 s) until it
   /// accepts connections.
   ///
+  /// - Parameter serverDirectives: more lines for the `server` block (`gzip on;`, a `location`).
   /// - Throws: ``NginxError`` when nginx is not installed, exits, or never listens.
-  public init(tls: TLS? = nil) throws {
+  public init(tls: TLS? = nil, serverDirectives: String = "") throws {
     isTLS = tls != nil
     guard let nginx = ExternalTool.path("nginx") else {
       throw NginxError("nginx is not installed (apt-get install -y nginx-light)")
@@ -70,7 +71,7 @@ public final class NginxServer: Sendable {
       error_log \(r)/logs/error.log warn;
       events { worker_connections 64; }
       http {
-          log_format withconnection '$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" connection=$connection';
+          log_format withconnection '$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" ae="$http_accept_encoding" ce="$sent_http_content_encoding" connection=$connection';
           access_log \(r)/logs/access.log withconnection;
           client_body_temp_path \(r)/tmp/body;
           proxy_temp_path \(r)/tmp/proxy;
@@ -84,6 +85,7 @@ public final class NginxServer: Sendable {
               \(Self.tlsDirectives(tls))
               root \(www.path);
               location /slow/ { limit_rate 2m; }
+              \(serverDirectives)
           }
       }
       """
@@ -205,8 +207,10 @@ public final class NginxServer: Sendable {
 ///
 /// - Returns: What `body` returns.
 /// - Throws: ``NginxServer/NginxError`` when nginx cannot start, or what `body` throws.
-public func withNginx<T>(_ body: (NginxServer) async throws -> T) async throws -> T {
-  let nginx = try NginxServer()
+public func withNginx<T>(
+  serverDirectives: String = "", _ body: (NginxServer) async throws -> T
+) async throws -> T {
+  let nginx = try NginxServer(serverDirectives: serverDirectives)
   defer { nginx.stop() }
   return try await body(nginx)
 }

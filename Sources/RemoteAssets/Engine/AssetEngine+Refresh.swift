@@ -125,6 +125,8 @@ extension AssetEngine {
       allowInsecure: definition.allowInsecure)
     request.tls = definition.tls
     request.proxy = definition.proxy
+    request.acceptsCompressed = CompressionPolicy.asksForGzip(
+      format: definition.format, url: remote)
     if sink.resumeOffset > 0, let resume { request.resume = (sink.resumeOffset, resume.etag) }
     records[id]?.requestedAt = clock.now()
     do {

@@ -27,6 +27,10 @@ public struct FetchRequest: Sendable {
   package var tls: TLSSettings?
   /// Which proxy to use (by default the environment's, as curl reads it).
   package var proxy: ProxySetting = .environment
+  /// Whether to ask for a gzip-encoded body (``CompressionPolicy`` decides per asset). The body
+  /// reaches the sink decoded, so `maxBytes`, the expected size and the hash apply to the decoded
+  /// bytes. A request carrying ``resume`` asks for `identity` all the same.
+  package var acceptsCompressed: Bool = false
 
   /// Creates a request.
   public init(

@@ -12,7 +12,21 @@ final class HTTPClientPool: Sendable {
   struct Key: Hashable, Sendable {
     var tls: TLSSettings?
     var proxy: ProxyServer?
+    /// Whether the client decodes gzip bodies (a request that asked for gzip); the others keep
+    /// the client's decoding off, so a body reaches the cache exactly as the server sent it.
+    var decompresses = false
   }
+
+  /// The most a gzip body may expand (decoded bytes over the encoded bytes received so far)
+  /// before the client refuses it as a decompression bomb.
+  ///
+  /// Why 100: gzip makes JSON, text and scripts 3-15x smaller (a list of 20,000 small records:
+  /// 10x), so 100 leaves a wide margin; deflate cannot expand more than about 1030x, and a bomb
+  /// (a run of zeros) sits right there, so it is refused at its first chunk, before much is
+  /// written. A body built to stay under 100x is bounded by `maxBytes` on the decoded bytes (the
+  /// sink), the size limit. A legitimate file of one record repeated thousands of times can pass
+  /// 100x (300x seen): such an asset fails with this error and needs a plain (identity) server.
+  static let gzipRatioLimit = 100
 
   private struct State {
     var clients: [Key: HTTPClient] = [:]
@@ -22,7 +36,8 @@ final class HTTPClientPool: Sendable {
   private let base: HTTPClient.Configuration
   private let state = Mutex(State())
 
-  /// Creates an empty pool whose clients share `base` (timeouts, redirects, decompression).
+  /// Creates an empty pool whose clients share `base` (timeouts, redirects); decoding gzip is
+  /// each key's own.
   init(base: HTTPClient.Configuration) {
     self.base = base
   }
@@ -40,6 +55,14 @@ final class HTTPClientPool: Sendable {
     if isShutDown { throw FetchError(.shutDown, "the HTTP client is shut down") }
     if let existing { return existing }
     var configuration = base
+    if key.decompresses {
+      // NIOHTTPResponseDecompressor (swift-nio-extras): decodes `Content-Encoding: gzip` (and
+      // deflate, which the fetcher refuses since it never asks for it), leaves the head's
+      // Content-Encoding and Content-Length as the server sent them, and fails the body with
+      // `NIOHTTPDecompression.DecompressionError.limit` past the ratio, or
+      // `ExtraDecompressionError.truncatedData` when the body ends before the gzip stream does.
+      configuration.decompression = .enabled(limit: .ratio(Self.gzipRatioLimit))
+    }
     if let tls = key.tls {
       do {
         configuration.tlsConfiguration = try tls.makeClientConfiguration()

@@ -19,6 +19,16 @@ import Synchronization
 ///   `timeout + bytes / minimumBytesPerSecond`, where `bytes` is the largest the body can be (the
 ///   expected size, else the announced length, else `maxBytes`; 200 bytes for an error body).
 ///
+/// A request that ``FetchRequest/acceptsCompressed`` (and resumes nothing) asks for
+/// `Accept-Encoding: gzip` and goes through a client that decodes gzip (``HTTPClientPool``), with
+/// a ratio limit against decompression bombs; the sink sees decoded bytes, so `maxBytes`, the
+/// expected size and the hash apply to them. Such a response's `Content-Length` counts encoded
+/// bytes: it is neither announced as the total nor compared with what was written; the decoder
+/// proves the body complete (it fails a body that ends before its gzip stream does). Every other
+/// request asks for `identity` through a client that decodes nothing. A `Content-Encoding` other
+/// than gzip (or identity) is refused, and a range answered with an encoded part is asked for again
+/// whole.
+///
 /// Header values never appear in an error: the client's own error descriptions (which can quote
 /// them) are never used, and every message is passed through a ``SecretRedactor``.
 package final class HTTPFetcher: AssetFetcher {
@@ -216,7 +226,9 @@ package final class HTTPFetcher: AssetFetcher {
     for header in request.headers {
       http.headers.replaceOrAdd(name: header.name, value: header.value)
     }
-    http.headers.replaceOrAdd(name: "Accept-Encoding", value: "identity")
+    // A range of an encoded representation cannot be spliced onto the decoded bytes held.
+    let asksForGzip = request.acceptsCompressed && request.resume == nil
+    http.headers.replaceOrAdd(name: "Accept-Encoding", value: asksForGzip ? "gzip" : "identity")
     if http.headers["User-Agent"].isEmpty {
       http.headers.add(name: "User-Agent", value: "RemoteAssets/1")
     }
@@ -231,7 +243,8 @@ package final class HTTPFetcher: AssetFetcher {
     }
 
     let response: HTTPClientResponse
-    let route = try self.route(for: url, request: request)
+    var route = try self.route(for: url, request: request)
+    route.decompresses = asksForGzip
     do {
       response = try await clients.client(for: route).execute(
         http, timeout: .milliseconds(TransferDeadline.milliseconds(request.timeout)))
@@ -265,9 +278,10 @@ package final class HTTPFetcher: AssetFetcher {
       await Self.drain(response.body, upTo: Self.errorSnippetBytes)
       return .redirect(location)
     case 200:
+      let coding = try Self.contentCoding(headers, decoded: asksForGzip)
       try await stream(
-        response, request: request, url: url, sink: sink, from: 0, deadline: deadline,
-        redactor: redactor)
+        response, request: request, url: url, sink: sink, from: 0,
+        decoded: coding == .decodedGzip, deadline: deadline, redactor: redactor)
       return .done(.downloaded(metadata))
     case 206:
       guard let resume = request.resume else {
@@ -278,9 +292,15 @@ package final class HTTPFetcher: AssetFetcher {
         try sink.reset()  // the kept bytes cannot be trusted to continue: drop them
         throw FetchError(.truncated, "the server resumed at the wrong place; starting over")
       }
+      guard try Self.contentCoding(headers, decoded: false) == .identity else {
+        // A part of an encoded representation: its bytes do not continue the ones held.
+        await Self.drain(response.body, upTo: Self.errorSnippetBytes)
+        try sink.reset()
+        return .restartWithoutRange
+      }
       try await stream(
         response, request: request, url: url, sink: sink, from: range.start, total: range.total,
-        deadline: deadline, redactor: redactor)
+        decoded: false, deadline: deadline, redactor: redactor)
       return .done(.downloaded(metadata))
     case 416:
       // Nothing left to send. The bytes held count as complete only when the server's length is
@@ -322,7 +342,7 @@ package final class HTTPFetcher: AssetFetcher {
   private func stream(
     _ response: HTTPClientResponse, request: FetchRequest, url: URL, sink: DownloadSink,
     from start: Int64,
-    total: Int64? = nil, deadline: TransferDeadline, redactor: SecretRedactor
+    total: Int64? = nil, decoded: Bool, deadline: TransferDeadline, redactor: SecretRedactor
   ) async throws {
     if start == 0 { try sink.reset() }
     let lengths = response.headers["Content-Length"]
@@ -330,10 +350,13 @@ package final class HTTPFetcher: AssetFetcher {
     if lengths.count > 1 {
       throw FetchError(.truncated, "the response has \(lengths.count) Content-Length headers")
     }
+    // A decoded body's Content-Length counts the gzip bytes, not what the sink will hold.
     try sink.announce(
-      totalBytes: total ?? contentLength, etag: response.headers.first(name: "ETag"))
+      totalBytes: total ?? (decoded ? nil : contentLength),
+      etag: response.headers.first(name: "ETag"))
     // A server-supplied total can be any Int64: subtract only what cannot overflow.
     let remaining = total.flatMap { $0 >= start && start >= 0 ? $0 - start : nil }
+    // The deadline times the bytes on the wire: the encoded length is the right bound.
     if let length = remaining ?? contentLength { deadline.limitBody(to: length) }
     let chunked = response.headers["Transfer-Encoding"].contains {
       $0.lowercased().contains("chunked")
@@ -352,12 +375,14 @@ package final class HTTPFetcher: AssetFetcher {
     }
     sink.flushProgress()
     let received = sink.bytesWritten - start
-    if let contentLength, received != contentLength {
+    // A decoded body ended with its gzip stream (the decoder fails one that does not), and its
+    // length on the wire was checked by the client's HTTP parser.
+    if let contentLength, !decoded, received != contentLength {
       throw FetchError(.truncated, "the body ended after \(received) of \(contentLength) bytes")
     }
     // A close-delimited body looks exactly like a truncated one: trust it only when something
     // else (expected size or hash) can confirm it is complete.
-    if contentLength == nil, !chunked, !request.hasIndependentCheck {
+    if contentLength == nil, !chunked, !decoded, !request.hasIndependentCheck {
       throw FetchError(
         .truncated,
         "the response has no Content-Length, so a complete body cannot be told from a cut one")
@@ -365,6 +390,46 @@ package final class HTTPFetcher: AssetFetcher {
   }
 
   // MARK: - Helpers
+
+  /// How a 2xx body is encoded, as far as the sink is concerned.
+  enum ContentCoding: Equatable {
+    /// No `Content-Encoding` (or `identity`): the bytes are the representation.
+    case identity
+    /// `gzip`, decoded by the client (the request asked for it).
+    case decodedGzip
+    /// `gzip` or `x-gzip` to a request that asked for identity: kept as sent, as before this
+    /// fetcher asked for compression (a `.gz` file that its server labels so is the file).
+    case rawGzip
+  }
+
+  /// The body's coding, from its `Content-Encoding` header.
+  static func contentCoding(_ headers: HTTPHeaders, decoded: Bool) throws(FetchError)
+    -> ContentCoding
+  {
+    try contentCoding(headers[canonicalForm: "Content-Encoding"].map(String.init), decoded: decoded)
+  }
+
+  /// The body's coding, from the `Content-Encoding` values (split at commas).
+  ///
+  /// - Parameter decoded: whether the request asked for gzip (its client decodes exactly one
+  ///   `gzip`).
+  /// - Throws: ``FetchError`` `.invalid` for any other coding (deflate, br, zstd, a chain): none
+  ///   was asked for, and its bytes would reach the cache still encoded.
+  static func contentCoding(_ encodings: [String], decoded: Bool) throws(FetchError)
+    -> ContentCoding
+  {
+    let values = encodings.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+    let codings = values.filter { !$0.isEmpty && $0 != "identity" }
+    if codings.isEmpty { return .identity }
+    // The client's decoder reads the first value only: accept exactly one `gzip`.
+    if values == ["gzip"] { return decoded ? .decodedGzip : .rawGzip }
+    if values == ["x-gzip"], !decoded { return .rawGzip }
+    let shown = TerminalText.sanitize(values.joined(separator: ", "), maxLength: 60)
+    throw FetchError(
+      .invalid,
+      "refused a body with Content-Encoding: \(shown), which was not asked for (the request accepts \(decoded ? "gzip or identity" : "identity"))"
+    )
+  }
 
   /// An error in plain words (``TransportFailure/plain(_:endpoint:phase:timeout:)``), never
   /// quoting what the HTTP client put in its description (it can hold header values), and with

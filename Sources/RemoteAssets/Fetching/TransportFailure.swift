@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOHTTPCompression
 import NIOPosix
 import NIOSSL
 
@@ -209,6 +210,16 @@ enum TransportFailure {
     if let code = errnoCode(of: error) {
       return posixError(code, server: server, phase: phase)
     }
+    if let error = error as? NIOHTTPDecompression.DecompressionError {
+      return decompressionError(error, server: server, phase: phase)
+    }
+    if let error = error as? NIOHTTPDecompression.ExtraDecompressionError {
+      if error == .truncatedData {
+        return FetchError(
+          .truncated, "\(server) sent a gzip body that ends before its gzip stream does (\(phase))")
+      }
+      return FetchError(.invalid, "\(server) sent bytes after the end of a gzip body (\(phase))")
+    }
     if error is HTTPParserError {
       return FetchError(
         .truncated, "\(server) sent a malformed or cut response while \(phase) (\(error))")
@@ -247,6 +258,22 @@ enum TransportFailure {
       // `description` includes associated values: `invalidHeaderFieldValues` quotes the
       // offending header values whole. `shortDescription` never carries them.
       return FetchError(.network, "HTTP client error (\(error.shortDescription)) while \(phase)")
+    }
+  }
+
+  /// What the client's gzip decoder refused: a body past the ratio limit (a decompression bomb:
+  /// `.tooLarge`, like a body past `maxBytes`), or bytes that are not gzip.
+  private static func decompressionError(
+    _ error: NIOHTTPDecompression.DecompressionError, server: String, phase: String
+  ) -> FetchError {
+    switch error {
+    case .limit:
+      return FetchError(
+        .tooLarge,
+        "refused a gzip body that expands more than \(HTTPClientPool.gzipRatioLimit)x (a decompression bomb?) from \(server)"
+      )
+    case .inflationError, .initializationError:
+      return FetchError(.invalid, "\(server) sent a corrupt gzip body (\(phase))")
     }
   }
 
