@@ -101,7 +101,7 @@ let package = Package(
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         "RemoteAssetsPrometheus", .product(name: "Metrics", package: "swift-metrics"),
         "FleetModel", .product(name: "AsyncHTTPClient", package: "async-http-client"),
-        "TUFPublish",
+        "TUFPublish", "ChunkIndex",
       ]
     ),
     // The engine as a swift-service-lifecycle `Service`: one line in an app's `ServiceGroup`.
@@ -156,7 +156,9 @@ let package = Package(
     // folder reader and the crash-safe writer at its edges; `assetwatch publish` drives it.
     .target(
       name: "TUFPublish",
-      dependencies: ["AssetJSON", .product(name: "Crypto", package: "swift-crypto")]
+      dependencies: [
+        "AssetJSON", "ChunkIndex", .product(name: "Crypto", package: "swift-crypto"),
+      ]
     ),
     // Test support (not a product): temporary folders, free ports, child processes, nginx, a
     // scoped LoopbackOrigin. Every scope cleans up also when its body throws.
@@ -206,18 +208,21 @@ let package = Package(
       name: "AssetWatchCLITests",
       dependencies: [
         "AssetWatchCLI", "AssetJSON", "RemoteAssets", "AssetModel", "AssetWatchTestKit",
-        "RemoteAssetsTestKit",
+        "RemoteAssetsTestKit", "ChunkIndex",
         "DemoOrigin", .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
     .testTarget(
       name: "TUFTests", dependencies: ["TUF", "AssetJSON", "AssetModel", "AssetWatchTestKit"],
       exclude: ["Fixtures"]),
     .testTarget(name: "AssetJSONTests", dependencies: ["AssetJSON"]),
+    .testTarget(
+      name: "ChunkIndexTests",
+      dependencies: ["ChunkIndex", .product(name: "Crypto", package: "swift-crypto")]),
     // The publisher against the engine's verifier and python-tuf's client; the CLI as a binary.
     .testTarget(
       name: "TUFPublishTests",
       dependencies: [
-        "TUFPublish", "TUF", "AssetJSON", "AssetWatchTestKit", "DemoOrigin",
+        "TUFPublish", "TUF", "AssetJSON", "AssetWatchTestKit", "DemoOrigin", "ChunkIndex",
         .product(name: "Crypto", package: "swift-crypto"),
       ],
       exclude: ["Fixtures"]),

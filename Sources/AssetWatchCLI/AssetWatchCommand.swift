@@ -19,6 +19,7 @@ package struct AssetWatchCommand: AsyncParsableCommand {
       DropCommand.self, RollbackCommand.self, ConfirmCommand.self, RejectCommand.self,
       CheckCommand.self, VerifyCommand.self, WaitCommand.self,
       ServeCommand.self, FleetCommand.self, TUFClientCommand.self, PublishCommand.self,
+      IndexCommand.self,
     ],
     defaultSubcommand: WatchCommand.self
   )

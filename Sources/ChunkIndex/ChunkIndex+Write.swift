@@ -16,9 +16,13 @@ extension ChunkIndex {
     let slash = path.lastIndex(of: "/")
     let folder = slash.map { String(path[..<$0]) } ?? "."
     let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
-    let temp = (folder.isEmpty ? "" : folder + "/") + ".\(name).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    let temp =
+      (folder.isEmpty ? "" : folder + "/")
+      + ".\(name).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
     let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-    guard fd >= 0 else { throw ChunkIndexError("\(path): cannot create \(temp): \(Self.errorText(errno))") }
+    guard fd >= 0 else {
+      throw ChunkIndexError("\(path): cannot create \(temp): \(Self.errorText(errno))")
+    }
     var offset = 0
     while offset < bytes.count {
       let written = bytes.withUnsafeBytes { raw in

@@ -242,6 +242,24 @@ import Testing
           --generate root --threshold root=2
       """
     ),
+    (
+      IndexCommand.self,
+      """
+      OVERVIEW: Write a large file's chunk index, for delta updates.
+
+      Cuts FILE into content-defined chunks and writes FILE.chunks beside it: the
+      file's size and SHA-256, then each chunk's length and SHA-256. Serve it next to
+      the file: a client holding an older version fetches only the chunks it lacks,
+      with Range requests. An edit changes only the chunks around it, even when it
+      shifts the bytes after it. `assetwatch publish add` writes one by itself for
+      files of 8 MiB or more.
+
+      The average chunk is a power of two from 64KiB to 1MiB; by default about a
+      4096th of the file (256KiB for 1GiB). Bad input exits 2.
+
+      Example: assetwatch index model.bin --average 256KiB
+      """
+    ),
   ]
 
   @Test(arguments: 0..<expected.count)

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ChunkIndex
 import Foundation
 import TUFPublish
 
@@ -15,6 +16,16 @@ struct PublishTargetOptions: ParsableArguments {
 
   @Option(help: "Stage the rollout: the percent of instances that take it (0 halts; 100 is all).")
   var rollout: Int?
+
+  @Flag(
+    inversion: .prefixedNo,
+    help: "Also publish FILE's chunk index as PATH.chunks (default: for files of 8 MiB or more).")
+  var chunks: Bool?
+
+  /// Whether FILE (of `size` bytes) gets a chunk index: --chunks, --no-chunks, else 8 MiB.
+  func wantsChunkIndex(size: Int) -> Bool {
+    chunks ?? (Int64(size) >= Repository.chunkIndexThreshold)
+  }
 
   func bytes() throws(PublishError) -> [UInt8]? {
     guard let file else { return nil }
@@ -34,20 +45,52 @@ private func publishTarget(_ options: PublishOptions, _ target: PublishTargetOpt
   let expiry = try options.expiryPolicy()
   guard replace || target.file != nil else { throw PublishError("add needs a FILE") }
   var publication = Publication()
+  let bytes = try target.bytes()
+  // New bytes make the listed index stale: it goes, and a new one comes below if wanted.
+  if bytes != nil { repository.removeChunkIndex(forTarget: target.path) }
   try repository.setTarget(
-    path: target.path, bytes: target.bytes(), version: target.version,
+    path: target.path, bytes: bytes, version: target.version,
     rollout: target.rollout.map(RolloutFields.init(percent:)), replace: replace,
     into: &publication)
+  if let bytes, let file = target.file, target.wantsChunkIndex(size: bytes.count) {
+    try publishChunkIndex(of: file, as: target.path, in: &repository, into: &publication)
+  }
   try repository.publish(
     from: "targets", ring: ring, expiry: expiry, now: Date(), into: &publication)
   try options.write(publication)
   Console.printLine(publishedLine(repository))
 }
 
+/// Builds FILE's chunk index, writes it beside FILE as FILE.chunks and lists it as target
+/// PATH.chunks, named in PATH's custom.chunks.
+private func publishChunkIndex(
+  of file: String, as path: String, in repository: inout Repository,
+  into publication: inout Publication
+) throws {
+  let index: ChunkIndex
+  do {
+    index = try ChunkIndex.build(path: file)
+  } catch {
+    throw PublishError(error.message)
+  }
+  try repository.setChunkIndex(index, forTarget: path, into: &publication)
+  do {
+    try index.write(toPath: file + ".chunks")
+  } catch {
+    throw PublishError(error.message, kind: .io)
+  }
+}
+
 /// `publish add PATH FILE`.
 struct PublishAddCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
-    commandName: "add", abstract: "List a new target from a file, and sign.")
+    commandName: "add", abstract: "List a new target from a file, and sign.",
+    discussion: """
+      A FILE of 8 MiB or more (or any with --chunks) also gets a chunk index: FILE.chunks is \
+      written beside it and listed as target PATH.chunks, which PATH's custom.chunks names \
+      with its length and SHA-256, so clients holding an older version fetch only the chunks \
+      that changed.
+      """)
 
   @OptionGroup var options: PublishOptions
   @OptionGroup var target: PublishTargetOptions
@@ -92,6 +135,8 @@ struct PublishRemoveCommand: ParsableCommand {
       let ring = try options.keyRing()
       let expiry = try options.expiryPolicy()
       var publication = Publication()
+      // Its chunk index goes with it.
+      repository.removeChunkIndex(forTarget: path)
       try repository.removeTarget(path: path)
       try repository.publish(
         from: "targets", ring: ring, expiry: expiry, now: Date(), into: &publication)

@@ -1,0 +1,169 @@
+import AssetJSON
+import AssetWatchTestKit
+import ChunkIndex
+import Crypto
+import Foundation
+import TUF
+import Testing
+
+@testable import TUFPublish
+
+/// A large target's chunk index published beside it: `assetwatch publish add` writes FILE.chunks,
+/// lists it as target PATH.chunks and names it in PATH's signed custom.chunks; the engine's
+/// verifier and python-tuf's ngclient both download the two.
+@Suite struct ChunkIndexPublishTests {
+  /// `count` pseudo-random bytes (SplitMix64 from `seed`), eight at a time.
+  static func bytes(_ count: Int, seed: UInt64) -> [UInt8] {
+    var state = seed
+    var out = [UInt8](repeating: 0, count: count)
+    for i in stride(from: 0, to: count, by: 8) {
+      state &+= 0x9E37_79B9_7F4A_7C15
+      var z = state
+      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+      z ^= z >> 31
+      for j in 0..<min(8, count - i) { out[i + j] = UInt8(truncatingIfNeeded: z >> (8 * j)) }
+    }
+    return out
+  }
+
+  static func publish(_ arguments: [String]) async throws -> ProcessRunner.Result {
+    try await AssetWatchBinary.run(["publish"] + arguments)
+  }
+
+  /// The signed entry of target `path` in the repository at `repo`, read by the engine's
+  /// verifier, with the bytes it downloads (checked against the signed length and hash).
+  static func verified(_ repo: String, _ path: String) throws -> (TargetFile, [UInt8]) {
+    let (_, target, bytes) = try PublishFixtures.verify(repo, target: path)
+    return (try #require(target), try #require(bytes))
+  }
+
+  /// What custom.chunks must say of an index file's bytes.
+  static func expectedCustom(_ indexBytes: [UInt8], path: String) -> JSONValue {
+    .object([
+      "path": .string(path + ".chunks"),
+      "length": .integer(Int64(indexBytes.count)),
+      "sha256": .string(SHA256.hash(data: indexBytes).map { String(format: "%02x", $0) }.joined()),
+    ])
+  }
+
+  @Test func aLargeFileIsPublishedWithItsIndexAndNgclientDownloadsBoth() async throws {
+    try await withTemporaryDirectory { dir in
+      let repo = dir.path + "/site"
+      let keys = dir.path + "/keys"
+      var result = try await Self.publish(["init", "--repo", repo, "--keys-dir", keys])
+      #expect(result.status == 0, "\(result.stderr)")
+      let model = Self.bytes(9 << 20 + 7, seed: 1)
+      let file = try dir.file("model.bin", Data(model))
+      result = try await Self.publish([
+        "add", "--repo", repo, "--keys-dir", keys, "models/model.bin", file.path, "--version", "1",
+      ])
+      #expect(result.status == 0, "\(result.stderr)")
+
+      // FILE.chunks beside the file is the index of its bytes.
+      let written = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file.path + ".chunks")))
+      let index = try ChunkIndex(parsing: written)
+      #expect(index == ChunkIndex(of: model))
+
+      // The index is its own target, and the asset's signed custom.chunks names it.
+      let (asset, assetBytes) = try Self.verified(repo, "models/model.bin")
+      #expect(assetBytes == model)
+      let (indexTarget, indexBytes) = try Self.verified(repo, "models/model.bin.chunks")
+      #expect(indexBytes == written)
+      #expect(indexTarget.length == Int64(written.count))
+      #expect(asset.custom?["chunks"] == Self.expectedCustom(written, path: "models/model.bin"))
+      #expect(asset.custom?["version"] == .string("1"))
+      #expect(indexTarget.custom?["chunks"] == nil)
+
+      // python-tuf's client downloads both through the signed metadata.
+      let ng = try PublishFixtures.ngclient(
+        repo: repo, metadataDir: dir.path + "/client", trustedRoot: repo + "/metadata/1.root.json",
+        targets: ["models/model.bin", "models/model.bin.chunks"])
+      #expect(ng.bytes("models/model.bin") == model)
+      #expect(ng.bytes("models/model.bin.chunks") == written)
+      #expect(
+        ng.targets["models/model.bin"]??.custom?.value["chunks"]
+          == Self.expectedCustom(written, path: "models/model.bin"))
+
+      // New bytes replace the index; --no-chunks drops it (custom.chunks and the listing).
+      var edited = model
+      edited.replaceSubrange(4 << 20..<(4 << 20), with: Self.bytes(100_000, seed: 2))
+      try Data(edited).write(to: file)
+      result = try await Self.publish([
+        "update", "--repo", repo, "--keys-dir", keys, "models/model.bin", file.path,
+      ])
+      #expect(result.status == 0, "\(result.stderr)")
+      let rewritten = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file.path + ".chunks")))
+      let newIndex = try ChunkIndex(parsing: rewritten)
+      #expect(newIndex == ChunkIndex(of: edited))
+      #expect(newIndex.chunkHashes.intersection(index.chunkHashes).count > index.chunks.count / 2)
+      let (updated, _) = try Self.verified(repo, "models/model.bin")
+      #expect(updated.custom?["chunks"] == Self.expectedCustom(rewritten, path: "models/model.bin"))
+      #expect(try Self.verified(repo, "models/model.bin.chunks").1 == rewritten)
+
+      result = try await Self.publish([
+        "update", "--repo", repo, "--keys-dir", keys, "models/model.bin", file.path,
+        "--no-chunks",
+      ])
+      #expect(result.status == 0, "\(result.stderr)")
+      let (trusted, plain, _) = try PublishFixtures.verify(repo, target: "models/model.bin")
+      #expect(plain?.custom?["chunks"] == nil)
+      #expect(trusted.targets?.targets["models/model.bin.chunks"] == nil)
+    }
+  }
+
+  @Test func aSmallFileGetsNoIndexUnlessAsked() async throws {
+    try await withTemporaryDirectory { dir in
+      let repo = dir.path + "/site"
+      let keys = dir.path + "/keys"
+      var result = try await Self.publish(["init", "--repo", repo, "--keys-dir", keys])
+      #expect(result.status == 0, "\(result.stderr)")
+      let small = try dir.file("flags.json", Data(Self.bytes(300_000, seed: 3)))
+      result = try await Self.publish([
+        "add", "--repo", repo, "--keys-dir", keys, "flags", small.path,
+      ])
+      #expect(result.status == 0, "\(result.stderr)")
+      #expect(!FileManager.default.fileExists(atPath: small.path + ".chunks"))
+      var (trusted, target, _) = try PublishFixtures.verify(repo, target: "flags")
+      #expect(target?.custom?["chunks"] == nil)
+      #expect(trusted.targets?.targets["flags.chunks"] == nil)
+
+      let asked = try dir.file("asked.bin", Data(Self.bytes(300_000, seed: 4)))
+      result = try await Self.publish([
+        "add", "--repo", repo, "--keys-dir", keys, "asked", asked.path, "--chunks",
+      ])
+      #expect(result.status == 0, "\(result.stderr)")
+      let written = [UInt8](try Data(contentsOf: URL(fileURLWithPath: asked.path + ".chunks")))
+      (trusted, target, _) = try PublishFixtures.verify(repo, target: "asked")
+      #expect(target?.custom?["chunks"] == Self.expectedCustom(written, path: "asked"))
+      #expect(try Self.verified(repo, "asked.chunks").1 == written)
+
+      // Removing the target removes its index from the listing too.
+      result = try await Self.publish(["remove", "--repo", repo, "--keys-dir", keys, "asked"])
+      #expect(result.status == 0, "\(result.stderr)")
+      (trusted, _, _) = try PublishFixtures.verify(repo)
+      #expect(trusted.targets?.targets["asked"] == nil)
+      #expect(trusted.targets?.targets["asked.chunks"] == nil)
+      #expect(trusted.targets?.targets["flags"] != nil)
+    }
+  }
+
+  @Test func anIndexOfOtherBytesIsRefused() throws {
+    try withTemporaryDirectory { dir in
+      var (repository, _, _) = try PublishFixtures.initialize(in: dir.path + "/repo")
+      var publication = Publication()
+      try repository.setTarget(
+        path: "a.bin", bytes: Self.bytes(1000, seed: 5), version: nil, rollout: nil,
+        replace: false, into: &publication)
+      let other = ChunkIndex(of: Self.bytes(1000, seed: 6))
+      #expect(
+        throws: PublishError("the chunk index of a.bin describes other bytes than the target's")
+      ) {
+        try repository.setChunkIndex(other, forTarget: "a.bin", into: &publication)
+      }
+      #expect(throws: PublishError("no target b.bin to index")) {
+        try repository.setChunkIndex(other, forTarget: "b.bin", into: &publication)
+      }
+    }
+  }
+}
