@@ -105,3 +105,44 @@ import Testing
     }
   }
 }
+
+/// What a client does with two indexes: the chunks it holds, the ones it must fetch, the ranges.
+@Suite struct ChunkReuseTests {
+  @Test func missingChunksAndTheirRanges() {
+    let small = ChunkingParameters(averageSize: 64 << 10)
+    let original = TestBytes.make(count: 8 << 20, seed: 21)
+    var edited = original
+    edited.replaceSubrange(3 << 20..<(3 << 20 + 1000), with: TestBytes.make(count: 5000, seed: 22))
+    let local = ChunkIndex(of: original, parameters: small)
+    let remote = ChunkIndex(of: edited, parameters: small)
+    let held = local.chunksByHash
+    let missing = remote.missingChunks(holding: Set(held.keys))
+    #expect(!missing.isEmpty && missing.count <= 6)
+    #expect(missing.allSatisfy { $0.offset < 3 << 20 + 5000 + 2 * small.maxSize })
+    // Every chunk held is found at its place in the local file, with the same bytes.
+    for chunk in remote.chunks where held[chunk.hash] != nil {
+      let at = held[chunk.hash]!
+      #expect(at.length == chunk.length)
+      #expect(
+        original[Int(at.offset)..<Int(at.end)] == edited[Int(chunk.offset)..<Int(chunk.end)])
+    }
+    // Missing chunks around one edit are adjacent: one range.
+    let ranges = ChunkIndex.byteRanges(of: missing)
+    #expect(ranges.count == 1)
+    #expect(ranges.first == missing.first!.offset..<missing.last!.end)
+  }
+
+  @Test func rangesJoinAdjacentChunksAndShortGaps() {
+    let hash = ChunkHash(hex: String(repeating: "0", count: 64))!
+    let chunks = [
+      ChunkRecord(offset: 0, length: 10, hash: hash),
+      ChunkRecord(offset: 10, length: 10, hash: hash),
+      ChunkRecord(offset: 25, length: 5, hash: hash),
+      ChunkRecord(offset: 100, length: 1, hash: hash),
+    ]
+    #expect(ChunkIndex.byteRanges(of: chunks) == [0..<20, 25..<30, 100..<101])
+    #expect(ChunkIndex.byteRanges(of: chunks, joiningGapsBelow: 6) == [0..<30, 100..<101])
+    #expect(ChunkIndex.byteRanges(of: chunks, joiningGapsBelow: 71) == [0..<101])
+    #expect(ChunkIndex.byteRanges(of: []) == [])
+  }
+}
