@@ -102,8 +102,8 @@ median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
 # One timed run: prints "seconds maxRSS_KiB".
 measure() {
-  /usr/bin/time -f "%e %M" -o "$WORK/time.txt" "$@" >/dev/null 2>"$WORK/err.txt" || {
-    echo "failed: $*" >&2; cat "$WORK/err.txt" >&2; exit 1; }
+  /usr/bin/time -f "%e %M" -o "$WORK/time.txt" "$@" >"$WORK/out.txt" 2>"$WORK/err.txt" || {
+    echo "failed: $*" >&2; cat "$WORK/out.txt" "$WORK/err.txt" >&2; exit 1; }
   cat "$WORK/time.txt"
 }
 row() { printf '| %-44s | %-34s | %s |\n' "$1" "$2" "$3"; }
@@ -589,8 +589,13 @@ bench_delta() {
   chmod -R a+rX "$d"
   publish() { # VERSION
     ln -f "$d/$1.bin" "$d/model.bin"; ln -f "$d/$1.chunks" "$d/model.bin.chunks"
-    python3 scripts/delta-bench/manifest.py "$d" "$1" > "$d/manifest.new"; mv "$d/manifest.new" "$d/manifest.json"
+    python3 scripts/delta-bench/manifest.py "$d" "$1" > "$d/manifest.new"
+    # nginx's ETag is mtime-size: two manifests of one length written in the same second would
+    # look unchanged (a 304). Each publication gets a later mtime than the last.
+    published=$((published + 1))
+    touch -d "@$(($(date +%s) + published))" "$d/manifest.new"; mv "$d/manifest.new" "$d/manifest.json"
   }
+  local published=0
   config() { # NAME BASE_URL
     cat > "$WORK/$1.json" <<CONF
 { "appVersion": "bench", "cacheDirectory": "cache-$1", "manifest": "$2/delta/manifest.json",
