@@ -370,4 +370,53 @@ import Testing
         "only the cut range again: \(starts), cut at \(lastRange.lowerBound)")
     }
   }
+
+  @Test func quittingMidDeltaKeepsWhatWasAssembledForTheNextStart() async throws {
+    try await withPublisher { publisher, engine, dir in
+      let v2 = Self.changed(Self.v1, at: [1 << 20, 4 << 20, 6 << 20], count: 256 << 10, seed: 90)
+      try await publisher.publish(v2, version: "v2")
+      // Ranges trickle (the copies do not): the delta is still running when the user quits.
+      await publisher.origin.setResource(
+        "/model.bin",
+        StaticResource(
+          data: v2, contentType: "application/octet-stream", bytesPerSecond: 128 << 10))
+      let events = await engine.events()
+      let transfer = Task { await engine.refresh("model") }
+      _ = await firstEvent(in: events) {
+        if case .progress(_, let p) = $0 { p.reusedBytes > 0 } else { false }
+      }
+      await engine.shutdown()
+      let cut = await transfer.value
+      #expect(cut.kind == .cancelled, "\(cut)")
+      let kept = dir.cache.appendingPathComponent("tmp/model.resume.part")
+      let keptBytes = try #require(
+        try FileManager.default.attributesOfItem(atPath: kept.path)[.size] as? Int)
+      #expect(keptBytes > 0, "what was assembled is kept")
+
+      await publisher.origin.setResource(
+        "/model.bin", body: v2, contentType: "application/octet-stream")
+      let before = await publisher.origin.requestCount(path: "/model.bin")
+      let asset = AssetDefinition(
+        id: "model", remote: URL(string: "\(publisher.origin.baseURL)/model.bin"),
+        maxBytes: 64 << 20, refresh: .manual, timeout: 30)
+      try await withEngine(
+        [asset], cache: dir.cache,
+        manifest: URL(string: "\(publisher.origin.baseURL)/manifest.json")
+      ) { second in
+        #expect(await second.refresh("model").isUpdated)
+        #expect(await second.status("model")?.sha256 == sha256Hex(v2))
+      }
+      let again = await publisher.origin.requests(path: "/model.bin").dropFirst(before)
+      let spans = again.compactMap { request -> (Int, Int)? in
+        guard let range = request.header("Range") else { return nil }
+        let span = range.dropFirst("bytes=".count).split(separator: "-")
+        guard span.count == 2, let a = Int(span[0]), let b = Int(span[1]) else { return nil }
+        return (a, b)
+      }
+      #expect(spans.count == again.count && !spans.isEmpty, "ranges only, no whole download")
+      #expect(
+        spans.allSatisfy { $0.1 >= keptBytes },
+        "nothing before the kept \(keptBytes) again: \(spans)")
+    }
+  }
 }

@@ -127,7 +127,7 @@ extension AssetEngine {
     do {
       metadata = try await transfer.run(plan, into: sink, from: start)
     } catch {
-      if let kind = error.transport {
+      if let kind = Task.isCancelled ? .cancelled : error.interruption {
         return .interrupted(FetchError(kind, "delta update: \(error.reason)"))
       }
       return await fallBack(error.reason)

@@ -3,17 +3,17 @@ import Crypto
 import Foundation
 import NIOCore
 
-/// Why a delta update stopped. A transport failure (the network, a timeout, a cut body) keeps
-/// what was assembled for the next attempt to continue; anything else makes the engine download
-/// the whole file once, and say why.
+/// Why a delta update stopped. An interruption (the network, a timeout, a cut body, or the task
+/// cancelled at shutdown) keeps what was assembled for the next attempt to continue; anything
+/// else makes the engine download the whole file once, and say why.
 package struct DeltaFailure: Error, Sendable, Equatable, CustomStringConvertible {
   /// One sentence, safe for a terminal.
   package var reason: String
-  /// The transport failure's kind, when that is what stopped it.
-  package var transport: AssetErrorKind?
-  package init(_ reason: String, transport: AssetErrorKind? = nil) {
+  /// The interruption's kind (a transport kind, or `.cancelled`), when that is what stopped it.
+  package var interruption: AssetErrorKind?
+  package init(_ reason: String, interruption: AssetErrorKind? = nil) {
     self.reason = TerminalText.sanitize(reason, maxLength: 300)
-    self.transport = transport
+    self.interruption = interruption
   }
   package var description: String { reason }
 }
@@ -69,6 +69,7 @@ struct DeltaTransfer: Sendable {
     do {
       for (position, step) in plan.steps.enumerated()
       where begins[position] + step.length > start {
+        try Task.checkCancellation()
         // The first step may straddle `start`: its bytes before it are not written again.
         let skip = max(0, start - begins[position])
         // Keep up to `maxInFlight` of the next ranges coming while this step runs.
@@ -86,7 +87,12 @@ struct DeltaTransfer: Sendable {
           guard let task = started.removeValue(forKey: position) else {
             throw DeltaFailure("a range was not started")
           }
-          let fetched = try await task.value
+          // The ranges are unstructured tasks: a cancel of the refresh reaches them here.
+          let fetched = try await withTaskCancellationHandler {
+            try await task.value
+          } onCancel: {
+            task.cancel()
+          }
           if metadata == nil { metadata = fetched.metadata }
           var left = Int(skip)
           for var buffer in fetched.buffers {
@@ -104,7 +110,12 @@ struct DeltaTransfer: Sendable {
     } catch let failure as DeltaFailure {
       throw failure
     } catch let error as FetchError {
-      throw DeltaFailure(error.message, transport: error.kind.isTransport ? error.kind : nil)
+      let interrupted = error.kind.isTransport || error.kind == .cancelled || Task.isCancelled
+      throw DeltaFailure(
+        error.message,
+        interruption: interrupted ? (Task.isCancelled ? .cancelled : error.kind) : nil)
+    } catch is CancellationError {
+      throw DeltaFailure("cancelled", interruption: .cancelled)
     } catch {
       throw DeltaFailure("\(error)")
     }
@@ -166,6 +177,7 @@ struct DeltaTransfer: Sendable {
   {
     var done: Int64 = 0
     while done < length {
+      try Task.checkCancellation()
       let want = Int(min(Int64(Self.copyBlock) * 4, length - done))
       let at = offset + done
       let buffers = try await IOExecutor.run { () throws -> [ByteBuffer] in
