@@ -1,4 +1,6 @@
 import Crypto
+import Dispatch
+import Synchronization
 
 /// Builds a `ChunkIndex` from a file's bytes fed in order, in buffers of any size: cuts chunks
 /// with a `Chunker` and hashes each chunk and the whole file in the same pass.
@@ -19,10 +21,36 @@ package struct ChunkIndexBuilder: Sendable {
     self.chunker = Chunker(parameters: parameters)
   }
 
-  /// Feeds the next bytes of the file.
+  /// Feeds the next bytes of the file. A buffer of 1 MiB or more is hashed for the whole file on
+  /// a second thread while the chunks are cut and hashed on this one: two SHA-256 passes over
+  /// the same bytes take the time of one on a machine with two cores.
   package mutating func append(_ buffer: UnsafeRawBufferPointer) {
     guard !buffer.isEmpty else { return }
-    fileHasher.update(bufferPointer: buffer)
+    guard buffer.count >= 1 << 20 else {
+      fileHasher.update(bufferPointer: buffer)
+      cut(buffer)
+      return
+    }
+    let file = Mutex(fileHasher)
+    let chunks = Mutex(self)
+    // The buffer crosses as an address: `concurrentPerform` returns only after both iterations
+    // ran, so the memory stays valid and unchanged throughout; each iteration locks only its own
+    // state, so neither waits for the other.
+    let (start, count) = (UInt(bitPattern: buffer.baseAddress), buffer.count)
+    DispatchQueue.concurrentPerform(iterations: 2) { part in
+      let bytes = UnsafeRawBufferPointer(start: UnsafeRawPointer(bitPattern: start), count: count)
+      if part == 0 {
+        file.withLock { $0.update(bufferPointer: bytes) }
+      } else {
+        chunks.withLock { $0.cut(bytes) }
+      }
+    }
+    self = chunks.withLock { $0 }
+    self.fileHasher = file.withLock { $0 }
+  }
+
+  /// Cuts and hashes the chunks of the next bytes (not the whole file's hash).
+  private mutating func cut(_ buffer: UnsafeRawBufferPointer) {
     byteCount += Int64(buffer.count)
     var rest = buffer
     while let cut = chunker.nextCut(in: rest) {
