@@ -1,6 +1,6 @@
 /// The names of the series the engine exports, and their help texts: the contract dashboards,
 /// alert rules and `assetwatch fleet` read. Every series has an `asset` label except
-/// ``manifestInfo``, ``instanceInfo``, ``buildInfo`` and the TUF ones; the Prometheus server adds `instance` and
+/// ``manifestInfo``, ``instanceInfo``, ``buildInfo``, the cache's and the TUF ones; the Prometheus server adds `instance` and
 /// `job`.
 public enum AssetMetricNames {
   /// `remote_assets_asset_info{asset,version,target_version,state,error_kind}` = 1 (gauge): the
@@ -63,6 +63,11 @@ public enum AssetMetricNames {
   /// (`expired`, `rollback`, `signatures`, `pinned_hash`, `too_large`, `target_not_listed`, ...;
   /// a fixed set of words).
   public static let tufRefusalsTotal = "remote_assets_tuf_refusals_total"
+  /// `remote_assets_cache_bytes` (gauge): bytes the cache folder takes (blobs, chunk indexes,
+  /// entries, partials), measured at start and after each commit or eviction.
+  public static let cacheBytes = "remote_assets_cache_bytes"
+  /// `remote_assets_cache_limit_bytes` (gauge): the config's `cacheLimit`; absent without one.
+  public static let cacheLimitBytes = "remote_assets_cache_limit_bytes"
 
   /// The `# HELP` text of each series (promtool's linter wants one for every family).
   public static let help: [String: String] = [
@@ -90,17 +95,19 @@ public enum AssetMetricNames {
     tufMetadataExpiry: "Unix time at which each trusted TUF role's metadata expires.",
     tufRefusing: "1 while the signed (TUF) metadata is refused, 0 while it verifies.",
     tufRefusalsTotal: "Refusals of the signed (TUF) metadata or of unlisted targets, by the check.",
+    cacheBytes: "Bytes the cache folder takes: blobs, chunk indexes, entries, partials.",
+    cacheLimitBytes: "The config's cacheLimit in bytes (absent without one).",
   ]
 
   /// The families only an engine that follows signed targets (`tuf`) exports.
   public static let signedTargetsOnly: Set<String> = [
-    tufMetadataExpiry, tufRefusing, tufRefusalsTotal,
+    tufMetadataExpiry, tufRefusing, tufRefusalsTotal, cacheBytes, cacheLimitBytes,
   ]
 
   /// The families an engine exports only when something calls for them: the signed-targets
   /// ones (``signedTargetsOnly``), a staged rollout's percent and a standing rejection.
   public static let exportedOnlyWhenUsed: Set<String> = signedTargetsOnly.union([
-    assetRolloutPercent, assetRejected,
+    assetRolloutPercent, assetRejected, cacheLimitBytes,
   ])
 
   /// Every name of the contract.
