@@ -75,7 +75,7 @@ import Testing
 
   @Test func aBlobTwoCandidatesNameIsFreedWithTheSecond() {
     let plan = EvictionPlan.make(
-      total: 1500, limit: 1000,
+      total: 1300, limit: 1000,
       candidates: [
         Self.candidate(.previous(id: "a"), at: 10, ["same"]),
         Self.candidate(.previous(id: "b"), at: 20, ["same"]),
