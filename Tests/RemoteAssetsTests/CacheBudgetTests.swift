@@ -223,6 +223,44 @@ import Testing
     }
   }
 
+  @Test func aDownloadThatPutsTheCacheOverItsLimitEvictsTheCopyItRetired() async throws {
+    try await withOrigin { origin in
+      func body(_ seed: UInt8) -> Data {
+        var data = Data(count: Fixture.size)
+        data[0] = seed
+        return data
+      }
+      await origin.setResource(
+        "/model.bin", body: body(1), contentType: "application/octet-stream",
+        lastModified: Self.t0)
+      let asset = AssetDefinition(
+        id: "model", remote: URL(string: "\(origin.baseURL)/model.bin"), format: .binary)
+      // Room for one copy and the small files, not two.
+      try await withEngine(
+        [asset], configure: { $0.cacheLimit = Int64(Fixture.size) + 50_000 }
+      ) { engine, directory in
+        #expect(await engine.refresh("model").word == "updated")
+        let first = try #require(await engine.status("model")?.sha256)
+        await origin.setResource(
+          "/model.bin", body: body(2), contentType: "application/octet-stream",
+          lastModified: Self.t0 + 60)
+        #expect(await engine.refresh("model").word == "updated")
+        // The pass after the commit runs beside the refresh: poll with a deadline.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while await engine.status("model")?.canRollback == true, ContinuousClock.now < deadline {
+          try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(await engine.status("model")?.canRollback == false)
+        let store = try CacheStore(root: directory.cache)
+        #expect(!FileManager.default.fileExists(atPath: store.objectPath(first)))
+        #expect((try? store.readEntry("model"))??.previous == nil)
+        #expect((try? store.readEntry("model"))??.current?.sha256 != first)
+        let usage = try #require(await engine.info().cache)
+        #expect(usage.bytes <= usage.limit ?? 0)
+      }
+    }
+  }
+
   @Test func underTheLimitNothingGoesAndUnconfiguredAssetsStay() async throws {
     try await withTemporaryDirectory { directory in
       let f = try Fixture(directory)

@@ -46,11 +46,15 @@ extension AssetEngine {
   private func sweep(leftovers: Bool) async {
     let store = self.store
     let limit = configuration.cacheLimit
-    // Without a limit a pass after a commit only measures: no lock, no entry read.
-    guard leftovers || limit != nil else {
+    // A pass after a commit measures first (no lock, no entry read), and goes on only when the
+    // cache is over its limit.
+    if !leftovers {
       let bytes = await Self.offActor { store.measure() }
-      noteUsage(bytes, announce: true)
-      return
+      guard let limit, bytes > limit else {
+        noteUsage(bytes, announce: true)
+        if limit != nil { budget.warnedOverLimit = false }
+        return
+      }
     }
     var keep = Set<String>()
     for record in records.values {
