@@ -329,7 +329,7 @@ import Testing
     }
   }
 
-  @Test func chunkIndexesCountTowardTheSize() throws {
+  @Test func chunkIndexesAndKeptPartialsCountTowardTheSize() throws {
     try withTemporaryDirectory { directory in
       let f = try Fixture(directory)
       let a1 = try f.blob(1)
@@ -337,6 +337,12 @@ import Testing
       try Data(repeating: 1, count: 4321).write(
         to: f.cache.appendingPathComponent("objects/" + CacheLayout.chunkIndexName(of: a1.sha256)))
       #expect(f.store.measure() == before + 4321)
+      // A kept resume partial counts too; a file the engine did not make does not.
+      try Data(repeating: 2, count: 5000).write(
+        to: f.cache.appendingPathComponent("tmp/a.resume.part"))
+      try Data(repeating: 3, count: 7000).write(
+        to: f.cache.appendingPathComponent("tmp/notes.txt"))
+      #expect(f.store.measure() == before + 4321 + 5000)
     }
   }
 }
