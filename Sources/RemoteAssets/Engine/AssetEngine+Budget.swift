@@ -62,14 +62,14 @@ extension AssetEngine {
       if let sha = record.entry.previous?.sha256 { keep.insert(sha) }
     }
     let resumable = Set(records.keys)
-    let budget = CacheStore.Budget(limit: limit, configured: Set(records.keys))
+    let rule = CacheStore.Budget(limit: limit, configured: Set(records.keys))
     let kept = keep
     do {
       // The store adds every blob named by an entry on disk, read under the commit lock, so a
       // blob another process committed is never taken for garbage. A directory scan: off the
       // actor.
       let swept = try await IOExecutor.run {
-        try store.sweep(keep: kept, resumableIDs: resumable, budget: budget, leftovers: leftovers)
+        try store.sweep(keep: kept, resumableIDs: resumable, budget: rule, leftovers: leftovers)
       }
       guard let report = swept else {
         let bytes = await Self.offActor { store.measure() }
