@@ -1,6 +1,6 @@
 /// The names of the series the engine exports, and their help texts: the contract dashboards,
 /// alert rules and `assetwatch fleet` read. Every series has an `asset` label except
-/// ``manifestInfo``, ``instanceInfo``, ``buildInfo`` and the TUF ones; the Prometheus server adds `instance` and
+/// ``manifestInfo``, ``instanceInfo``, ``buildInfo``, the cache's and the TUF ones; the Prometheus server adds `instance` and
 /// `job`.
 public enum AssetMetricNames {
   /// `remote_assets_asset_info{asset,version,target_version,state,error_kind}` = 1 (gauge): the
@@ -69,6 +69,11 @@ public enum AssetMetricNames {
   /// `remote_assets_delta_fallbacks_total{asset}` (counter): delta updates given up for a whole
   /// download (index missing or invalid, a server that ignores Range, a chunk that lies).
   public static let deltaFallbacksTotal = "remote_assets_delta_fallbacks_total"
+  /// `remote_assets_cache_bytes` (gauge): bytes the cache folder takes (blobs, chunk indexes,
+  /// entries, partials), measured at start and after each commit or eviction.
+  public static let cacheBytes = "remote_assets_cache_bytes"
+  /// `remote_assets_cache_limit_bytes` (gauge): the config's `cacheLimit`; absent without one.
+  public static let cacheLimitBytes = "remote_assets_cache_limit_bytes"
 
   /// The `# HELP` text of each series (promtool's linter wants one for every family).
   public static let help: [String: String] = [
@@ -98,17 +103,19 @@ public enum AssetMetricNames {
     tufRefusalsTotal: "Refusals of the signed (TUF) metadata or of unlisted targets, by the check.",
     deltaBytesTotal: "Bytes of delta updates, by source: fetched with Range requests or reused.",
     deltaFallbacksTotal: "Delta updates given up for a whole download.",
+    cacheBytes: "Bytes the cache folder takes: blobs, chunk indexes, entries, partials.",
+    cacheLimitBytes: "The config's cacheLimit in bytes (absent without one).",
   ]
 
   /// The families only an engine that follows signed targets (`tuf`) exports.
   public static let signedTargetsOnly: Set<String> = [
-    tufMetadataExpiry, tufRefusing, tufRefusalsTotal, deltaBytesTotal, deltaFallbacksTotal,
+    tufMetadataExpiry, tufRefusing, tufRefusalsTotal,
   ]
 
   /// The families an engine exports only when something calls for them: the signed-targets
   /// ones (``signedTargetsOnly``), a staged rollout's percent and a standing rejection.
   public static let exportedOnlyWhenUsed: Set<String> = signedTargetsOnly.union([
-    assetRolloutPercent, assetRejected, deltaBytesTotal, deltaFallbacksTotal,
+    assetRolloutPercent, assetRejected, deltaBytesTotal, deltaFallbacksTotal, cacheLimitBytes,
   ])
 
   /// Every name of the contract.
@@ -117,7 +124,8 @@ public enum AssetMetricNames {
     servedBytes,
     consecutiveFailures, refreshTotal, bytesDownloadedTotal, refreshDuration, manifestInfo,
     assetRolloutPercent, assetHeldBack, assetRejected, assetOnProbation, instanceInfo, buildInfo,
-    tufMetadataExpiry, tufRefusing, tufRefusalsTotal,
+    tufMetadataExpiry, tufRefusing, tufRefusalsTotal, deltaBytesTotal, deltaFallbacksTotal,
+    cacheBytes, cacheLimitBytes,
   ]
 
   /// The buckets of ``refreshDuration``: 5 ms to 60 s.

@@ -7,7 +7,7 @@ extension EngineInfo: Codable {
   private enum CodingKeys: String, CodingKey {
     case appVersion, configPath, manifestVersion, autoRefreshPaused, refreshEvery
     case cacheReadOnly, manifestCheckedAt, manifestError, assetsLoading, pausedAt, trust
-    case instance
+    case instance, cache
   }
 
   /// Decodes engine info; only `appVersion` is required.
@@ -28,6 +28,7 @@ extension EngineInfo: Codable {
     pausedAt = try c.decodeIfPresent(Date.self, forKey: .pausedAt)
     trust = try c.decodeIfPresent(TrustSummary.self, forKey: .trust)
     instance = try c.decodeIfPresent(String.self, forKey: .instance)
+    cache = try c.decodeIfPresent(CacheUsage.self, forKey: .cache)
   }
 
   /// Encodes every field; absent optionals are written as `null` (but `assetsLoading` and `trust`
@@ -48,6 +49,7 @@ extension EngineInfo: Codable {
     try c.encodeIfPresent(pausedAt, forKey: .pausedAt)
     try c.encodeIfPresent(trust, forKey: .trust)
     try c.encodeIfPresent(instance, forKey: .instance)
+    try c.encodeIfPresent(cache, forKey: .cache)
   }
 }
 

@@ -29,6 +29,9 @@ public struct EngineInfo: Sendable, Equatable {
   /// This instance's id (the config's `instance`, `ASSETWATCH_INSTANCE`, or one made once per
   /// cache folder): what staged rollouts sample their cohorts by.
   public var instance: String? = nil
+  /// The cache folder's size and the config's `cacheLimit` (nil before the engine measured it,
+  /// and from older peers).
+  public var cache: CacheUsage? = nil
 
   /// Creates engine info.
   public init(

@@ -25,7 +25,8 @@ import Testing
     let text = try streamed(snapshot)
     #expect(
       text == (try OrderedJSONEncoder().encode(StatusOutput(snapshot, configPath: "assets.json"))))
-    #expect(text.hasSuffix("  \"assets\" : [],\n  \"trust\" : null\n}"), "\(text)")
+    #expect(
+      text.hasSuffix("  \"assets\" : [],\n  \"trust\" : null,\n  \"cache\" : null\n}"), "\(text)")
     let keys = [
       "\"assetwatchVersion\"", "\"config\"", "\"appVersion\"", "\"manifestVersion\"",
       "\"assets\"", "\"trust\"",

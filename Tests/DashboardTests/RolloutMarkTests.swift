@@ -118,6 +118,24 @@ import Testing
     #expect(!Screen(local, width: 120, height: 30).header.contains("attached"))
   }
 
+  @Test func theHeaderShowsTheCacheSizeAndItsLimit() {
+    func header(_ cache: CacheUsage?) -> String {
+      var info = Fixtures.info
+      info.cache = cache
+      var state = Fixtures.loadedState(Self.assets, withLog: false)
+      _ = DashboardReducer.reduce(&state, .engine(.engineChanged(info)), now: Fixtures.now)
+      return Screen(state, width: 160, height: 30).header
+    }
+    #expect(
+      header(CacheUsage(bytes: 1_288_490_189, limit: 2 << 30)).contains("cache 1.2 GiB / 2.0 GiB"))
+    #expect(header(CacheUsage(bytes: 700 << 20)).contains("cache 700 MiB"))
+    #expect(
+      header(CacheUsage(bytes: 3 << 30, limit: 2 << 30)).contains("cache 3.0 GiB / 2.0 GiB over"))
+    #expect(!header(nil).contains("cache"))
+    #expect(
+      HeaderWidget.cacheText(CacheUsage(bytes: 1024, limit: 1 << 20)) == "cache 1.0 KiB / 1.0 MiB")
+  }
+
   @Test func aSignedEngineCarriesATrustBadgeAndARefusalIsRed() throws {
     func header(_ trust: TrustSummary?) -> Screen {
       var info = Fixtures.info

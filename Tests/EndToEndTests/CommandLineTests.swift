@@ -74,7 +74,7 @@ import Testing
     #expect(
       Set(root.keys) == [
         "assetwatchVersion", "config", "appVersion", "instance", "manifestVersion", "assets",
-        "trust",
+        "trust", "cache",
       ])
     // No instance in the config or the environment: an id made once and kept with the cache.
     let instance = try #require(root["instance"] as? String)
@@ -83,6 +83,10 @@ import Testing
         == instance + "\n")
     #expect(root["manifestVersion"] is NSNull)
     #expect(root["trust"] is NSNull)  // no "tuf" block
+    // The cache folder's size, and no limit without "cacheLimit".
+    let cache = try #require(root["cache"] as? [String: Any])
+    #expect((cache["bytes"] as? Int ?? 0) > 0)
+    #expect(cache["limit"] is NSNull)
     let asset = try #require((root["assets"] as? [[String: Any]])?.first)
     #expect(
       Set(asset.keys) == [
@@ -257,7 +261,8 @@ import Testing
       keys(status.stdout)
         == ["assetwatchVersion", "config", "appVersion", "instance", "manifestVersion", "assets"]
         + asset + staged
-        + asset + ["kind", "message", "at"] + staged + ["trust"], "\(status.stdout)")
+        + asset + ["kind", "message", "at"] + staged + ["trust", "cache", "bytes", "limit"],
+      "\(status.stdout)")
     // Streamed one asset at a time, it is still one JSON document.
     let parsed = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]
     #expect(

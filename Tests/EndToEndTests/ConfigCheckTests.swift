@@ -41,6 +41,16 @@ import Testing
     }
   }
 
+  @Test func aBadCacheLimitNamesFileLineFieldAndWhy() async throws {
+    let result = try await Self.check(Self.config(top: "\n  \"cacheLimit\": \"2 gigs\","))
+    Self.expectErrorLines(result, "cacheLimit")
+    #expect(
+      result.stderr.contains(#"assets.json:3: cacheLimit: "2 gigs" is not a size in range"#),
+      "\(result.stderr)")
+    let fine = try await Self.check(Self.config(top: "\n  \"cacheLimit\": \"2GiB\","))
+    #expect(fine.status == 0, "\(fine.stderr)")
+  }
+
   @Test func headerValueWithAControlByteIsRefusedUnprinted() async throws {
     let text = Self.config(asset: #", "headers": { "Authorization": "Bearer ${TOK}" }"#)
     let result = try await Self.check(text, environment: ["TOK": "abc\u{01}"])

@@ -65,6 +65,24 @@ import Testing
     }
   }
 
+  @Test func exportsTheCacheSizeAndItsLimit() async throws {
+    let exporter = PrometheusExporter()
+    let asset = AssetDefinition(
+      id: "flags", remote: nil, bundled: .bytes(Data("{}".utf8)), format: .json)
+    try await withEngine(
+      [asset], metricsFactory: exporter.metricsFactory,
+      configure: { $0.cacheLimit = 3 << 20 }
+    ) { engine, _ in
+      await exporter.attach(engine)
+      let scrape = Exposition(await exporter.scrape())
+      let bytes = try #require(await engine.info().cache?.bytes)
+      #expect(bytes > 0)
+      #expect(scrape.value("remote_assets_cache_bytes") == Double(bytes), "\(scrape)")
+      #expect(scrape.value("remote_assets_cache_limit_bytes") == Double(3 << 20))
+      #expect(scrape.text.contains("# HELP remote_assets_cache_bytes "))
+    }
+  }
+
   @Test func aSeriesWhoseLabelsChangedIsRemovedNotLeftBehind() async throws {
     try await withExportedEngine { engine, exporter, rollout in
       await rollout.publish(body: #"{"v":1}"#, version: "v1", manifestVersion: "rollout-7")

@@ -74,6 +74,43 @@ import Testing
     #expect(config.assets[3].refresh == .manual)
   }
 
+  @Test func cacheLimitTakesASizeAndABadOneNamesFileFieldAndWhy() throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let config = try parse(
+      #"{ "appVersion": "1", "cacheLimit": "2GiB", "assets": [ { "id": "a", "remote": "https://x.example/a" } ] }"#,
+      dir: dir)
+    #expect(config.cacheLimit == 2 << 30)
+    let none = try parse(
+      #"{ "appVersion": "1", "assets": [ { "id": "a", "remote": "https://x.example/a" } ] }"#,
+      dir: dir)
+    #expect(none.cacheLimit == nil)
+    for (bad, why) in [
+      (#""lots""#, "not a size"), (#""512KiB""#, "between 1.0 MiB and 64 TiB"),
+      ("[]", "must be a size in bytes"),
+    ] {
+      do {
+        _ = try parse(
+          """
+          { "appVersion": "1",
+            "cacheLimit": \(bad),
+            "assets": [ { "id": "a", "remote": "https://x.example/a" } ] }
+          """, dir: dir)
+        Issue.record("\(bad) was accepted")
+      } catch {
+        let line = error.lines.first ?? ""
+        #expect(
+          line.hasPrefix(dir.url.appendingPathComponent("assets.json").path + ":2: cacheLimit: "),
+          "\(line)")
+        #expect(line.contains(why), "\(line)")
+      }
+    }
+    let typo = problems(
+      #"{ "appVersion": "1", "cacheLimt": "2GiB", "assets": [ { "id": "a", "remote": "https://x.example/a" } ] }"#
+    )
+    #expect(typo.first?.message.contains("did you mean \"cacheLimit\"") == true)
+  }
+
   @Test func syntaxErrorNamesLineAndColumn() {
     let p = problems("{\n  \"appVersion\": \"1\",\n  \"assets\": [,]\n}")
     #expect(p.count == 1)

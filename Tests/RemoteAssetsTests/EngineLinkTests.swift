@@ -87,6 +87,25 @@ import Testing
   }
 
   @Test(arguments: Kind.allCases)
+  func theCacheSizeReachesTheFrontEndAndFollowsCommits(kind: Kind) async throws {
+    try await Self.withLink(kind) { link, _, _, _ in
+      let before = try #require(try await link.snapshot().info.cache)
+      #expect(before.bytes > 0)  // the marker, at least
+      #expect(before.limit == nil)
+      _ = try await link.refresh(["flags"])
+      // Measured again after the commit, off the refresh's path: poll with a deadline.
+      let grown = before.bytes + Int64(Self.flags.count)
+      let deadline = ContinuousClock.now + .seconds(10)
+      var seen = before
+      while seen.bytes < grown, ContinuousClock.now < deadline {
+        try await Task.sleep(for: .milliseconds(20))
+        seen = try await link.snapshot().info.cache ?? seen
+      }
+      #expect(seen.bytes >= grown, "\(seen) after \(before)")
+    }
+  }
+
+  @Test(arguments: Kind.allCases)
   func aRefusedCommandSaysWhy(kind: Kind) async throws {
     try await Self.withLink(kind) { link, _, _, _ in
       do {

@@ -33,6 +33,7 @@ struct StatusCommand: AsyncParsableCommand {
       }
     } else {
       for line in StatusTable.lines(snapshot) { Console.printLine(line) }
+      if let line = StatusTable.cacheLine(snapshot.info) { Console.printLine(line) }
     }
     if snapshot.assets.contains(where: { $0.essential && !$0.isUsable }) { throw ExitCode(1) }
   }

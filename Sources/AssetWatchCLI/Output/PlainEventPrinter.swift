@@ -6,6 +6,8 @@ import RemoteAssets
 struct PlainEventPrinter {
   private var lastState: [String: AssetState] = [:]
   private var lastProgressDecile: [String: Int] = [:]
+  /// The engine info last printed: a change of the cache's size alone is not worth a line.
+  private var lastInfo: EngineInfo?
   private let formatter: DateFormatter
 
   init(timeZone: TimeZone = .current) {
@@ -20,6 +22,7 @@ struct PlainEventPrinter {
   mutating func lines(for event: EngineEvent, now: Date) -> [String] {
     switch event {
     case .snapshot(let snapshot):
+      lastInfo = snapshot.info
       var out = [
         "\(time(now))  -  assetwatch: app \(snapshot.info.appVersion), "
           + CountText.of(snapshot.assets.count, "asset")
@@ -45,6 +48,10 @@ struct PlainEventPrinter {
       lastProgressDecile[id] = decile
       return [line(now, id, "DOWNLOADING", Self.progressWords(decile: decile, progress))]
     case .engineChanged(let info):
+      var sizeOnly = info
+      sizeOnly.cache = lastInfo?.cache
+      defer { lastInfo = info }
+      guard sizeOnly != lastInfo else { return [] }
       let manifest = info.manifestVersion.map { "manifest \($0)" } ?? "no manifest"
       return [line(now, "-", info.autoRefreshPaused ? "PAUSED" : "RUNNING", manifest)]
     case .log(let entry):

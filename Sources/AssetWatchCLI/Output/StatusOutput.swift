@@ -6,8 +6,9 @@ import RemoteAssets
 ///
 /// Keys come out in this order: `assetwatchVersion` (the binary's, ``AssetWatchVersion``),
 /// `config`, `appVersion`, `instance`, `manifestVersion`, `assets` (each asset
-/// as ``AssetOutput``), `trust` (``TrustOutput``; `null` without a `tuf` block). Absent values
-/// are `null`; strings from outside are cleaned.
+/// as ``AssetOutput``), `trust` (``TrustOutput``; `null` without a `tuf` block), `cache`
+/// (`bytes`, the cache folder's size, and `limit`, the config's `cacheLimit` or `null`; `null`
+/// from an engine that does not say). Absent values are `null`; strings from outside are cleaned.
 struct StatusOutput: Codable, Equatable {
   /// The version of the `assetwatch` that wrote this (``AssetWatchVersion/current``).
   var assetwatchVersion: String = AssetWatchVersion.current
@@ -23,9 +24,11 @@ struct StatusOutput: Codable, Equatable {
   var assets: [AssetOutput]
   /// The signed metadata's state, with a `tuf` block.
   var trust: TrustOutput? = nil
+  /// The cache folder's size and limit.
+  var cache: CacheUsage? = nil
 
   enum CodingKeys: String, CodingKey {
-    case assetwatchVersion, config, appVersion, instance, manifestVersion, assets, trust
+    case assetwatchVersion, config, appVersion, instance, manifestVersion, assets, trust, cache
   }
 
   /// Encodes every key, in the documented order (`nil` as `null`).
@@ -38,6 +41,7 @@ struct StatusOutput: Codable, Equatable {
     try container.encode(manifestVersion, forKey: .manifestVersion)
     try container.encode(assets, forKey: .assets)
     try container.encode(trust, forKey: .trust)
+    try container.encode(cache, forKey: .cache)
   }
 }
 
@@ -89,7 +93,7 @@ extension StatusOutput {
       instance: OutsideText.json(snapshot.info.instance),
       manifestVersion: OutsideText.json(snapshot.info.manifestVersion),
       assets: snapshot.assets.map { AssetOutput($0, at: snapshot.at) },
-      trust: snapshot.info.trust.map(TrustOutput.init))
+      trust: snapshot.info.trust.map(TrustOutput.init), cache: snapshot.info.cache)
   }
 }
 
@@ -125,6 +129,8 @@ extension StatusOutput {
       }
       write("  ],\n")
     }
-    write("  \"trust\" : \(trust ?? "null")\n}")
+    let cache = try snapshot.info.cache.map { try encoder.encode($0, indent: "  ") }
+    write("  \"trust\" : \(trust ?? "null"),\n")
+    write("  \"cache\" : \(cache ?? "null")\n}")
   }
 }

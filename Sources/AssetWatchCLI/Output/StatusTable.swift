@@ -38,4 +38,11 @@ enum StatusTable {
       .joined(separator: "  ").trimmingCharacters(in: .whitespaces)
     }
   }
+
+  /// The line under the table: the cache folder's size, and its limit when the config sets one
+  /// (`cache: 1.2 GiB / 2 GiB`); nil from an engine that does not say.
+  static func cacheLine(_ info: EngineInfo) -> String? {
+    guard let cache = info.cache else { return nil }
+    return "cache: \(cache.text)" + (cache.isOverLimit ? " (over the limit)" : "")
+  }
 }

@@ -42,6 +42,10 @@ struct HeaderWidget: Widget {
       if let manifest = info.manifestVersion {
         line.add("manifest " + Formatting.safe(manifest), priority: 4)
       }
+      if let cache = info.cache {
+        // Over the limit, the served copies alone exceed it: that stays longer.
+        line.add(Self.cacheText(cache), priority: cache.isOverLimit ? 3 : 6)
+      }
     }
     addCounts(to: &line)
     addTrust(to: &line)
@@ -52,6 +56,12 @@ struct HeaderWidget: Widget {
       line.add(health, context.theme.muted, priority: 5)
     }
     return line
+  }
+
+  /// `cache 1.2 GiB / 2.0 GiB` (the cache folder's size and the config's `cacheLimit`),
+  /// `cache 1.2 GiB` without a limit, `cache 3.0 GiB / 2.0 GiB over` past it.
+  static func cacheText(_ cache: CacheUsage) -> String {
+    "cache " + cache.text + (cache.isOverLimit ? " over" : "")
   }
 
   /// `12 fresh 2 stale 1 failed 1 ↓`: the count of each state present, moving ones as one arrow.

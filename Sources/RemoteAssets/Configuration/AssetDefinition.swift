@@ -187,6 +187,9 @@ public struct EngineConfiguration: Sendable, Equatable {
   /// The config's `"probation"` block: new versions serve on probation until confirmed. Off
   /// (``ProbationPolicy/off``) without it: a new version is good once it validates.
   public var probation: ProbationPolicy = .off
+  /// The config's `"cacheLimit"` in bytes: the sweep evicts rollback copies and unconfigured
+  /// assets, oldest use first, while the cache folder is larger (never a served copy).
+  public var cacheLimit: Int64? = nil
   /// Whether assets' targets come from somewhere other than the config (a manifest or TUF).
   package var followsTargets: Bool { manifest != nil || tuf != nil }
 

@@ -8,6 +8,8 @@ import Foundation
 package enum ConfigLimits {
   /// `maxBytes`: 1 byte to 1 TiB.
   public static let maxBytes: ClosedRange<Int64> = 1...(1 << 40)
+  /// `cacheLimit` (the cache folder's disk budget): 1 MiB to 64 TiB.
+  public static let cacheLimit: ClosedRange<Int64> = (1 << 20)...(1 << 46)
   /// `size` (the exact expected size): 0 to 1 TiB.
   public static let size: ClosedRange<Int64> = 0...(1 << 40)
   /// `timeout`: 1 ms to 1 hour.

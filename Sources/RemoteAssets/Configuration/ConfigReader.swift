@@ -16,7 +16,7 @@ struct ConfigReader {
 
   static let topKeys: Set<String> = [
     "appVersion", "cacheDirectory", "manifest", "defaults", "assets", "maxConcurrentTransfers",
-    "control", "tuf", "instance", "probation",
+    "control", "tuf", "instance", "probation", "cacheLimit",
   ]
   static let defaultKeys: Set<String> = [
     "refreshEvery", "ttl", "maxStale", "timeout", "maxBytes", "allowInsecure", "headers",
@@ -107,6 +107,10 @@ struct ConfigReader {
       }
     }
     let probation = root["probation"].flatMap { readProbation($0) }
+    currentLine = root.line
+    let cacheLimit = root["cacheLimit"].flatMap {
+      size($0, at: "cacheLimit", range: ConfigLimits.cacheLimit)
+    }
     guard problems.isEmpty else { return nil }
     var configuration = EngineConfiguration(
       configPath: path, appVersion: appVersion, cacheDirectory: cacheDirectory, manifest: manifest,
@@ -114,6 +118,7 @@ struct ConfigReader {
     configuration.controlSocket = control
     configuration.tuf = tuf
     configuration.instance = instance
+    configuration.cacheLimit = cacheLimit
     if let probation { configuration.probation = probation }
     return configuration
   }

@@ -53,6 +53,8 @@ public actor AssetEngine {
   var loading = LoadScope()
   /// What the look for other processes' changes knows.
   var external = ExternalChanges()
+  /// The cache's measured size, and the passes of the disk budget (AssetEngine+Budget.swift).
+  var budget = CacheBudgetState()
 
   nonisolated var store: CacheStore { io.store }
   nonisolated var committer: EntryCommitter { io.committer }
@@ -200,7 +202,11 @@ public actor AssetEngine {
     await loadRollouts()
     // Assets only the stored manifest names were read just now: their freshness too.
     for id in order.dropFirst(configured.count) { applyFreshness(notes[id], to: id) }
-    if ids == nil, sweeping { await sweep() }
+    if ids == nil, sweeping {
+      await sweep()
+    } else {
+      await measureCache()
+    }
     // Whoever subscribed before the load saw no assets: the loaded whole supersedes that.
     if hub.hasSubscribers { hub.publish(.snapshot(snapshot())) }
   }
@@ -223,6 +229,7 @@ public actor AssetEngine {
     for task in inFlight.values { task.cancel() }
     for task in inFlight.values { _ = await task.value }
     await manifestTask?.value
+    await budget.pass?.value
     await releaseProbations()
     flushFreshness()
     hub.finishAll()
@@ -336,40 +343,6 @@ public actor AssetEngine {
     FreshnessJournal.write(freshness.notes, to: store)
   }
 
-  /// Deletes, by name, what the engine left behind: partials nobody writes, kept partials
-  /// nobody can resume, and blobs no entry names (previous generations are kept). Runs at start;
-  /// skipped when another process holds the lock or the cache is read-only.
-  func sweep() async {
-    var keep = Set<String>()
-    for record in records.values {
-      if let sha = record.entry.current?.sha256 { keep.insert(sha) }
-      if let sha = record.entry.previous?.sha256 { keep.insert(sha) }
-    }
-    let store = self.store
-    let resumable = Set(records.keys)
-    let kept = keep
-    do {
-      // The store adds every blob named by an entry on disk, read under the commit lock, so a
-      // blob another process committed is never taken for garbage. A directory scan: off the
-      // actor.
-      let swept = try await IOExecutor.run {
-        try store.sweep(keep: kept, resumableIDs: resumable)
-      }
-      if let report = swept {
-        if report != CacheStore.SweepReport() {
-          logger.debug(
-            "cache swept",
-            metadata: [
-              "partials": "\(report.partials)", "orphanedResumes": "\(report.orphanedResumes)",
-              "temps": "\(report.temps)", "blobs": "\(report.blobs)",
-            ])
-        }
-      }
-    } catch {
-      logger.warning("cache sweep failed", metadata: ["error": "\(error)"])
-    }
-  }
-
   // MARK: - Reading
 
   /// Every asset's status, in config order (manifest-added assets last).
@@ -398,6 +371,7 @@ public actor AssetEngine {
     info.assetsLoading = loading.pending.isEmpty ? nil : loading.pending.count
     info.trust = trustSummary()  // nil without a `tuf` block (AssetEngine+Trust.swift)
     info.instance = configuration.instance
+    info.cache = budget.usage
     return info
   }
 

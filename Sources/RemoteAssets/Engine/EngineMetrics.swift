@@ -8,6 +8,8 @@ import CoreMetrics
 /// - `remote_assets_bytes_downloaded_total{asset}`: bytes committed (counter).
 /// - `remote_assets_consecutive_failures{asset}`: failures in a row now (gauge).
 /// - `remote_assets_served_bytes{asset}`: size of the copy served now (gauge).
+/// - `remote_assets_cache_bytes`, `remote_assets_cache_limit_bytes`: the cache folder's size and
+///   the config's `cacheLimit` (gauges; the limit only when set).
 /// - `remote_assets_tuf_refusals_total{reason}`: signed-metadata refusals by check (counter).
 /// - `remote_assets_refresh_duration_seconds{asset}`: how long each attempt that ended with an
 ///   outcome took, from getting its transfer slot to its end (timer; a histogram in Prometheus).
@@ -56,6 +58,13 @@ struct EngineMetrics: Sendable {
     if let servedBytes {
       Gauge(label: AssetMetricNames.servedBytes, dimensions: [("asset", id)], factory: factory)
         .record(servedBytes)
+    }
+  }
+
+  func cache(_ usage: CacheUsage) {
+    Gauge(label: AssetMetricNames.cacheBytes, factory: factory).record(usage.bytes)
+    if let limit = usage.limit {
+      Gauge(label: AssetMetricNames.cacheLimitBytes, factory: factory).record(limit)
     }
   }
 }

@@ -38,9 +38,16 @@ extension AssetEngine {
     _ change: @escaping @Sendable (inout CacheEntry) -> Void
   ) async throws -> CacheEntry {
     guard let record = records[id] else { throw CommandError(message: "no asset named \(id)") }
+    let now = clock.now()
     let outcome = await committer.commit(
       EntryCommitter.Write(
-        id: id, ours: record.entry, lastSynced: record.synced, blob: blob, change: change))
+        id: id, ours: record.entry, lastSynced: record.synced, blob: blob,
+        change: { entry in
+          let before = entry.previous
+          change(&entry)
+          // A generation that became previous now: its last use, for the disk budget.
+          entry.noteRetirement(previousBefore: before, at: now)
+        }))
     // The record as it is now: other work went on while the write was on disk.
     let before = records[id]?.entry ?? record.entry
     switch outcome {
@@ -65,6 +72,7 @@ extension AssetEngine {
       records[id]?.synced = committed.synced
       records[id]?.syncedStamp = committed.syncedStamp
       // The blobs it pushed out were removed under the lock, if no entry on disk names them.
+      budgetAfterCommit()
       return result
     }
   }

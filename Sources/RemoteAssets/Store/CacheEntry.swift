@@ -13,6 +13,12 @@ struct Generation: Codable, Sendable, Equatable {
   /// The blob's file identity when it was committed and hash-checked: while it still matches,
   /// a start trusts the blob without re-reading it.
   var stamp: BlobStamp?
+  /// When this generation stopped being current (a newer one was committed, a rollback or a
+  /// reset moved it aside): its last use, by which the disk budget evicts rollback copies oldest
+  /// first. Set by the engine's clock when a generation becomes `previous`; nil on a current
+  /// generation and in entries written before the budget (the current one's `fetchedAt` stands
+  /// in then, see ``CacheEntry/previousRetiredAt``).
+  var retiredAt: Date?
 }
 
 /// A file's identity and last change: inode, size, and modification and status-change times in
@@ -65,4 +71,33 @@ struct CacheEntry: Codable, Sendable, Equatable {
   var nextAttemptAt: Date?
   /// The last response rejected by validation, while no newer response was accepted.
   var rejected: RejectedResponse?
+}
+
+extension CacheEntry {
+  /// When `previous` stopped being current: its `retiredAt`, or for an entry written before that
+  /// was recorded, when the current copy was fetched (a download retires the one before), or
+  /// failing that when the previous copy itself was fetched.
+  var previousRetiredAt: Date? {
+    guard let previous else { return nil }
+    return previous.retiredAt ?? current?.fetchedAt ?? previous.fetchedAt
+  }
+
+  /// When an entry was last used: its last successful check, else the newest of its copies'
+  /// dates. For an asset no longer configured this is when it was last checked while it was.
+  var lastUsedAt: Date? {
+    let dates = [checkedAt, current?.fetchedAt, previous?.retiredAt, previous?.fetchedAt]
+    return checkedAt ?? dates.compactMap { $0 }.max()
+  }
+
+  /// Records, after a change, when a generation that was not `previous` before became it (at
+  /// `now`); a generation that is current again forgets its retirement.
+  mutating func noteRetirement(previousBefore: Generation?, at now: Date) {
+    current?.retiredAt = nil
+    guard let previous else { return }
+    if let before = previousBefore, previous.isSameCopy(as: before) {
+      self.previous?.retiredAt = before.retiredAt ?? previous.retiredAt
+    } else {
+      self.previous?.retiredAt = now
+    }
+  }
 }

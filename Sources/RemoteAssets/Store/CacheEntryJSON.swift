@@ -82,6 +82,7 @@ enum CacheEntryJSON {
     var remote: String?
     var fetchedAt: Date?
     var stamp: BlobStamp?
+    var retiredAt: Date?
     let ok = s.object { s, key in
       switch key {
       case "sha256": seen.insert(0) && read(&s, string, into: &sha256)
@@ -92,13 +93,14 @@ enum CacheEntryJSON {
       case "remote": seen.insert(5) && readOptional(&s, string, into: &remote)
       case "fetchedAt": seen.insert(6) && read(&s, date, into: &fetchedAt)
       case "stamp": seen.insert(7) && readOptional(&s, blobStamp, into: &stamp)
+      case "retiredAt": seen.insert(8) && readOptional(&s, date, into: &retiredAt)
       default: s.skipValue()
       }
     }
     guard ok, let sha256, let size, let fetchedAt else { return nil }
     return Generation(
       sha256: sha256, size: size, version: version, etag: etag, lastModified: lastModified,
-      remote: remote, fetchedAt: fetchedAt, stamp: stamp)
+      remote: remote, fetchedAt: fetchedAt, stamp: stamp, retiredAt: retiredAt)
   }
 
   /// Reads a ``BlobStamp`` object.
@@ -328,6 +330,10 @@ enum CacheEntryJSON {
     w.date(g.fetchedAt)
     w.field("lastModified", g.lastModified)
     w.field("remote", g.remote)
+    if let retiredAt = g.retiredAt {
+      w.key("retiredAt")
+      w.date(retiredAt)
+    }
     w.key("sha256")
     w.string(g.sha256)
     w.key("size")

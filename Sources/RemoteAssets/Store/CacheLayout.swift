@@ -14,6 +14,7 @@
 /// <cache>/tmp/<name>.<n>.part           a download in progress (flock'ed while written)
 /// <cache>/tmp/<id>.resume.part|.json    a kept partial and its resume record
 /// <cache>/objects/<sha256>              immutable blobs
+/// <cache>/objects/<sha256>.chunks       a blob's chunk index (text), removed with its blob
 /// <cache>/entries/<id>.json             the metadata that names a blob: the commit point
 /// <cache>/tuf/metadata/<role>.json      trusted TUF metadata, with a `tuf` block (TUFSource)
 /// ```
@@ -87,6 +88,18 @@ enum CacheLayout {
   /// Whether `name` is a blob name (64 lowercase hexadecimal digits).
   static func isObjectName(_ name: String) -> Bool { SHA256Text.isValid(name) }
 
+  /// The suffix of a blob's chunk index beside it in `objects/`.
+  static let chunkIndexSuffix = ".chunks"
+
+  /// The name of the chunk index of the blob `sha` (`<sha>.chunks`), beside it in `objects/`.
+  static func chunkIndexName(of sha: String) -> String { sha + chunkIndexSuffix }
+
+  /// The blob a chunk index belongs to, when `name` is one (`<sha256>.chunks`); nil otherwise.
+  static func chunkIndexBlob(_ name: String) -> String? {
+    guard let sha = strip(name, suffix: chunkIndexSuffix), isObjectName(sha) else { return nil }
+    return sha
+  }
+
   /// Whether `name` (at the cache root) is one the engine makes.
   static func isRootName(_ name: String) -> Bool {
     [marker, lock, manifest, freshness, controlSocket, tmp, objects, entries].contains(name)
@@ -108,7 +121,7 @@ enum CacheLayout {
   static func isKnown(_ name: String, in folder: String) -> Bool {
     switch folder {
     case tmp: return tmpName(name) != nil
-    case objects: return isObjectName(name)
+    case objects: return isObjectName(name) || chunkIndexBlob(name) != nil
     case entries:
       return entryID(name) != nil || isWriteTemp(name, of: { entryID($0) != nil })
     default: return false

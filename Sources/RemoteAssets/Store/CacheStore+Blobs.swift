@@ -53,6 +53,8 @@ extension CacheStore {
       for sha in named { doomed.remove(sha) }
       if doomed.isEmpty { return 0 }
     }
+    // A blob's chunk index goes with it.
+    for sha in doomed { objects.remove(CacheLayout.chunkIndexName(of: sha)) }
     return doomed.reduce(0) { $0 + (objects.remove($1) ? 1 : 0) }
   }
 

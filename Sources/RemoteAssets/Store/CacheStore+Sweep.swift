@@ -9,64 +9,241 @@ extension CacheStore {
     var orphanedResumes = 0
     var temps = 0
     var blobs = 0
+    /// Chunk indexes (`<sha>.chunks`) removed because their blob was gone or went.
+    var chunkIndexes = 0
+    /// The budget's work, when a limit was given.
+    var budget: BudgetReport? = nil
+  }
+
+  /// What the disk budget found and did.
+  struct BudgetReport: Equatable {
+    /// The cache's size before the budget evicted anything (after the leftovers went).
+    var bytesBefore: Int64
+    /// Its size now.
+    var bytes: Int64
+    /// Configured assets whose `previous` went: the copy evicted and the entry written without it.
+    var droppedPrevious: [String: DroppedPrevious] = [:]
+    /// Unconfigured assets whose entry and blobs went.
+    var removedEntries: [String] = []
+    /// Blobs removed (with their chunk indexes).
+    var blobs = 0
+    /// Whether the cache fits its limit now (false: the served copies alone exceed it).
+    var meetsLimit = true
+  }
+
+  /// A rollback copy the budget evicted.
+  struct DroppedPrevious: Equatable {
+    /// The copy's SHA-256.
+    var sha256: String
+    /// The entry as written without it.
+    var entry: CacheEntry
+  }
+
+  /// The disk budget a sweep applies.
+  struct Budget: Sendable {
+    /// The config's `cacheLimit`; nil measures only.
+    var limit: Int64?
+    /// The assets configured now: an entry of any other asset may be evicted whole.
+    var configured: Set<String>
   }
 
   /// Removes, by name only, what the engine left behind: partials no live writer holds, kept
-  /// partials nobody can resume, interrupted temp files, and blobs no entry names. Files the
-  /// engine does not recognise are never touched. Skipped (nil) when another process holds the
-  /// lock or the cache is read-only.
+  /// partials nobody can resume, interrupted temp files, blobs no entry names and chunk indexes
+  /// whose blob is gone; then, with a `budget`, measures the cache and evicts what
+  /// ``EvictionPlan`` picks while it is over its limit. Files the engine does not recognise are
+  /// never touched. Skipped (nil) when another process holds the lock or the cache is read-only.
   ///
   /// - Parameters:
   ///   - keep: hashes still referenced in memory (current and previous generations).
   ///   - resumableIDs: assets whose kept partials may be resumed.
-  func sweep(keep: Set<String>, resumableIDs: Set<String> = []) throws -> SweepReport? {
+  ///   - leftovers: whether to remove leftovers (partials, temps, unnamed blobs); false runs the
+  ///     budget alone (after a commit, while downloads may be under way).
+  func sweep(
+    keep: Set<String>, resumableIDs: Set<String> = [], budget: Budget? = nil,
+    leftovers: Bool = true
+  ) throws -> SweepReport? {
     guard let lock, let tmp = tmpFolder, let objects = objectsFolder, let entries = entriesFolder,
-      let rootFolder
+      let rootFolder, !isReadOnly
     else { return nil }
     return try lock.withLockIfFree {
       var report = SweepReport()
       var keep = keep
-      let entryNames = try entries.list()
-      for (name, _) in entryNames {
+      var onDisk: [String: CacheEntry] = [:]
+      var unreadable = false
+      for (name, _) in try entries.list() {
         if let id = CacheLayout.entryID(name) {
-          guard let entry = try? readEntry(id) else { continue }
+          guard let entry = try? readEntry(id) else {
+            unreadable = true
+            continue
+          }
+          onDisk[id] = entry
           if let sha = entry.current?.sha256 { keep.insert(sha) }
           if let sha = entry.previous?.sha256 { keep.insert(sha) }
-        } else if CacheLayout.isWriteTemp(name, of: { CacheLayout.entryID($0) != nil }) {
+        } else if leftovers,
+          CacheLayout.isWriteTemp(name, of: { CacheLayout.entryID($0) != nil })
+        {
           if entries.remove(name) { report.temps += 1 }
         }
       }
-      for (name, _) in try rootFolder.list()
-      where CacheLayout.isWriteTemp(name, of: CacheLayout.isRootTempTarget) {
-        if rootFolder.remove(name) { report.temps += 1 }
+      if leftovers {
+        removeLeftovers(tmp: tmp, root: rootFolder, resumableIDs: resumableIDs, into: &report)
       }
-      let tmpNames = Set(try tmp.list().map(\.name))
-      for name in tmpNames {
-        switch CacheLayout.tmpName(name) {
-        case nil:
-          continue  // not ours: never touched
-        case .partial:
-          if tmp.removeIfUnlocked(name) { report.partials += 1 }
-        case .resumePart(let id):
-          let recorded = tmpNames.contains(id + ".resume.json")
-          if !(recorded && resumableIDs.contains(id)), tmp.removeIfUnlocked(name) {
-            report.orphanedResumes += 1
+      var blobNames = Set<String>()
+      var indexNames = Set<String>()
+      for (name, _) in try objects.list() {
+        if CacheLayout.isObjectName(name) {
+          if leftovers, !keep.contains(name) {
+            if objects.remove(name) { report.blobs += 1 }
+          } else {
+            blobNames.insert(name)
           }
-        case .resumeRecord(let id):
-          if !(tmpNames.contains(id + ".resume.part") && resumableIDs.contains(id)),
-            tmp.remove(name)
-          {
-            report.orphanedResumes += 1
-          }
-        case .resumeRecordTemp:
-          if tmp.remove(name) { report.temps += 1 }
+        } else if CacheLayout.chunkIndexBlob(name) != nil {
+          indexNames.insert(name)
         }
       }
-      for (name, _) in try objects.list()
-      where CacheLayout.isObjectName(name) && !keep.contains(name) {
-        if objects.remove(name) { report.blobs += 1 }
+      // A chunk index goes with its blob; one whose blob is missing indexes nothing (only in a
+      // full sweep: one written just before its blob's commit is not taken for a leftover).
+      for name in indexNames where leftovers {
+        guard let sha = CacheLayout.chunkIndexBlob(name), !blobNames.contains(sha) else { continue }
+        if objects.remove(name) { report.chunkIndexes += 1 }
       }
+      guard let budget else { return report }
+      report.budget = try applyBudget(
+        budget, entries: onDisk, canEvict: !unreadable, blobNames: blobNames,
+        into: &report)
       return report
     }
+  }
+
+  /// Partials, kept partials nobody can resume, and interrupted temps in `tmp/` and the root.
+  private func removeLeftovers(
+    tmp: DirectoryHandle, root: DirectoryHandle, resumableIDs: Set<String>,
+    into report: inout SweepReport
+  ) {
+    for (name, _) in (try? root.list()) ?? []
+    where CacheLayout.isWriteTemp(name, of: CacheLayout.isRootTempTarget) {
+      if root.remove(name) { report.temps += 1 }
+    }
+    let tmpNames = Set(((try? tmp.list()) ?? []).map(\.name))
+    for name in tmpNames {
+      switch CacheLayout.tmpName(name) {
+      case nil:
+        continue  // not ours: never touched
+      case .partial:
+        if tmp.removeIfUnlocked(name) { report.partials += 1 }
+      case .resumePart(let id):
+        let recorded = tmpNames.contains(id + ".resume.json")
+        if !(recorded && resumableIDs.contains(id)), tmp.removeIfUnlocked(name) {
+          report.orphanedResumes += 1
+        }
+      case .resumeRecord(let id):
+        if !(tmpNames.contains(id + ".resume.part") && resumableIDs.contains(id)),
+          tmp.remove(name)
+        {
+          report.orphanedResumes += 1
+        }
+      case .resumeRecordTemp:
+        if tmp.remove(name) { report.temps += 1 }
+      }
+    }
+  }
+
+  /// The bytes of every regular file the engine made in `folder` (sizes from `fstatat`).
+  private func bytes(in folder: DirectoryHandle?, known: (String) -> Bool) -> (
+    total: Int64, each: [String: Int64]
+  ) {
+    guard let folder, let names = try? folder.list() else { return (0, [:]) }
+    var total: Int64 = 0
+    var each: [String: Int64] = [:]
+    for (name, isFile) in names where isFile && known(name) {
+      guard let info = try? folder.status(name) else { continue }
+      let size = Int64(info.st_size)
+      total += size
+      each[name] = size
+    }
+    return (total, each)
+  }
+
+  /// How much disk the cache takes: every file the engine made, in `objects/` (blobs and
+  /// chunk indexes), `entries/`, `tmp/` (partials, kept ones too) and the root (manifest,
+  /// journals). Reads no entry; takes no lock.
+  func measure() -> Int64 { usage().total }
+
+  private func usage() -> (total: Int64, objects: [String: Int64], entries: [String: Int64]) {
+    let objects = bytes(in: objectsFolder) { CacheLayout.isKnown($0, in: CacheLayout.objects) }
+    let entries = bytes(in: entriesFolder) { CacheLayout.isKnown($0, in: CacheLayout.entries) }
+    let tmp = bytes(in: tmpFolder) { CacheLayout.isKnown($0, in: CacheLayout.tmp) }
+    let root = bytes(in: rootFolder) {
+      CacheLayout.isRootName($0)
+        && ![CacheLayout.tmp, CacheLayout.objects, CacheLayout.entries]
+          .contains($0)
+    }
+    return (objects.total + entries.total + tmp.total + root.total, objects.each, entries.each)
+  }
+
+  /// Measures the cache and evicts what the plan picks. Call it holding the commit lock.
+  private func applyBudget(
+    _ budget: Budget, entries onDisk: [String: CacheEntry], canEvict: Bool,
+    blobNames: Set<String>, into report: inout SweepReport
+  ) throws -> BudgetReport {
+    let (total, objectBytes, entryBytes) = usage()
+    var result = BudgetReport(bytesBefore: total, bytes: total)
+    guard let limit = budget.limit else { return result }
+    var kept = Set<String>()
+    var candidates: [EvictionPlan.Candidate] = []
+    for (id, entry) in onDisk {
+      if budget.configured.contains(id) {
+        if let sha = entry.current?.sha256 { kept.insert(sha) }
+        if let previous = entry.previous, let usedAt = entry.previousRetiredAt {
+          candidates.append(
+            .init(kind: .previous(id: id), usedAt: usedAt, blobs: [previous.sha256]))
+        }
+      } else {
+        let blobs = Set([entry.current?.sha256, entry.previous?.sha256].compactMap { $0 })
+        candidates.append(
+          .init(
+            kind: .unconfigured(id: id), usedAt: entry.lastUsedAt ?? .distantPast, blobs: blobs,
+            ownBytes: entryBytes[id + ".json"] ?? 0))
+      }
+    }
+    var blobBytes: [String: Int64] = [:]
+    for sha in blobNames {
+      blobBytes[sha] =
+        (objectBytes[sha] ?? 0) + (objectBytes[CacheLayout.chunkIndexName(of: sha)] ?? 0)
+    }
+    // An entry that cannot be read might name anything: evict nothing (measured all the same).
+    guard canEvict else {
+      result.meetsLimit = total <= limit
+      return result
+    }
+    let plan = EvictionPlan.make(
+      total: total, limit: limit, candidates: candidates, kept: kept, blobBytes: blobBytes)
+    guard !plan.evict.isEmpty else {
+      result.meetsLimit = plan.meetsLimit
+      return result
+    }
+    let entriesFolder = try folder(entriesFolder, CacheLayout.entries)
+    for kind in plan.evict {
+      switch kind {
+      case .previous(let id):
+        guard var entry = onDisk[id], let sha = entry.previous?.sha256 else { continue }
+        entry.previous = nil
+        result.droppedPrevious[id] = DroppedPrevious(
+          sha256: sha, entry: try writeEntry(entry, syncingFolder: false))
+      case .unconfigured(let id):
+        if entriesFolder.remove(id + ".json") { result.removedEntries.append(id) }
+      }
+    }
+    // The entries no longer name them (the commit point) before the blobs go.
+    try entriesFolder.sync()
+    let objects = try folder(objectsFolder, CacheLayout.objects)
+    for sha in plan.blobs {
+      if objects.remove(sha) { result.blobs += 1 }
+      if objects.remove(CacheLayout.chunkIndexName(of: sha)) { report.chunkIndexes += 1 }
+    }
+    result.removedEntries.sort()
+    result.bytes = usage().total
+    result.meetsLimit = result.bytes <= limit
+    return result
   }
 }

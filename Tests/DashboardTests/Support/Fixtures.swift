@@ -22,9 +22,13 @@ enum Fixtures {
       timeZone: utc)
   }
 
-  static let info = EngineInfo(
-    appVersion: "2.3.0", configPath: "assets.example.json", manifestVersion: "2026.11.21-2",
-    autoRefreshPaused: false, refreshEvery: 30)
+  static let info: EngineInfo = {
+    var info = EngineInfo(
+      appVersion: "2.3.0", configPath: "assets.example.json", manifestVersion: "2026.11.21-2",
+      autoRefreshPaused: false, refreshEvery: 30)
+    info.cache = CacheUsage(bytes: 1_288_490_189, limit: 2 << 30)
+    return info
+  }()
 
   static let flags = AssetStatus(
     id: "feature-flags", remote: "http://127.0.0.1:8765/flags.json", format: "json",
