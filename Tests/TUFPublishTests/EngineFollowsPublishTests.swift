@@ -25,6 +25,23 @@ import Testing
     }
   }
 
+  /// Writes `dir/assets.json`: an engine following the repository `repo` served by `origin`
+  /// (its first root shipped as `dir/root.json`), with `assets` (JSON objects, comma-separated).
+  static func follow(
+    _ repo: String, on origin: LoopbackOrigin, in dir: TemporaryDirectory, assets: String
+  ) throws {
+    try FileManager.default.copyItem(
+      atPath: repo + "/metadata/1.root.json", toPath: dir.path + "/root.json")
+    _ = try dir.file(
+      "assets.json",
+      """
+      { "appVersion": "1.0", "cacheDirectory": "cache",
+        "tuf": { "metadataURL": "\(origin.baseURL)/metadata/",
+                 "targetsURL": "\(origin.baseURL)/targets/", "root": "root.json" },
+        "assets": [ \(assets) ] }
+      """)
+  }
+
   static func status(_ dir: TemporaryDirectory) async throws -> JSONValue {
     let result = try await AssetWatchBinary.run(
       ["status", "--refresh", "--json", "--config", dir.path + "/assets.json"])
@@ -45,16 +62,7 @@ import Testing
         ])
         #expect(result.status == 0, "\(result.stderr)")
         try await Self.serve(repo, on: origin)
-        try FileManager.default.copyItem(
-          atPath: repo + "/metadata/1.root.json", toPath: dir.path + "/root.json")
-        _ = try dir.file(
-          "assets.json",
-          """
-          { "appVersion": "1.0", "cacheDirectory": "cache",
-            "tuf": { "metadataURL": "\(origin.baseURL)/metadata/",
-                     "targetsURL": "\(origin.baseURL)/targets/", "root": "root.json" },
-            "assets": [ { "id": "flags", "format": "json" } ] }
-          """)
+        try Self.follow(repo, on: origin, in: dir, assets: #"{ "id": "flags", "format": "json" }"#)
         var status = try await Self.status(dir)
         var flags = status["assets"]?.arrayValue?.first
         #expect(flags?["version"] == .string("7"))

@@ -29,38 +29,27 @@ import Testing
       try await withTemporaryDirectory { dir in
         let repo = dir.path + "/site"
         let keys = dir.path + "/keys"
-        var result = try await AssetWatchBinary.run(
+        let result = try await AssetWatchBinary.run(
           ["publish", "init", "--repo", repo, "--keys-dir", keys])
         #expect(result.status == 0, "\(result.stderr)")
-        let file1 = dir.url.appendingPathComponent("model-1.bin")
-        try Self.v1.write(to: file1)
-        result = try await AssetWatchBinary.run([
-          "publish", "add", "--repo", repo, "--keys-dir", keys, "model", file1.path,
-          "--version", "1",
-        ])
-        #expect(result.status == 0, "\(result.stderr)")
-        try await EngineFollowsPublishTests.serve(repo, on: origin)
-        try FileManager.default.copyItem(
-          atPath: repo + "/metadata/1.root.json", toPath: dir.path + "/root.json")
-        _ = try dir.file(
-          "assets.json",
-          """
-          { "appVersion": "1.0", "cacheDirectory": "cache",
-            "tuf": { "metadataURL": "\(origin.baseURL)/metadata/",
-                     "targetsURL": "\(origin.baseURL)/targets/", "root": "root.json" },
-            "assets": [ { "id": "model", "maxBytes": "64MiB" } ] }
-          """)
+        /// `publish add|update` of `bytes` as `version`, then the folder served as it is now.
+        func publish(_ verb: String, _ bytes: Data, version: String) async throws {
+          let file = dir.url.appendingPathComponent("model-\(version).bin")
+          try bytes.write(to: file)
+          let result = try await AssetWatchBinary.run([
+            "publish", verb, "--repo", repo, "--keys-dir", keys, "model", file.path, "--version",
+            version,
+          ])
+          #expect(result.status == 0, "\(result.stderr)")
+          try await EngineFollowsPublishTests.serve(repo, on: origin)
+        }
+        try await publish("add", Self.v1, version: "1")
+        try EngineFollowsPublishTests.follow(
+          repo, on: origin, in: dir, assets: #"{ "id": "model", "maxBytes": "64MiB" }"#)
         let first = try await EngineFollowsPublishTests.status(dir)
         #expect(first["assets"]?.arrayValue?.first?["version"] == .string("1"))
 
-        let file2 = dir.url.appendingPathComponent("model-2.bin")
-        try Self.v2.write(to: file2)
-        result = try await AssetWatchBinary.run([
-          "publish", "update", "--repo", repo, "--keys-dir", keys, "model", file2.path,
-          "--version", "2",
-        ])
-        #expect(result.status == 0, "\(result.stderr)")
-        try await EngineFollowsPublishTests.serve(repo, on: origin)
+        try await publish("update", Self.v2, version: "2")
         try await body(origin, dir, repo)
       }
     }

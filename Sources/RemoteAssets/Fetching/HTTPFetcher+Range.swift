@@ -56,23 +56,11 @@ extension HTTPFetcher {
   private func followRangeRedirects(
     _ original: FetchRequest, range: Range<Int64>, total: Int64, redactor: SecretRedactor
   ) async throws -> RangeAnswer {
-    var url: RemoteURL
-    do {
-      url = try RemoteURLPolicy.accept(
-        original.url.absoluteString, allowInsecure: original.allowInsecure)
-    } catch {
-      throw FetchError(error.kind, "refused the URL: \(error)")
-    }
+    var url = try Self.acceptedURL(original)
     let first = url
     var headers = original.headers
     for _ in 0...Self.maxRedirects {
-      var http = HTTPClientRequest(url: url.absoluteString)
-      http.method = .GET
-      for header in headers { http.headers.replaceOrAdd(name: header.name, value: header.value) }
-      http.headers.replaceOrAdd(name: "Accept-Encoding", value: "identity")
-      if http.headers["User-Agent"].isEmpty {
-        http.headers.add(name: "User-Agent", value: "RemoteAssets/1")
-      }
+      var http = Self.clientRequest(url, headers: headers, encoding: "identity")
       http.headers.replaceOrAdd(
         name: "Range", value: "bytes=\(range.lowerBound)-\(range.upperBound - 1)")
       let route = try self.route(for: url.url, request: original)

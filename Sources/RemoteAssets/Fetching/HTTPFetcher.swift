@@ -130,15 +130,7 @@ package final class HTTPFetcher: AssetFetcher {
     _ original: FetchRequest, sink: DownloadSink, deadline: TransferDeadline,
     redactor: SecretRedactor
   ) async throws -> FetchResponse {
-    // The one place a URL becomes something the client is handed: parsed into a `RemoteURL`,
-    // which cannot hold a port the client traps on (see ARCHITECTURE.md, "URLs").
-    var url: RemoteURL
-    do {
-      url = try RemoteURLPolicy.accept(
-        original.url.absoluteString, allowInsecure: original.allowInsecure)
-    } catch {
-      throw FetchError(error.kind, "refused the URL: \(error)")
-    }
+    var url = try Self.acceptedURL(original)
     let first = url
     var visited: Set<String> = [url.absoluteString]
     var request = original
@@ -163,6 +155,35 @@ package final class HTTPFetcher: AssetFetcher {
       }
     }
     throw FetchError(.redirect, "more than \(Self.maxRedirects) redirects")
+  }
+
+  /// The one place a URL becomes something the client is handed: parsed into a `RemoteURL`,
+  /// which cannot hold a port the client traps on (see ARCHITECTURE.md, "URLs"), and checked by
+  /// the URL policy.
+  ///
+  /// - Throws: ``FetchError`` of the refusal's kind.
+  static func acceptedURL(_ request: FetchRequest) throws(FetchError) -> RemoteURL {
+    do {
+      return try RemoteURLPolicy.accept(
+        request.url.absoluteString, allowInsecure: request.allowInsecure)
+    } catch {
+      throw FetchError(error.kind, "refused the URL: \(error)")
+    }
+  }
+
+  /// A GET of `url` with the configured `headers`, `Accept-Encoding: encoding` and our
+  /// User-Agent unless the headers name one.
+  static func clientRequest(_ url: RemoteURL, headers: [HeaderField], encoding: String)
+    -> HTTPClientRequest
+  {
+    var http = HTTPClientRequest(url: url.absoluteString)
+    http.method = .GET
+    for header in headers { http.headers.replaceOrAdd(name: header.name, value: header.value) }
+    http.headers.replaceOrAdd(name: "Accept-Encoding", value: encoding)
+    if http.headers["User-Agent"].isEmpty {
+      http.headers.add(name: "User-Agent", value: "RemoteAssets/1")
+    }
+    return http
   }
 
   /// Whether two URLs share scheme, host and port (the default port counts as named).
@@ -221,17 +242,10 @@ package final class HTTPFetcher: AssetFetcher {
     deadline: TransferDeadline, redactor: SecretRedactor
   ) async throws -> Step {
     let url = remote.url
-    var http = HTTPClientRequest(url: remote.absoluteString)
-    http.method = .GET
-    for header in request.headers {
-      http.headers.replaceOrAdd(name: header.name, value: header.value)
-    }
     // A range of an encoded representation cannot be spliced onto the decoded bytes held.
     let asksForGzip = request.acceptsCompressed && request.resume == nil
-    http.headers.replaceOrAdd(name: "Accept-Encoding", value: asksForGzip ? "gzip" : "identity")
-    if http.headers["User-Agent"].isEmpty {
-      http.headers.add(name: "User-Agent", value: "RemoteAssets/1")
-    }
+    var http = Self.clientRequest(
+      remote, headers: request.headers, encoding: asksForGzip ? "gzip" : "identity")
     if let etag = request.etag { http.headers.replaceOrAdd(name: "If-None-Match", value: etag) }
     if let lastModified = request.lastModified {
       http.headers.replaceOrAdd(name: "If-Modified-Since", value: lastModified)
