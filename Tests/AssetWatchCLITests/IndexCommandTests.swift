@@ -1,6 +1,7 @@
 import ArgumentParser
 import AssetWatchTestKit
 import ChunkIndex
+import DemoOrigin
 import Foundation
 import Testing
 
@@ -9,18 +10,9 @@ import Testing
 /// `assetwatch index FILE`, in process: the index it writes, the line it prints, and the one
 /// line and exit 2 for a missing file or a bad --average.
 @Suite struct IndexCommandTests {
-  /// `count` pseudo-random bytes (SplitMix64 from `seed`).
+  /// `count` pseudo-random bytes from `seed` (the test origin's generator).
   static func bytes(_ count: Int, seed: UInt64) -> Data {
-    var state = seed
-    var out = Data(count: count)
-    for i in 0..<count {
-      if i % 8 == 0 { state &+= 0x9E37_79B9_7F4A_7C15 }
-      var z = state &+ UInt64(i % 8)
-      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      out[i] = UInt8(truncatingIfNeeded: z ^ (z >> 31))
-    }
-    return out
+    Data(GeneratedBytes(length: count, seed: seed).bytes(in: 0..<count))
   }
 
   static func command(_ arguments: [String]) throws -> IndexCommand {

@@ -2,6 +2,7 @@ import AssetJSON
 import AssetWatchTestKit
 import ChunkIndex
 import Crypto
+import DemoOrigin
 import Foundation
 import TUF
 import Testing
@@ -12,19 +13,9 @@ import Testing
 /// lists it as target PATH.chunks and names it in PATH's signed custom.chunks; the engine's
 /// verifier and python-tuf's ngclient both download the two.
 @Suite struct ChunkIndexPublishTests {
-  /// `count` pseudo-random bytes (SplitMix64 from `seed`), eight at a time.
+  /// `count` pseudo-random bytes from `seed` (the test origin's generator).
   static func bytes(_ count: Int, seed: UInt64) -> [UInt8] {
-    var state = seed
-    var out = [UInt8](repeating: 0, count: count)
-    for i in stride(from: 0, to: count, by: 8) {
-      state &+= 0x9E37_79B9_7F4A_7C15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      z ^= z >> 31
-      for j in 0..<min(8, count - i) { out[i + j] = UInt8(truncatingIfNeeded: z >> (8 * j)) }
-    }
-    return out
+    GeneratedBytes(length: count, seed: seed).bytes(in: 0..<count)
   }
 
   static func publish(_ arguments: [String]) async throws -> ProcessRunner.Result {
