@@ -144,7 +144,7 @@ import Testing
 
   /// The first `delta update: …` log line on `events` ("" when none came).
   func deltaLog(_ events: AsyncStream<EngineEvent>) async -> String {
-    let event = await firstEvent(in: events) {
+    let event = await firstEvent(in: events, timeout: .seconds(120)) {
       if case .log(let entry) = $0 { entry.message.hasPrefix("delta update:") } else { false }
     }
     guard case .log(let entry)? = event else { return "" }
@@ -159,7 +159,7 @@ import Testing
       let before = await publisher.origin.requestCount(path: "/model.bin")
       let events = await engine.events()
       let refresh = Task { await engine.refresh("model") }
-      let progress = await firstEvent(in: events) {
+      let progress = await firstEvent(in: events, timeout: .seconds(120)) {
         if case .progress(_, let p) = $0 { p.reusedBytes > 0 } else { false }
       }
       #expect(await refresh.value.isUpdated)
@@ -382,7 +382,7 @@ import Testing
           data: v2, contentType: "application/octet-stream", bytesPerSecond: 128 << 10))
       let events = await engine.events()
       let transfer = Task { await engine.refresh("model") }
-      _ = await firstEvent(in: events) {
+      _ = await firstEvent(in: events, timeout: .seconds(120)) {
         if case .progress(_, let p) = $0 { p.reusedBytes > 0 } else { false }
       }
       await engine.shutdown()
