@@ -96,7 +96,9 @@ import Testing
     #expect(CacheLayout.chunkIndexBlob("xyz.chunks") == nil)
     #expect(CacheLayout.chunkIndexBlob(sha) == nil)
     #expect(CacheLayout.isKnown(sha + ".chunks", in: CacheLayout.objects))
-    #expect(!CacheLayout.isKnown(sha + ".chunks.tmp", in: CacheLayout.objects))
+    #expect(CacheLayout.isKnown(sha + ".chunks.123.tmp", in: CacheLayout.objects))
+    #expect(!CacheLayout.isKnown("xyz.chunks.123.tmp", in: CacheLayout.objects))
+    #expect(!CacheLayout.isKnown(sha + ".chunks.old", in: CacheLayout.objects))
   }
 
   @Test func anEntryWrittenBeforeTheBudgetStillReadsAndUsesTheCurrentFetchTime() throws {
@@ -191,6 +193,10 @@ import Testing
       let stray = f.cache.appendingPathComponent(
         "objects/" + CacheLayout.chunkIndexName(of: String(repeating: "e", count: 64)))
       try Data("x".utf8).write(to: stray)
+      // A chunk index whose write was interrupted.
+      let temp = f.cache.appendingPathComponent(
+        "objects/" + CacheLayout.chunkIndexName(of: b0.sha256) + ".4242.tmp")
+      try Data("half".utf8).write(to: temp)
       let before = f.store.measure()
       #expect(before > 5 * Int64(Fixture.size) + 1000)
       // Room for three blobs and the small files: two of the three candidates must go.
@@ -201,6 +207,7 @@ import Testing
         #expect(!f.exists(a0))
         #expect(!FileManager.default.fileExists(atPath: index.path))
         #expect(!FileManager.default.fileExists(atPath: stray.path))
+        #expect(!FileManager.default.fileExists(atPath: temp.path))
         #expect(!f.exists(g1))
         #expect(f.read("gone") == nil)
         #expect(f.exists(b0))

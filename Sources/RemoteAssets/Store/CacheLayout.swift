@@ -15,6 +15,7 @@
 /// <cache>/tmp/<id>.resume.part|.json    a kept partial and its resume record
 /// <cache>/objects/<sha256>              immutable blobs
 /// <cache>/objects/<sha256>.chunks       a blob's chunk index (text), removed with its blob
+/// <cache>/objects/<sha256>.chunks.<n>.tmp  one being written (removed by the sweep if left)
 /// <cache>/entries/<id>.json             the metadata that names a blob: the commit point
 /// <cache>/tuf/metadata/<role>.json      trusted TUF metadata, with a `tuf` block (TUFSource)
 /// ```
@@ -94,6 +95,12 @@ enum CacheLayout {
   /// The name of the chunk index of the blob `sha` (`<sha>.chunks`), beside it in `objects/`.
   static func chunkIndexName(of sha: String) -> String { sha + chunkIndexSuffix }
 
+  /// Whether `name` is a chunk index being written (`<sha256>.chunks.<n>.tmp`), or left by a
+  /// write that was interrupted.
+  static func isChunkIndexTemp(_ name: String) -> Bool {
+    isWriteTemp(name, of: { chunkIndexBlob($0) != nil })
+  }
+
   /// The blob a chunk index belongs to, when `name` is one (`<sha256>.chunks`); nil otherwise.
   static func chunkIndexBlob(_ name: String) -> String? {
     guard let sha = strip(name, suffix: chunkIndexSuffix), isObjectName(sha) else { return nil }
@@ -121,7 +128,8 @@ enum CacheLayout {
   static func isKnown(_ name: String, in folder: String) -> Bool {
     switch folder {
     case tmp: return tmpName(name) != nil
-    case objects: return isObjectName(name) || chunkIndexBlob(name) != nil
+    case objects:
+      return isObjectName(name) || chunkIndexBlob(name) != nil || isChunkIndexTemp(name)
     case entries:
       return entryID(name) != nil || isWriteTemp(name, of: { entryID($0) != nil })
     default: return false

@@ -4,9 +4,6 @@ import Foundation
 extension CacheStore {
   // MARK: - Chunk indexes of cached copies
 
-  /// The sidecar name of blob `sha256`'s chunk index (`objects/<sha256>.chunks`).
-  static func chunkIndexFile(_ sha256: String) -> String { sha256 + ".chunks" }
-
   /// The chunk index of cached blob `sha256` with `parameters`: the stored sidecar when it
   /// parses and describes this blob with these parameters, else made by reading the blob (and
   /// stored for next time when the cache is writable). Blocking: call it off the actor.
@@ -21,7 +18,7 @@ extension CacheStore {
       throw StorageError(operation: "chunk index", path: sha256, code: EINVAL)
     }
     let objects = try folder(objectsFolder, CacheLayout.objects)
-    let name = Self.chunkIndexFile(sha256)
+    let name = CacheLayout.chunkIndexName(of: sha256)
     if let data = try? objects.read(name, limit: Int(ChunkIndexReference.maxSize)),
       let stored = try? ChunkIndex(parsing: data),
       stored.fileSHA256 == sha256, stored.parameters == parameters
@@ -43,7 +40,7 @@ extension CacheStore {
       return
     }
     try? objects.write(
-      Data(index.encoded()), as: Self.chunkIndexFile(index.fileSHA256), durably: false,
+      Data(index.encoded()), as: CacheLayout.chunkIndexName(of: index.fileSHA256), durably: false,
       syncingFolder: false)
   }
 }

@@ -99,6 +99,8 @@ extension CacheStore {
           }
         } else if CacheLayout.chunkIndexBlob(name) != nil {
           indexNames.insert(name)
+        } else if leftovers, CacheLayout.isChunkIndexTemp(name) {
+          if objects.remove(name) { report.temps += 1 }  // a chunk index's interrupted write
         }
       }
       // A chunk index goes with its blob; one whose blob is missing indexes nothing (only in a
