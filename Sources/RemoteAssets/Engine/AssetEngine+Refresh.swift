@@ -146,7 +146,16 @@ extension AssetEngine {
       case .interrupted(let error):
         throw error  // kept for the next attempt, like a cut download
       case .wholeDownload:
-        response = try await fetcher.fetch(request, into: sink)
+        do {
+          response = try await fetcher.fetch(request, into: sink)
+        } catch let error as FetchError where request.acceptsCompressed && error.isGzipRatioRefusal
+        {
+          // The ratio guards against amplification: unencoded, the body is bounded by maxBytes.
+          log(id, .warning, "\(error.message); asking for it unencoded")
+          try sink.reset()
+          request.acceptsCompressed = false
+          response = try await fetcher.fetch(request, into: sink)
+        }
       }
       switch response {
       case .notModified(let metadata):

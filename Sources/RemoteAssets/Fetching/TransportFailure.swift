@@ -261,6 +261,9 @@ enum TransportFailure {
     }
   }
 
+  /// How the refusal of a gzip body past the ratio limit begins (``FetchError/isGzipRatioRefusal``).
+  static let gzipRatioRefusal = "refused a gzip body that expands more than"
+
   /// What the client's gzip decoder refused: a body past the ratio limit (a decompression bomb:
   /// `.tooLarge`, like a body past `maxBytes`), or bytes that are not gzip.
   private static func decompressionError(
@@ -270,7 +273,7 @@ enum TransportFailure {
     case .limit:
       return FetchError(
         .tooLarge,
-        "refused a gzip body that expands more than \(HTTPClientPool.gzipRatioLimit)x (a decompression bomb?) from \(server)"
+        "\(gzipRatioRefusal) \(HTTPClientPool.gzipRatioLimit)x (a decompression bomb?) from \(server)"
       )
     case .inflationError, .initializationError:
       return FetchError(.invalid, "\(server) sent a corrupt gzip body (\(phase))")
