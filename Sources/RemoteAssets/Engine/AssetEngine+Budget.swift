@@ -12,6 +12,8 @@ struct CacheBudgetState: Sendable {
   /// The pass after commits under way, and whether another commit asked for one meanwhile.
   var pass: Task<Void, Never>?
   var again = false
+  /// The pause between two passes (cancelled by shutdown; a running pass is never cancelled).
+  var wait: Task<Void, Never>?
 }
 
 extension AssetEngine {
@@ -25,7 +27,8 @@ extension AssetEngine {
   }
 
   /// After a commit: measures the cache again and, with a limit, evicts what no longer fits.
-  /// Passes are coalesced: one at a time, and one more when commits came meanwhile.
+  /// Passes are coalesced: one at a time, one more when commits came meanwhile, and at most one
+  /// starting per ``budgetPassInterval``.
   func budgetAfterCommit() {
     guard lifecycle.started, !lifecycle.isShutDown else { return }
     if budget.pass != nil {
@@ -38,10 +41,23 @@ extension AssetEngine {
   private func budgetPasses() async {
     repeat {
       budget.again = false
+      let started = ContinuousClock.now
       await sweep(leftovers: false)
+      // A pass lists and stats every file of the cache: the commits of a burst (a first sync of
+      // thousands of assets) share passes, at most one starting per interval. Shutdown cancels
+      // the wait.
+      if budget.again, !lifecycle.isShutDown {
+        let wait = Task { _ = try? await Task.sleep(until: started + Self.budgetPassInterval) }
+        budget.wait = wait
+        await wait.value
+        budget.wait = nil
+      }
     } while budget.again && !lifecycle.isShutDown
     budget.pass = nil
   }
+
+  /// The least time between the starts of two passes after commits.
+  static let budgetPassInterval: Duration = .milliseconds(500)
 
   private func sweep(leftovers: Bool) async {
     let store = self.store

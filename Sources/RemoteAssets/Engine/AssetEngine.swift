@@ -229,6 +229,7 @@ public actor AssetEngine {
     for task in inFlight.values { task.cancel() }
     for task in inFlight.values { _ = await task.value }
     await manifestTask?.value
+    budget.wait?.cancel()  // the pause between passes; a running pass finishes
     await budget.pass?.value
     await releaseProbations()
     flushFreshness()
