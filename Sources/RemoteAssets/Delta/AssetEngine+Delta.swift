@@ -132,6 +132,14 @@ extension AssetEngine {
       }
       return await fallBack(error.reason)
     }
+    // The final figures, fetched against reused, from here on the actor: the sink's own last
+    // report hops here in a task and can arrive after validation began (then it is dropped),
+    // and a delta shorter than the sink's 100 ms reporting interval has no other.
+    progressed(
+      id,
+      TransferProgress(
+        receivedBytes: sink.bytesWritten, expectedBytes: index.fileSize, bytesPerSecond: 0,
+        reusedBytes: sink.reusedBytes))
     // 4. The whole file, as the index (and the target) names it.
     let digest: String
     do { digest = try sink.digest().sha256 } catch {
