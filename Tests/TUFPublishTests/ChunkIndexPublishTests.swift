@@ -18,10 +18,6 @@ import Testing
     GeneratedBytes(length: count, seed: seed).bytes(in: 0..<count)
   }
 
-  static func publish(_ arguments: [String]) async throws -> ProcessRunner.Result {
-    try await AssetWatchBinary.run(["publish"] + arguments)
-  }
-
   /// The signed entry of target `path` in the repository at `repo`, read by the engine's
   /// verifier, with the bytes it downloads (checked against the signed length and hash).
   static func verified(_ repo: String, _ path: String) throws -> (TargetFile, [UInt8]) {
@@ -40,13 +36,11 @@ import Testing
 
   @Test func aLargeFileIsPublishedWithItsIndexAndNgclientDownloadsBoth() async throws {
     try await withTemporaryDirectory { dir in
-      let repo = dir.path + "/site"
-      let keys = dir.path + "/keys"
-      var result = try await Self.publish(["init", "--repo", repo, "--keys-dir", keys])
-      #expect(result.status == 0, "\(result.stderr)")
+      let (repo, keys) = try await PublishFixtures.initWithBinary(in: dir)
+      var result: ProcessRunner.Result
       let model = Self.bytes(9 << 20 + 7, seed: 1)
       let file = try dir.file("model.bin", Data(model))
-      result = try await Self.publish([
+      result = try await PublishCommandTests.run([
         "add", "--repo", repo, "--keys-dir", keys, "models/model.bin", file.path, "--version", "1",
       ])
       #expect(result.status == 0, "\(result.stderr)")
@@ -80,7 +74,7 @@ import Testing
       var edited = model
       edited.replaceSubrange(4 << 20..<(4 << 20), with: Self.bytes(100_000, seed: 2))
       try Data(edited).write(to: file)
-      result = try await Self.publish([
+      result = try await PublishCommandTests.run([
         "update", "--repo", repo, "--keys-dir", keys, "models/model.bin", file.path,
       ])
       #expect(result.status == 0, "\(result.stderr)")
@@ -92,7 +86,7 @@ import Testing
       #expect(updated.custom?["chunks"] == Self.expectedCustom(rewritten, path: "models/model.bin"))
       #expect(try Self.verified(repo, "models/model.bin.chunks").1 == rewritten)
 
-      result = try await Self.publish([
+      result = try await PublishCommandTests.run([
         "update", "--repo", repo, "--keys-dir", keys, "models/model.bin", file.path,
         "--no-chunks",
       ])
@@ -105,12 +99,10 @@ import Testing
 
   @Test func aSmallFileGetsNoIndexUnlessAsked() async throws {
     try await withTemporaryDirectory { dir in
-      let repo = dir.path + "/site"
-      let keys = dir.path + "/keys"
-      var result = try await Self.publish(["init", "--repo", repo, "--keys-dir", keys])
-      #expect(result.status == 0, "\(result.stderr)")
+      let (repo, keys) = try await PublishFixtures.initWithBinary(in: dir)
+      var result: ProcessRunner.Result
       let small = try dir.file("flags.json", Data(Self.bytes(300_000, seed: 3)))
-      result = try await Self.publish([
+      result = try await PublishCommandTests.run([
         "add", "--repo", repo, "--keys-dir", keys, "flags", small.path,
       ])
       #expect(result.status == 0, "\(result.stderr)")
@@ -120,7 +112,7 @@ import Testing
       #expect(trusted.targets?.targets["flags.chunks"] == nil)
 
       let asked = try dir.file("asked.bin", Data(Self.bytes(300_000, seed: 4)))
-      result = try await Self.publish([
+      result = try await PublishCommandTests.run([
         "add", "--repo", repo, "--keys-dir", keys, "asked", asked.path, "--chunks",
       ])
       #expect(result.status == 0, "\(result.stderr)")
@@ -130,7 +122,9 @@ import Testing
       #expect(try Self.verified(repo, "asked.chunks").1 == written)
 
       // Removing the target removes its index from the listing too.
-      result = try await Self.publish(["remove", "--repo", repo, "--keys-dir", keys, "asked"])
+      result = try await PublishCommandTests.run([
+        "remove", "--repo", repo, "--keys-dir", keys, "asked",
+      ])
       #expect(result.status == 0, "\(result.stderr)")
       (trusted, _, _) = try PublishFixtures.verify(repo)
       #expect(trusted.targets?.targets["asked"] == nil)

@@ -51,11 +51,8 @@ import Testing
   @Test func theEngineTakesWhatPublishSignedAndRefusesAnAttacker() async throws {
     try await withOrigin { origin in
       try await withTemporaryDirectory { dir in
-        let repo = dir.path + "/site"
-        let keys = dir.path + "/keys"
-        var result = try await AssetWatchBinary.run(
-          ["publish", "init", "--repo", repo, "--keys-dir", keys])
-        #expect(result.status == 0, "\(result.stderr)")
+        let (repo, keys) = try await PublishFixtures.initWithBinary(in: dir)
+        var result: ProcessRunner.Result
         let v7 = try dir.file("flags-v7.json", #"{"beta":false}"#)
         result = try await AssetWatchBinary.run([
           "publish", "add", "--repo", repo, "--keys-dir", keys, "flags", v7.path, "--version", "7",

@@ -11,6 +11,18 @@ import Testing
 enum PublishFixtures {
   static let fixtures = "Tests/TUFPublishTests/Fixtures"
 
+  /// `assetwatch publish init` (the built binary) of `dir/site` with its keys in `dir/keys`,
+  /// expected to succeed; returns the two paths.
+  static func initWithBinary(in dir: TemporaryDirectory) async throws -> (
+    repo: String, keys: String
+  ) {
+    let repo = dir.path + "/site"
+    let keys = dir.path + "/keys"
+    let result = try await PublishCommandTests.run(["init", "--repo", repo, "--keys-dir", keys])
+    #expect(result.status == 0, "\(result.stderr)")
+    return (repo, keys)
+  }
+
   /// One key per role, a ring holding them all.
   static func keys() -> ([String: [SigningKey]], KeyRing) {
     var ring = KeyRing()

@@ -27,11 +27,7 @@ import Testing
   ) async throws {
     try await withOrigin { origin in
       try await withTemporaryDirectory { dir in
-        let repo = dir.path + "/site"
-        let keys = dir.path + "/keys"
-        let result = try await AssetWatchBinary.run(
-          ["publish", "init", "--repo", repo, "--keys-dir", keys])
-        #expect(result.status == 0, "\(result.stderr)")
+        let (repo, keys) = try await PublishFixtures.initWithBinary(in: dir)
         /// `publish add|update` of `bytes` as `version`, then the folder served as it is now.
         func publish(_ verb: String, _ bytes: Data, version: String) async throws {
           let file = dir.url.appendingPathComponent("model-\(version).bin")
