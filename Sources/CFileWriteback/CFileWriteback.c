@@ -1,7 +1,9 @@
 #define _GNU_SOURCE
 #include "CFileWriteback.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <unistd.h>
 
 int cfw_start_writeback(int fd, int64_t offset, int64_t length) {
 #if defined(__linux__)
@@ -11,5 +13,19 @@ int cfw_start_writeback(int fd, int64_t offset, int64_t length) {
   (void)offset;
   (void)length;
   return 0;
+#endif
+}
+
+int64_t cfw_copy_range(int source, int64_t offset, int destination, int64_t length) {
+#if defined(__linux__)
+  off_t in = (off_t)offset;
+  return (int64_t)copy_file_range(source, &in, destination, NULL, (size_t)length, 0);
+#else
+  (void)source;
+  (void)offset;
+  (void)destination;
+  (void)length;
+  errno = ENOSYS;
+  return -1;
 #endif
 }

@@ -9,4 +9,11 @@
 /// returning 0 where the call does not exist.
 int cfw_start_writeback(int fd, int64_t offset, int64_t length);
 
+/// Copies up to `length` bytes at `offset` of `source` to the current position of
+/// `destination` inside the kernel (Linux `copy_file_range`, which Swift's Glibc module does not
+/// export), advancing `destination`'s position but not `source`'s. Returns the bytes copied
+/// (0 at the end of `source`), or -1 with errno set (ENOSYS where the call does not exist;
+/// EXDEV, EINVAL or EOPNOTSUPP where the kernel cannot copy between these two files).
+int64_t cfw_copy_range(int source, int64_t offset, int destination, int64_t length);
+
 #endif

@@ -33,11 +33,9 @@ struct DeltaTransfer: Sendable {
   let sources: [Int32]
   /// Range requests in flight at once.
   var maxInFlight = 4
-  /// How much of a cached copy one read moves.
-  static let copyBlock = 1 << 20
-  /// How many copy buffers are kept for reuse (fresh 1 MiB buffers cost page faults and zeroing
-  /// on every block: a tenth of a delta's CPU before they were reused).
-  static let ringSize = 16
+  /// How much of a cached copy one step of the blocking pool copies (progress and a cancel
+  /// are seen between steps).
+  static let copyBlock: Int64 = 8 << 20
 
   private typealias Fetched = (buffers: [ByteBuffer], metadata: FetchMetadata)
 
@@ -69,7 +67,6 @@ struct DeltaTransfer: Sendable {
     var nextToStart = 0
     defer { for task in started.values { task.cancel() } }
     var metadata: FetchMetadata?
-    var ring: [ByteBuffer] = []
     do {
       for (position, step) in plan.steps.enumerated()
       where begins[position] + step.length > start {
@@ -86,8 +83,7 @@ struct DeltaTransfer: Sendable {
         switch step {
         case .copy(let source, let offset, let length):
           try await copy(
-            from: sources[source], offset: offset + skip, length: length - skip, into: sink,
-            reusing: &ring)
+            from: sources[source], offset: offset + skip, length: length - skip, into: sink)
         case .fetch:
           guard let task = started.removeValue(forKey: position) else {
             throw DeltaFailure("a range was not started")
@@ -175,47 +171,20 @@ struct DeltaTransfer: Sendable {
     }
   }
 
-  /// Copies `length` bytes at `offset` of a cached copy into the sink, a block at a time (read
-  /// on the blocking pool, written by the sink's writer thread).
+  /// Copies `length` bytes at `offset` of a cached copy into the sink, a block at a time on
+  /// the blocking pool (the kernel copies them; see ``PartialFile/append(copying:from:at:)``),
+  /// after the fetched bytes queued before them are written.
   private func copy(
-    from fd: Int32, offset: Int64, length: Int64, into sink: DownloadSink,
-    reusing ring: inout [ByteBuffer]
+    from fd: Int32, offset: Int64, length: Int64, into sink: DownloadSink
   ) async throws {
+    try await sink.finishWriting()
     var done: Int64 = 0
     while done < length {
       try Task.checkCancellation()
-      let want = Int(min(Int64(Self.copyBlock) * 4, length - done))
+      let want = min(Self.copyBlock, length - done)
       let at = offset + done
-      let spare = ring.count >= Self.ringSize ? Array(ring.prefix(4)) : []
-      let buffers = try await IOExecutor.run { () throws -> [ByteBuffer] in
-        var out: [ByteBuffer] = []
-        var read = 0
-        var spare = spare[...]
-        while read < want {
-          let size = min(Self.copyBlock, want - read)
-          // A buffer the writer and the hash have let go of is unique again: `clear` keeps
-          // its memory. One they still hold is copied on write, never shared.
-          var buffer = spare.popFirst() ?? ByteBufferAllocator().buffer(capacity: Self.copyBlock)
-          buffer.clear()
-          let got = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: size) { raw in
-            let n = pread(fd, raw.baseAddress, size, off_t(at + Int64(read)))
-            return max(n, 0)
-          }
-          guard got == size else {
-            throw DeltaFailure(
-              "reading the cached copy failed at offset \(at + Int64(read)) (\(got) of \(size) bytes)"
-            )
-          }
-          out.append(buffer)
-          read += size
-        }
-        return out
-      }
-      if !spare.isEmpty { ring.removeFirst(spare.count) }
-      ring.append(contentsOf: buffers)
-      sink.noteReused(Int64(want))
-      for buffer in buffers { try await sink.writeBehind(buffer) }
-      done += Int64(want)
+      try await IOExecutor.run { try sink.appendCopy(of: want, from: fd, at: at) }
+      done += want
     }
   }
 }

@@ -193,13 +193,20 @@ public final class DownloadSink: Sendable {
     try data.withUnsafeBytes { try write($0) }
   }
 
-  /// Counts `count` bytes about to be written as copied from a cached copy (a delta update),
-  /// for progress: fetched against reused.
-  func noteReused(_ count: Int64) {
-    state.withLock { $0.reusedBytes += count }
+  /// Appends `length` bytes of a cached copy from `offset` (a delta update's reused chunks,
+  /// copied by the kernel and hashed as they land), counted as reused for progress. Blocks the
+  /// calling thread for the copy: call it off the cooperative pool, after the buffers given to
+  /// ``writeBehind(_:)`` are written (``finishWriting()``), so the bytes stay in order.
+  ///
+  /// - Throws: ``FetchError`` as ``write(_:)-(ByteBuffer)``; `.storage` when the cached copy
+  ///   cannot be read.
+  func appendCopy(of length: Int64, from source: Int32, at offset: Int64) throws {
+    writer.drainBlocking()
+    state.withLock { $0.reusedBytes += length }
+    try append(count: Int(length)) { try $0.append(copying: length, from: source, at: offset) }
   }
 
-  /// Bytes counted by ``noteReused(_:)`` since the last reset.
+  /// Bytes appended by ``appendCopy(of:from:at:)`` since the last reset.
   var reusedBytes: Int64 { state.withLock { $0.reusedBytes } }
 
   /// Discards what was written so far (a redirect, or a server that restarted the body).

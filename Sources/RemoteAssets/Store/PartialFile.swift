@@ -119,6 +119,111 @@ final class PartialFile: @unchecked Sendable {
     wrote(count)
   }
 
+  /// Appends `length` bytes of another file (a cached copy, for a delta update) from `offset`.
+  ///
+  /// The kernel copies them (`copy_file_range`: no trip through this process's memory); they
+  /// are then read back from this file through reused buffers for the hash, so what is hashed
+  /// is what this file holds. Where the kernel cannot copy between the two files, they are
+  /// read and written instead (and hashed from what was read).
+  ///
+  /// Measured on 1 GiB from the page cache: the kernel's copy took 0.3 s of CPU every time;
+  /// reading into buffers and writing them out took 0.4 to 1.8 s.
+  ///
+  /// - Throws: ``StorageError`` when the source ends early, or a read, copy or write fails.
+  func append(copying length: Int64, from source: Int32, at offset: Int64) throws {
+    let fd = try descriptor()
+    let start = bytesWritten
+    var done: Int64 = 0
+    while done < length, kernelCopies {
+      let n = cfw_copy_range(source, offset + done, fd, length - done)
+      if n > 0 {
+        done += n
+      } else if n == 0 {
+        throw StorageError(operation: "copy (the cached copy ended early)", path: path, code: EIO)
+      } else if errno == EINTR {
+        continue
+      } else if [EXDEV, EINVAL, ENOSYS, EOPNOTSUPP, EBADF].contains(errno) {
+        kernelCopies = false
+      } else {
+        throw StorageError(operation: "copy", path: path, code: errno)
+      }
+    }
+    // What the kernel copied, read back for the hash (a block at a time: each batch the hash
+    // queue still holds is left alone, so a buffer is refilled only once the hash let it go).
+    var hashed: Int64 = 0
+    while hashed < done {
+      let buffers = try fill(upTo: done - hashed) { raw, at in
+        pread(fd, raw.baseAddress, raw.count, off_t(start + hashed + Int64(at)))
+      }
+      hasher.update(buffers)
+      hashed += Int64(buffers.reduce(0) { $0 + $1.readableBytes })
+    }
+    // The rest by read and write, where the kernel cannot copy.
+    while done < length {
+      let base = offset + done
+      let buffers = try fill(upTo: length - done) { raw, at in
+        pread(source, raw.baseAddress, raw.count, off_t(base + Int64(at)))
+      }
+      for buffer in buffers {
+        try buffer.withUnsafeReadableBytes { try POSIX.writeAll(fd, $0, path: path) }
+      }
+      hasher.update(buffers)
+      done += Int64(buffers.reduce(0) { $0 + $1.readableBytes })
+    }
+    wrote(Int(length))
+  }
+
+  /// Whether `copy_file_range` works between the cached copies and this file (false after it
+  /// failed with an error saying it cannot).
+  var kernelCopies = true
+  /// Buffers for ``append(copying:from:at:)``, reused once the hash has let go of them.
+  private var copyBuffers: [ByteBuffer] = []
+  /// Size of one copy buffer, and how many are kept (twice what the hash queue may hold).
+  private static let copyBufferSize = 1 << 20
+  private static let copyBufferCount = 2 * OverlappedSHA256.maxBytesInFlight / copyBufferSize
+
+  /// Fills up to ``copyBufferCount`` / 2 buffers (at most `limit` bytes) with `read(raw, at)`,
+  /// which reads into `raw` the bytes `at` bytes after where this fill starts.
+  ///
+  /// - Throws: ``StorageError`` when a read fails or ends early.
+  private func fill(
+    upTo limit: Int64, _ read: (UnsafeMutableRawBufferPointer, Int) -> Int
+  ) throws -> [ByteBuffer] {
+    var out: [ByteBuffer] = []
+    var total = 0
+    while Int64(total) < limit, out.count < Self.copyBufferCount / 2 {
+      let size = Int(min(Int64(Self.copyBufferSize), limit - Int64(total)))
+      // Round-robin over the kept buffers: the one taken now was handed to the hash
+      // `copyBufferCount` buffers ago. A buffer the hash still holds is copied on write, so it
+      // is never overwritten under it.
+      var buffer =
+        copyBuffers.count < Self.copyBufferCount
+        ? ByteBufferAllocator().buffer(capacity: Self.copyBufferSize) : copyBuffers.removeFirst()
+      buffer.clear()
+      var failed: Int32 = 0
+      let got = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: size) { raw in
+        var n = 0
+        while n < size {
+          let r = read(UnsafeMutableRawBufferPointer(rebasing: raw[n..<size]), total + n)
+          if r < 0, errno == EINTR { continue }
+          if r <= 0 {
+            failed = r < 0 ? errno : EIO
+            break
+          }
+          n += r
+        }
+        return n
+      }
+      copyBuffers.append(buffer)
+      guard failed == 0, got == size else {
+        throw StorageError(operation: "read", path: path, code: failed == 0 ? EIO : failed)
+      }
+      out.append(buffer)
+      total += size
+    }
+    return out
+  }
+
   /// Counts written bytes and, every ``writebackInterval``, asks the kernel to start writing
   /// the new range to disk (`sync_file_range`, which neither waits nor flushes the drive's
   /// cache). The disk then writes beside the socket instead of after it: without this the page

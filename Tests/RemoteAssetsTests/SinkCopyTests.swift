@@ -1,0 +1,91 @@
+import AssetWatchTestKit
+import Crypto
+import Foundation
+import NIOCore
+import Testing
+
+@testable import RemoteAssets
+
+/// A delta update's reused chunks: copied from a cached copy into the download's file by the
+/// kernel (or by read and write where it cannot), and hashed from what the file then holds.
+@Suite struct SinkCopyTests {
+  /// Bytes that differ at every offset (a copy from the wrong place would show).
+  static func pattern(_ count: Int, seed: UInt64) -> [UInt8] {
+    var state = seed
+    return (0..<count).map { _ in
+      state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      return UInt8(truncatingIfNeeded: state >> 33)
+    }
+  }
+
+  /// Writes `source`, then runs `body` with a sink (kernel copies on or off) and the source's
+  /// open descriptor.
+  func withSource(
+    _ source: [UInt8], kernelCopies: Bool, maxBytes: Int64 = 1 << 40,
+    _ body: (DownloadSink, Int32, TemporaryDirectory) throws -> Void
+  ) throws {
+    try withTemporaryDirectory { (dir: TemporaryDirectory) in
+      let path = dir.url("cached.bin").path
+      try Data(source).write(to: URL(fileURLWithPath: path))
+      let fd = open(path, O_RDONLY)
+      try #require(fd >= 0)
+      defer { close(fd) }
+      let sink = try makeSink(in: dir.url, maxBytes: maxBytes, expectedSize: nil)
+      defer { sink.discard() }
+      sink.withPartial { $0.kernelCopies = kernelCopies }
+      try body(sink, fd, dir)
+    }
+  }
+
+  /// Fetched bytes, then ranges of the cached copy (more than the hash queue holds, so the read
+  /// back runs beside the copy), then fetched bytes: the file and its hash are the whole.
+  @Test(arguments: [true, false])
+  func copiedRangesLandInOrderAndAreHashed(kernelCopies: Bool) throws {
+    let source = Self.pattern(24 << 20, seed: 7)
+    try withSource(source, kernelCopies: kernelCopies) { sink, fd, _ in
+      let head = Self.pattern(3000, seed: 1)
+      let tail = Self.pattern(70_000, seed: 2)
+      try sink.write(ByteBuffer(bytes: head))
+      try sink.appendCopy(of: 20 << 20, from: fd, at: 4 << 20)
+      try sink.appendCopy(of: 12345, from: fd, at: 17)
+      try sink.write(ByteBuffer(bytes: tail))
+      let expected = head + source[(4 << 20)..<(24 << 20)] + source[17..<(17 + 12345)] + tail
+
+      let digest = try sink.digest()
+      #expect(digest.size == Int64(expected.count))
+      #expect(digest.sha256 == SHA256Text.hex(SHA256.hash(data: expected)))
+      #expect(sink.reusedBytes == Int64((20 << 20) + 12345))
+      let written = try Data(contentsOf: URL(fileURLWithPath: sink.path))
+      #expect(written == Data(expected))
+      #expect(sink.withPartial { $0.kernelCopies } == kernelCopies)
+    }
+  }
+
+  /// A cached copy shorter than the plan says (truncated since it was indexed): a storage
+  /// error, never a file that looks complete.
+  @Test(arguments: [true, false])
+  func aCachedCopyThatEndsEarlyIsAnError(kernelCopies: Bool) throws {
+    let source = Self.pattern(1 << 20, seed: 3)
+    try withSource(source, kernelCopies: kernelCopies) { sink, fd, _ in
+      #expect {
+        try sink.appendCopy(of: 1 << 20, from: fd, at: 4096)
+      } throws: { error in
+        (error as? FetchError)?.kind == .storage
+      }
+    }
+  }
+
+  /// A copy past `maxBytes` is refused before a byte of it is written.
+  @Test func aCopyPastMaxBytesIsRefused() throws {
+    let source = Self.pattern(1 << 20, seed: 4)
+    try withSource(source, kernelCopies: true, maxBytes: 1000) { sink, fd, _ in
+      try sink.appendCopy(of: 600, from: fd, at: 0)
+      #expect {
+        try sink.appendCopy(of: 600, from: fd, at: 600)
+      } throws: { error in
+        (error as? FetchError)?.kind == .tooLarge
+      }
+      #expect(sink.bytesWritten == 600)
+    }
+  }
+}
