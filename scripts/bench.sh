@@ -14,7 +14,7 @@
 #          DELTA_SLOW (1: also over a 100 Mbit/s, +40 ms link in a network namespace; needs root)
 #          ASSETWATCH_BIN (a release binary to measure instead of building this tree's)
 #
-# Installs what it needs from Debian's packages when run as root (nginx-light curl time tmux),
+# Installs what it needs from Debian's packages when run as root (nginx-light curl time tmux openssl),
 # else says what to install. Writes nothing outside a temporary folder.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -43,6 +43,7 @@ command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx-light
 command -v curl >/dev/null 2>&1 || need+=(curl)
 command -v tmux >/dev/null 2>&1 || need+=(tmux)
 [ -x /usr/bin/time ] || need+=(time)
+command -v openssl >/dev/null 2>&1 || need+=(openssl)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     DEBIAN_FRONTEND=noninteractive apt-get update -qq
@@ -626,7 +627,7 @@ CONF
   run_case() { # LABEL BASE_URL RUNS [prefix to run in the namespace...]
     local label=$1 base=$2 runs=$3; shift 3
     config dl "$base"; config dlfull "$base"
-    local D=() F=() C=() B=() I=()
+    local D=() F=() C=() B=() I=() H=()
     for _ in $(seq 1 "$runs"); do
       hold_v1
       read -r t _ < <(measure "$@" "$BIN" refresh model --config "$WORK/dl.json"); I+=("$t"); verified dl
@@ -639,14 +640,20 @@ CONF
       rm -f "$WORK/full.out"; rm -rf "$WORK/cache-dlfull"
       read -r t _ < <(measure "$@" "$BIN" refresh model --config "$WORK/dlfull.json"); F+=("$t")
       verified dlfull
+      # The floor of any update that checks the whole file's SHA-256 before its commit (the
+      # issue asks for it): OpenSSL hashing the new version alone, from the page cache.
+      read -r t _ < <(measure openssl dgst -sha256 "$d/v2.bin"); H+=("$t")
+      echo "    run ${#D[@]}: first ${I[-1]}s, delta ${D[-1]}s, curl -o && sync ${C[-1]}s, whole ${F[-1]}s, SHA-256 ${H[-1]}s" >&2
     done
-    local dm fm cm bm im v2size
+    local dm fm cm bm im hm v2size
     dm=$(median "${D[@]}"); fm=$(median "${F[@]}"); cm=$(median "${C[@]}"); bm=$(median "${B[@]}"); im=$(median "${I[@]}")
+    hm=$(median "${H[@]}")
     v2size=$(stat -c %s "$d/v2.bin")
     row "delta$label: bytes fetched (1 % changed + 4 MiB)" "$((bm / 1048576)) MiB of $((v2size / 1048576)) MiB" "$(awk -v a="$bm" -v b="$v2size" 'BEGIN{printf "%.2f%%", 100*a/b}')"
     row "delta$label: update vs curl -o && sync (whole)" "${dm}s vs ${cm}s" "$(ratio "$dm" "$cm")x"
     row "delta$label: update vs assetwatch whole download" "${dm}s vs ${fm}s" "$(ratio "$dm" "$fm")x"
     row "delta$label: first update (indexes cached copy)" "${im}s vs ${cm}s" "$(ratio "$im" "$cm")x"
+    row "delta$label: floor: SHA-256 alone vs curl -o && sync" "${hm}s vs ${cm}s" "$(ratio "$hm" "$cm")x"
   }
   run_case "" "$BASE" "$RUNS"
   if [ "${DELTA_SLOW:-1}" = 1 ] && [ "$(id -u)" = 0 ]; then
