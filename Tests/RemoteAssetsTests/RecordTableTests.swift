@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+
+@testable import RemoteAssets
+
+/// The engine's table of records: a dictionary's behaviour over one dense array.
+@Suite struct RecordTableTests {
+  static func record(_ id: String) -> AssetRecord {
+    AssetRecord(
+      definition: AssetDefinition(id: id, remote: URL(string: "https://example.com/\(id)")),
+      entry: CacheEntry(id: id, appVersion: "1"))
+  }
+
+  /// Ids and epochs of every record, as a dictionary (the order is not promised).
+  static func contents(_ table: RecordTable) -> [String: UInt64] {
+    Dictionary(uniqueKeysWithValues: zip(table.keys, table.values.map(\.epoch)))
+  }
+
+  @Test func addsChangesInPlaceAndRemovesLikeADictionary() {
+    var table = RecordTable()
+    var mirror: [String: UInt64] = [:]
+    for i in 0..<50 {
+      table["a\(i)"] = Self.record("a\(i)")
+      mirror["a\(i)"] = 0
+    }
+    // Changes through optional chaining land in place; unknown ids change nothing.
+    for i in stride(from: 0, to: 50, by: 3) {
+      table["a\(i)"]?.epoch = UInt64(i)
+      mirror["a\(i)"] = UInt64(i)
+    }
+    table["missing"]?.epoch = 9
+    #expect(table["missing"] == nil)
+    // Removing moves the last record into the gap: every other id still finds its own record.
+    for i in [0, 49, 17, 25, 1] {
+      table["a\(i)"] = nil
+      mirror["a\(i)"] = nil
+    }
+    #expect(table.count == mirror.count)
+    #expect(Self.contents(table) == mirror)
+    for (id, epoch) in mirror {
+      #expect(table[id]?.definition.id == id)
+      #expect(table[id]?.epoch == epoch)
+    }
+    // A record set for a new id is added; one replaced keeps its place and count.
+    table["new"] = Self.record("new")
+    table["a3"] = Self.record("a3")
+    mirror["new"] = 0
+    mirror["a3"] = 0
+    #expect(Self.contents(table) == mirror)
+  }
+
+  @Test func theDefaultSubscriptAddsOnce() {
+    var table = RecordTable()
+    table["x", default: Self.record("x")].epoch = 4
+    table["x", default: Self.record("other")].epoch += 1
+    #expect(table.count == 1)
+    #expect(table["x"]?.epoch == 5)
+    #expect(table["x"]?.definition.id == "x")
+  }
+
+  @Test func keepOnlyDropsTheRest() {
+    var table = RecordTable()
+    for id in ["a", "b", "c", "d"] { table[id] = Self.record(id) }
+    table["c"]?.epoch = 7
+    table.keep(only: ["c", "a", "zzz"])
+    #expect(Set(table.keys) == ["a", "c"])
+    #expect(table["c"]?.epoch == 7)
+    #expect(table["b"] == nil)
+  }
+}
