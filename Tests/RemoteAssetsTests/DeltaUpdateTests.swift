@@ -54,9 +54,9 @@ import Testing
 
     /// Publishes `bytes` as `version`; returns the index made for it.
     @discardableResult
-    func publish(_ bytes: Data, version: String, index mode: IndexMode = .good) async throws
-      -> ChunkIndex
-    {
+    func publish(
+      _ bytes: Data, version: String, index mode: IndexMode = .good, pinsHash: Bool = true
+    ) async throws -> ChunkIndex {
       let file = scratch.appendingPathComponent("model-\(version).bin")
       try bytes.write(to: file)
       var index = try ChunkIndex.build(path: file.path, parameters: DeltaUpdateTests.parameters)
@@ -82,8 +82,9 @@ import Testing
       default:
         await origin.setResource("/model.bin.chunks", body: encoded, contentType: "text/plain")
       }
+      let pin = pinsHash ? #""sha256":"\#(sha256Hex(bytes))","# : ""
       let entry = """
-        {"id":"model","url":"/model.bin","size":\(bytes.count),"sha256":"\(sha256Hex(bytes))",\
+        {"id":"model","url":"/model.bin","size":\(bytes.count),\(pin)\
         "version":"\(version)","chunks":{"url":"/model.bin.chunks","size":\(named.count),\
         "sha256":"\(sha256Hex(named))"}}
         """
@@ -182,6 +183,32 @@ import Testing
       }
       #expect(counted("fetched") == Int64(moved.rangeBytes))
       #expect(counted("fetched") + counted("reused") == Int64(v2.count))
+    }
+  }
+
+  /// A manifest that names the index but not the file's hash: the index is read once for the
+  /// copy it describes, not on every check, and the next version still travels as a delta.
+  @Test func aCheckDoesNotFetchAnIndexAlreadyRead() async throws {
+    try await withPublisher { publisher, engine, _ in
+      func indexFetches() async -> Int {
+        await publisher.origin.requestCount(path: "/model.bin.chunks")
+      }
+      try await publisher.publish(Self.v1, version: "v1", pinsHash: false)
+      for _ in 0..<3 {
+        let outcome = await engine.refresh("model")
+        #expect(!outcome.isUpdated, "\(outcome)")
+      }
+      #expect(await indexFetches() == 1, "read once: it describes the copy held")
+
+      let v2 = Self.changed(Self.v1, at: [3 << 20], seed: 40)
+      try await publisher.publish(v2, version: "v2", pinsHash: false)
+      let before = await publisher.origin.requestCount(path: "/model.bin")
+      #expect(await engine.refresh("model").isUpdated)
+      #expect(await engine.status("model")?.sha256 == sha256Hex(v2))
+      #expect(await publisher.moved(since: before).whole == 0, "v2 came as a delta")
+      #expect(await indexFetches() == 2)
+      for _ in 0..<2 { #expect(!(await engine.refresh("model").isUpdated)) }
+      #expect(await indexFetches() == 2, "v2's index described what v2 became")
     }
   }
 

@@ -87,6 +87,32 @@ import Testing
     await engine.shutdown()
   }
 
+  /// What a manifest leaves out comes from the config, not from the manifest before it: a
+  /// publisher that stops naming a hash and size gets its next version taken, not refused for
+  /// the old version's hash.
+  @Test func aHashAndSizeTheNextManifestLeavesOutAreNotDemanded() async throws {
+    let origin = try await rolloutOrigin()
+    defer { Task { try? await origin.shutdown() } }
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let engine = try makeTestEngine(
+      [asset(origin)], cache: dir.url.appendingPathComponent("cache"),
+      manifest: manifestURL(origin))
+    await engine.start()
+    #expect(await engine.refresh("a") == .updated(version: "v2"))
+    let newer = Data(#"{"v":"newer, and longer"}"#.utf8)
+    await origin.setResource("/new.json", body: newer, contentType: "application/json")
+    await origin.setResource(
+      "/manifest.json",
+      body: Data(#"{"version":"m3","assets":[{"id":"a","url":"/new.json","version":"v3"}]}"#.utf8),
+      contentType: "application/json")
+    let outcome = await engine.refresh("a")
+    // Updated (with no hash named, the bytes are not known to be "v3": no version is claimed).
+    #expect(outcome.isUpdated, "\(outcome)")
+    #expect(try await engine.data("a") == newer)
+    await engine.shutdown()
+  }
+
   @Test func eachRefreshOfOneAssetCostsOneConditionalManifestRequest() async throws {
     let origin = try await rolloutOrigin()
     defer { Task { try? await origin.shutdown() } }

@@ -56,6 +56,11 @@ extension AssetEngine {
     guard !held.isEmpty, target != record.entry.current?.sha256 || target == nil else {
       return .wholeDownload
     }
+    if let read = record.indexRead, read.index == reference.sha256,
+      read.file == record.entry.current?.sha256, sink.resumeOffset == 0
+    {
+      return .wholeDownload  // a check: this index describes the copy held
+    }
     let store = self.store
     func fallBack(_ why: String) async -> DeltaResult {
       do { try sink.reset() } catch {}
@@ -77,6 +82,7 @@ extension AssetEngine {
     if let target, target != index.fileSHA256 {
       return await fallBack("the chunk index describes another file than the target's SHA-256")
     }
+    records[id]?.indexRead = (reference.sha256, index.fileSHA256)
     if index.fileSHA256 == record.entry.current?.sha256 { return .wholeDownload }  // a check
 
     // 2. What the cached copies hold, in the same chunking (stored beside each blob). A copy

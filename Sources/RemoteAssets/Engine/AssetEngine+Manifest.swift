@@ -115,6 +115,10 @@ extension AssetEngine {
 
   /// Sets each named asset's target version, URL, size and hash; adds assets the config lacks.
   func apply(_ manifest: Manifest) {
+    // What a target leaves out falls back to the config, never to an earlier manifest: a hash
+    // the publisher stopped naming must not be demanded of the next version.
+    let configured = Dictionary(
+      configuration.assets.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
     for target in manifest.assets {
       if let only = loading.only, !only.contains(target.id) { continue }
       if records[target.id] == nil {
@@ -166,11 +170,12 @@ extension AssetEngine {
           record.urlRefusal = refusal
         }
       }
-      if let size = facts.size {
-        record.definition.expectedSize = size
-        record.definition.maxBytes = max(record.definition.maxBytes, size)
-      }
-      if let sha = facts.sha256 { record.definition.sha256 = sha.lowercased() }
+      let base =
+        configured[target.id]
+        ?? configuration.assetDefaults.definition(id: target.id, remote: configuration.manifest)
+      record.definition.expectedSize = facts.size ?? base.expectedSize
+      record.definition.maxBytes = max(base.maxBytes, facts.size ?? 0)
+      record.definition.sha256 = facts.sha256?.lowercased() ?? base.sha256
       // The index describes the target's bytes: a held-back instance fetching `from` has none.
       record.definition.chunkIndex = nil
       if case .target = choice, let chunks = target.chunks,
