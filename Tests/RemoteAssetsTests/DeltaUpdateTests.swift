@@ -135,8 +135,8 @@ import Testing
           let first = await engine.refresh("model")
           #expect(first.isUpdated, "v1 lands whole: \(first)")
           #expect(
-            await origin.requestCount(path: "/model.bin.chunks") == 0,
-            "nothing cached yet: the index is not even fetched")
+            await origin.requestCount(path: "/model.bin.chunks") == 1,
+            "fetched once after the whole download, kept beside the blob")
           try await body(publisher, engine, dir)
         }
       }
@@ -209,6 +209,36 @@ import Testing
       #expect(await indexFetches() == 2)
       for _ in 0..<2 { #expect(!(await engine.refresh("model").isUpdated)) }
       #expect(await indexFetches() == 2, "v2's index described what v2 became")
+    }
+  }
+
+  /// The index the manifest names for a version downloaded whole is kept beside its blob, so
+  /// the next version's delta reads no cached copy to index it.
+  @Test func aWholeDownloadKeepsThePublishedIndex() async throws {
+    try await withPublisher { publisher, engine, dir in
+      let sidecar = dir.cache.appendingPathComponent(
+        "objects/\(sha256Hex(Self.v1)).chunks")
+      let kept = try ChunkIndex(parsing: Array(try Data(contentsOf: sidecar)))
+      let published = try ChunkIndex.build(
+        path: publisher.scratch.appendingPathComponent("model-v1.bin").path,
+        parameters: Self.parameters)
+      #expect(kept.encoded() == published.encoded())
+
+      func inode() throws -> Int {
+        try #require(
+          try FileManager.default.attributesOfItem(atPath: sidecar.path)[.systemFileNumber]
+            as? Int)
+      }
+      let before = try inode()
+
+      let v2 = Self.changed(Self.v1, at: [5 << 20], seed: 50)
+      try await publisher.publish(v2, version: "v2")
+      let requests = await publisher.origin.requestCount(path: "/model.bin")
+      #expect(await engine.refresh("model").isUpdated)
+      #expect(await engine.status("model")?.sha256 == sha256Hex(v2))
+      #expect(await publisher.moved(since: requests).whole == 0, "a delta, no fallback")
+      // Indexing the cached copy would have written the sidecar again (a new file, renamed in).
+      #expect(try inode() == before, "the kept index was used as it was")
     }
   }
 

@@ -161,6 +161,35 @@ extension AssetEngine {
     return .done(metadata ?? FetchMetadata(), stats)
   }
 
+  /// After a whole download of an asset that names a chunk index, keeps that index as the new
+  /// blob's sidecar when it describes the bytes committed: the next version's delta then needs
+  /// no pass over the cached copy to index it (1.2 to 1.4 s per GiB). Best effort: any trouble
+  /// only leaves that pass to the next delta, and is logged at debug level.
+  func keepPublishedIndex(
+    _ id: String, definition: AssetDefinition, fetcher: HTTPFetcher, request: FetchRequest
+  ) async {
+    guard let reference = definition.chunkIndex, !store.isReadOnly,
+      let current = records[id]?.entry.current?.sha256
+    else { return }
+    let index: ChunkIndex
+    do {
+      index = try await fetchChunkIndex(reference, for: request, fetcher: fetcher)
+    } catch {
+      logger.debug(
+        "chunk index not kept", metadata: ["asset": "\(id)", "reason": "\(error.reason)"])
+      return
+    }
+    guard index.fileSHA256 == current else {
+      logger.debug(
+        "chunk index not kept",
+        metadata: ["asset": "\(id)", "reason": "it describes another file than the one committed"])
+      return
+    }
+    records[id]?.indexRead = (reference.sha256, index.fileSHA256)
+    let store = self.store
+    await Self.offActor { store.storeChunkIndex(index) }
+  }
+
   /// Fetches and parses a chunk index: its exact size and SHA-256 are checked before it is
   /// parsed; the asset's headers go with it only to the asset's own origin.
   private func fetchChunkIndex(

@@ -173,8 +173,12 @@ extension AssetEngine {
         }
       case .downloaded(let metadata):
         do {
-          return try await commitDownload(
+          let outcome = try await commitDownload(
             id, sink: sink, metadata: metadata, epoch: epoch, delta: delta)
+          if delta == nil, case .updated = outcome, let http = fetcher as? HTTPFetcher {
+            await keepPublishedIndex(id, definition: definition, fetcher: http, request: request)
+          }
+          return outcome
         } catch let error as FetchError where error.kind.isValidation {
           release()  // the space goes back before the failure is written (a full disk)
           return await finishFailure(

@@ -79,26 +79,34 @@ extension AssetEngine {
 
   /// After new bytes were committed from the network: with a probation policy they are on
   /// probation; a rejection of other bytes no longer stands (the target moved on).
+  ///
+  /// The ledger is written before the record shows it: a snapshot (or `status`) that shows the
+  /// probation shows what a process killed right after will find at the next start, so the
+  /// kill counts as a crash.
   func beginProbation(_ id: String, sha: String, version: String?, at now: Date) async {
     let policy = configuration.probation
+    guard let record = records[id] else { return }
+    var (rejection, probation) = (record.rejection, record.probation)
     var changed = false
-    if let rejection = records[id]?.rejection, rejection.sha256 != sha {
-      records[id]?.rejection = nil
+    if let rejected = rejection, rejected.sha256 != sha {
+      rejection = nil
       changed = true
     }
     if policy.enabled {
-      records[id]?.probation = AssetProbation(
+      probation = AssetProbation(
         version: version, sha256: sha, since: now,
         until: policy.confirmAfter.map { now.addingTimeInterval($0) })
       changed = true
     }
-    guard changed, let record = records[id] else { return }
+    guard changed else { return }
     let running = schedulerTask != nil ? getpid() : nil
-    try? await writeLedger(id) { item in
-      item.rejected = record.rejection
-      item.probation = record.probation
-      item.runningPID = record.probation == nil ? nil : running
+    try? await writeLedger(id) { [rejection, probation] item in
+      item.rejected = rejection
+      item.probation = probation
+      item.runningPID = probation == nil ? nil : running
     }
+    records[id]?.rejection = rejection
+    records[id]?.probation = probation
   }
 
   /// At start: each asset's probation (while it still serves those bytes and the time has not
