@@ -48,92 +48,98 @@ import Testing
     URL(string: "\(origin.baseURL)/manifest.json")!
   }
 
-  @Test func refreshOfOneAssetFetchesTheManifestsURLNotTheConfigs() async throws {
+  /// Runs `body` with the rollout origin and a started engine following its manifest over a
+  /// fresh cache; shuts both down after.
+  func withRolloutEngine(_ body: (LoopbackOrigin, AssetEngine) async throws -> Void)
+    async throws
+  {
+    try await withRolloutEngine(prepare: { _ in }, body)
+  }
+
+  /// ``withRolloutEngine(_:)`` after `prepare` changed what the origin serves.
+  func withRolloutEngine(
+    prepare: (LoopbackOrigin) async -> Void,
+    _ body: (LoopbackOrigin, AssetEngine) async throws -> Void
+  ) async throws {
     let origin = try await rolloutOrigin()
     defer { Task { try? await origin.shutdown() } }
+    await prepare(origin)
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let engine = try makeTestEngine(
       [asset(origin)], cache: dir.url.appendingPathComponent("cache"),
       manifest: manifestURL(origin))
     await engine.start()
-    let outcome = await engine.refresh("a")
-    #expect(outcome == .updated(version: "v2"), "\(outcome)")
-    #expect(await origin.requestCount(path: "/new.json") == 1)
-    #expect(await origin.requestCount(path: "/old.json") == 0, "the config's URL is not fetched")
-    #expect(try await engine.data("a") == new)
-    let status = try #require(await engine.status("a"))
-    #expect(status.targetVersion == "v2")
-    #expect(!status.isBehindTarget)
+    do {
+      try await body(origin, engine)
+    } catch {
+      await engine.shutdown()
+      throw error
+    }
     await engine.shutdown()
   }
 
+  @Test func refreshOfOneAssetFetchesTheManifestsURLNotTheConfigs() async throws {
+    try await withRolloutEngine { origin, engine in
+      let outcome = await engine.refresh("a")
+      #expect(outcome == .updated(version: "v2"), "\(outcome)")
+      #expect(await origin.requestCount(path: "/new.json") == 1)
+      #expect(await origin.requestCount(path: "/old.json") == 0, "the config's URL is not fetched")
+      #expect(try await engine.data("a") == new)
+      let status = try #require(await engine.status("a"))
+      #expect(status.targetVersion == "v2")
+      #expect(!status.isBehindTarget)
+    }
+  }
+
   @Test func refreshOfOneAssetChecksTheManifestsHash() async throws {
-    let origin = try await rolloutOrigin()
-    defer { Task { try? await origin.shutdown() } }
-    // The manifest promises other bytes than /new.json serves.
-    await origin.setResource(
-      "/manifest.json", body: manifest("m2", path: "/new.json", body: old, assetVersion: "v2"),
-      contentType: "application/json")
-    let dir = try TemporaryDirectory()
-    defer { dir.remove() }
-    let engine = try makeTestEngine(
-      [asset(origin)], cache: dir.url.appendingPathComponent("cache"),
-      manifest: manifestURL(origin))
-    await engine.start()
-    let outcome = await engine.refresh("a")
-    #expect(outcome.failure?.kind == .hashMismatch, "\(outcome)")
-    #expect(await engine.status("a")?.isBehindTarget == true)
-    await engine.shutdown()
+    try await withRolloutEngine(prepare: { origin in
+      // The manifest promises other bytes than /new.json serves.
+      await origin.setResource(
+        "/manifest.json", body: manifest("m2", path: "/new.json", body: old, assetVersion: "v2"),
+        contentType: "application/json")
+    }) { origin, engine in
+      let outcome = await engine.refresh("a")
+      #expect(outcome.failure?.kind == .hashMismatch, "\(outcome)")
+      #expect(await engine.status("a")?.isBehindTarget == true)
+    }
   }
 
   /// What a manifest leaves out comes from the config, not from the manifest before it: a
   /// publisher that stops naming a hash and size gets its next version taken, not refused for
   /// the old version's hash.
   @Test func aHashAndSizeTheNextManifestLeavesOutAreNotDemanded() async throws {
-    let origin = try await rolloutOrigin()
-    defer { Task { try? await origin.shutdown() } }
-    let dir = try TemporaryDirectory()
-    defer { dir.remove() }
-    let engine = try makeTestEngine(
-      [asset(origin)], cache: dir.url.appendingPathComponent("cache"),
-      manifest: manifestURL(origin))
-    await engine.start()
-    #expect(await engine.refresh("a") == .updated(version: "v2"))
-    let newer = Data(#"{"v":"newer, and longer"}"#.utf8)
-    await origin.setResource("/new.json", body: newer, contentType: "application/json")
-    await origin.setResource(
-      "/manifest.json",
-      body: Data(#"{"version":"m3","assets":[{"id":"a","url":"/new.json","version":"v3"}]}"#.utf8),
-      contentType: "application/json")
-    let outcome = await engine.refresh("a")
-    // Updated (with no hash named, the bytes are not known to be "v3": no version is claimed).
-    #expect(outcome.isUpdated, "\(outcome)")
-    #expect(try await engine.data("a") == newer)
-    await engine.shutdown()
+    try await withRolloutEngine { origin, engine in
+      #expect(await engine.refresh("a") == .updated(version: "v2"))
+      let newer = Data(#"{"v":"newer, and longer"}"#.utf8)
+      await origin.setResource("/new.json", body: newer, contentType: "application/json")
+      await origin.setResource(
+        "/manifest.json",
+        body: Data(
+          #"{"version":"m3","assets":[{"id":"a","url":"/new.json","version":"v3"}]}"#.utf8),
+        contentType: "application/json")
+      let outcome = await engine.refresh("a")
+      // Updated (with no hash named, the bytes are not known to be "v3": no version is claimed).
+      #expect(outcome.isUpdated, "\(outcome)")
+      let served = try await engine.data("a")
+      #expect(served == newer)
+    }
   }
 
   @Test func eachRefreshOfOneAssetCostsOneConditionalManifestRequest() async throws {
-    let origin = try await rolloutOrigin()
-    defer { Task { try? await origin.shutdown() } }
-    let dir = try TemporaryDirectory()
-    defer { dir.remove() }
-    let engine = try makeTestEngine(
-      [asset(origin)], cache: dir.url.appendingPathComponent("cache"),
-      manifest: manifestURL(origin))
-    await engine.start()
-    _ = await engine.refresh("a")
-    #expect(await origin.requestCount(path: "/manifest.json") == 1)
-    let firstCheck = try #require(await engine.info().manifestCheckedAt)
-    #expect(await engine.refresh("a") == .notModified)
-    let requests = await origin.requests(path: "/manifest.json")
-    #expect(requests.count == 2)
-    // The second asks with the manifest's ETag: the origin answers 304 without a body.
-    let etag = try #require(await origin.resource(at: "/manifest.json")?.etag)
-    #expect(requests.last?.header("If-None-Match") == etag)
-    #expect(try #require(await engine.info().manifestCheckedAt) >= firstCheck)
-    #expect(await engine.info().manifestVersion == "m2")
-    await engine.shutdown()
+    try await withRolloutEngine { origin, engine in
+      _ = await engine.refresh("a")
+      #expect(await origin.requestCount(path: "/manifest.json") == 1)
+      let firstCheck = try #require(await engine.info().manifestCheckedAt)
+      #expect(await engine.refresh("a") == .notModified)
+      let requests = await origin.requests(path: "/manifest.json")
+      #expect(requests.count == 2)
+      // The second asks with the manifest's ETag: the origin answers 304 without a body.
+      let etag = try #require(await origin.resource(at: "/manifest.json")?.etag)
+      #expect(requests.last?.header("If-None-Match") == etag)
+      #expect(try #require(await engine.info().manifestCheckedAt) >= firstCheck)
+      #expect(await engine.info().manifestVersion == "m2")
+    }
   }
 
   @Test func concurrentRefreshesShareOneManifestFetch() async throws {

@@ -11,11 +11,7 @@ import Testing
 @Suite struct SinkCopyTests {
   /// Bytes that differ at every offset (a copy from the wrong place would show).
   static func pattern(_ count: Int, seed: UInt64) -> [UInt8] {
-    var state = seed
-    return (0..<count).map { _ in
-      state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-      return UInt8(truncatingIfNeeded: state >> 33)
-    }
+    OverlappedSHA256Tests.bytes(count, seed: seed)
   }
 
   /// Writes `source`, then runs `body` with a sink (kernel copies on or off) and the source's
