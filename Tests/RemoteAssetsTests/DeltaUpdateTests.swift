@@ -96,8 +96,10 @@ import Testing
 
     /// The bytes the `Range` requests for `/model.bin` since request number `since` asked for,
     /// and how many requests for it had no `Range` (whole downloads).
-    func moved(since: Int) async -> (rangeBytes: Int, ranges: Int, whole: Int) {
-      let requests = await origin.requests(path: "/model.bin").dropFirst(since)
+    func moved(since: Int, path: String = "/model.bin") async
+      -> (rangeBytes: Int, ranges: Int, whole: Int)
+    {
+      let requests = await origin.requests(path: path).dropFirst(since)
       var bytes = 0
       var ranges = 0
       var whole = 0
@@ -239,6 +241,29 @@ import Testing
       #expect(await publisher.moved(since: requests).whole == 0, "a delta, no fallback")
       // Indexing the cached copy would have written the sidecar again (a new file, renamed in).
       #expect(try inode() == before, "the kept index was used as it was")
+    }
+  }
+
+  /// The asset's URL answers with a redirect (a CDN's signed location, say): each `Range`
+  /// request follows it with its range, and the update is still a delta.
+  @Test func rangesFollowARedirect() async throws {
+    try await withPublisher { publisher, engine, _ in
+      let v2 = Self.changed(Self.v1, at: [2 << 20, 7 << 20], seed: 60)
+      try await publisher.publish(v2, version: "v2")
+      let origin = publisher.origin
+      await origin.setResource(
+        "/store/model.bin", body: v2, contentType: "application/octet-stream")
+      await origin.setHandler("/model.bin") { _ in
+        OriginResponse(status: 302, headers: [OriginHeader("Location", "/store/model.bin")])
+      }
+      #expect(await engine.refresh("model").isUpdated)
+      #expect(await engine.status("model")?.sha256 == sha256Hex(v2))
+      let moved = await publisher.moved(since: 0, path: "/store/model.bin")
+      #expect(moved.whole == 0, "no whole download at the redirect's target")
+      #expect(moved.ranges >= 1)
+      #expect(moved.rangeBytes < Self.size / 10, "fetched \(moved.rangeBytes) of \(Self.size)")
+      let asked = await origin.requests(path: "/model.bin").suffix(moved.ranges)
+      #expect(asked.allSatisfy { $0.header("Range") != nil }, "each range asked the asset's URL")
     }
   }
 
