@@ -58,6 +58,25 @@ import Testing
     #expect(table["x"]?.definition.id == "x")
   }
 
+  struct Refused: Error {}
+
+  static func clear(_ record: inout AssetRecord?) throws {
+    record = nil
+    throw Refused()
+  }
+
+  /// A change through the subscript that throws after removing the record still removes it
+  /// whole (ids and records stay in step).
+  @Test func aChangeThatThrowsLeavesTheTableWhole() {
+    var table = RecordTable()
+    for id in ["a", "b", "c"] { table[id] = Self.record(id) }
+    #expect(throws: Refused.self) { try Self.clear(&table["a"]) }
+    #expect(table.count == 2)
+    #expect(Set(table.keys) == ["b", "c"])
+    #expect(Array(table.values).count == 2)
+    #expect(table["c"]?.definition.id == "c")
+  }
+
   @Test func keepOnlyDropsTheRest() {
     var table = RecordTable()
     for id in ["a", "b", "c", "d"] { table[id] = Self.record(id) }

@@ -34,13 +34,14 @@ struct RecordTable: Sendable {
   subscript(id: String) -> AssetRecord? {
     get { slots[id].flatMap { items[$0] } }
     _modify {
+      // In `defer`: the table stays whole when the caller's change throws after setting it.
       if let slot = slots[id] {
+        defer { if items[slot] == nil { remove(slot) } }
         yield &items[slot]
-        if items[slot] == nil { remove(slot) }
       } else {
         var added: AssetRecord? = nil
+        defer { if let added { append(added, for: id) } }
         yield &added
-        if let added { append(added, for: id) }
       }
     }
   }
