@@ -317,11 +317,15 @@ import Testing
         }
       try await publisher.publish(v2, version: "v2", index: index)
       let before = await publisher.origin.requestCount(path: "/model.bin")
+      let indexBefore = await publisher.origin.requestCount(path: "/model.bin.chunks")
       let events = await engine.events()
       #expect(await engine.refresh("model").isUpdated)
       #expect(await engine.status("model")?.sha256 == sha256Hex(v2))
       let moved = await publisher.moved(since: before)
       #expect(moved.whole == 1 && moved.ranges == 0, "\(moved)")
+      #expect(
+        await publisher.origin.requestCount(path: "/model.bin.chunks") == indexBefore + 1,
+        "the index refused once is not fetched again to be kept")
       let log = await deltaLog(events)
       #expect(log.contains("delta update:") && log.contains(reason), "\(log)")
       #expect(log.contains("downloading the whole file"))

@@ -56,8 +56,8 @@ extension AssetEngine {
     guard !held.isEmpty, target != record.entry.current?.sha256 || target == nil else {
       return .wholeDownload
     }
-    if let read = record.indexRead, read.index == reference.sha256,
-      read.file == record.entry.current?.sha256, sink.resumeOffset == 0
+    if let read = record.indexRead, read.index == reference.sha256, let file = read.file,
+      file == record.entry.current?.sha256, sink.resumeOffset == 0
     {
       return .wholeDownload  // a check: this index describes the copy held
     }
@@ -74,12 +74,15 @@ extension AssetEngine {
     do {
       index = try await fetchChunkIndex(reference, for: request, fetcher: fetcher)
     } catch {
+      records[id]?.indexRead = (reference.sha256, nil)
       return await fallBack(error.reason)
     }
     if let size = definition.expectedSize, size != index.fileSize {
+      records[id]?.indexRead = (reference.sha256, nil)
       return await fallBack("the chunk index describes \(index.fileSize) bytes, not \(size)")
     }
     if let target, target != index.fileSHA256 {
+      records[id]?.indexRead = (reference.sha256, index.fileSHA256)
       return await fallBack("the chunk index describes another file than the target's SHA-256")
     }
     records[id]?.indexRead = (reference.sha256, index.fileSHA256)
@@ -171,6 +174,10 @@ extension AssetEngine {
     guard let reference = definition.chunkIndex, !store.isReadOnly,
       let current = records[id]?.entry.current?.sha256
     else { return }
+    // This index was found unusable, or to describe another file than the one committed.
+    if let read = records[id]?.indexRead, read.index == reference.sha256, read.file != current {
+      return
+    }
     let index: ChunkIndex
     do {
       index = try await fetchChunkIndex(reference, for: request, fetcher: fetcher)

@@ -40,11 +40,12 @@ struct AssetRecord: Sendable {
   var probation: AssetProbation?
   /// The version last rejected: its bytes are not fetched or committed again.
   var rejection: AssetRejection?
-  /// The chunk index last read for this asset (its SHA-256) and the file it describes: while
-  /// the manifest names the same index and that file is the current copy, a check has no reason
-  /// to fetch the index again (a manifest that names no file hash would otherwise cost one per
-  /// check).
-  var indexRead: (index: String, file: String)?
+  /// The chunk index last read for this asset (its SHA-256) and the file it describes (nil: it
+  /// could not be used: missing, invalid, another size). While the manifest names the same
+  /// index and that file is the current copy, a check has no reason to fetch the index again (a
+  /// manifest that names no file hash would otherwise cost one per check); one that could not
+  /// be used is not fetched again to be kept after the whole download.
+  var indexRead: (index: String, file: String?)?
   /// Why this engine's start discarded the cached copy (damaged, unreadable): what ``verify``
   /// reports for it, as no copy is left to hash.
   var discardedAtLoad: String?
