@@ -217,7 +217,9 @@ let package = Package(
     .testTarget(name: "AssetJSONTests", dependencies: ["AssetJSON"]),
     .testTarget(
       name: "ChunkIndexTests",
-      dependencies: ["ChunkIndex", .product(name: "Crypto", package: "swift-crypto")]),
+      dependencies: [
+        "ChunkIndex", "AssetWatchTestKit", .product(name: "Crypto", package: "swift-crypto"),
+      ]),
     // The publisher against the engine's verifier and python-tuf's client; the CLI as a binary.
     .testTarget(
       name: "TUFPublishTests",

@@ -1,3 +1,4 @@
+import AssetWatchTestKit
 import Crypto
 import Foundation
 import Testing
@@ -44,7 +45,7 @@ import Testing
   }
 
   @Test func roundTripOfARealIndex() throws {
-    let bytes = TestBytes.make(count: 5 << 20 + 3, seed: 11)
+    let bytes = SplitMix64.bytes(count: 5 << 20 + 3, seed: 11)
     let index = ChunkIndex(of: bytes, parameters: Self.small)
     #expect(index.fileSize == Int64(bytes.count))
     #expect(index.fileSHA256 == SHA256.hash(data: bytes).lowercaseHex)
@@ -211,7 +212,7 @@ import Testing
   }
 
   @Test func arbitraryBytesNeverCrash() {
-    var generator = TestBytes(seed: 99)
+    var generator = SplitMix64(seed: 99)
     let valid = Array(Self.validText().utf8)
     var refused = 0
     for _ in 0..<2000 {

@@ -1,3 +1,4 @@
+import AssetWatchTestKit
 import Testing
 
 @testable import ChunkIndex
@@ -43,7 +44,7 @@ import Testing
   @Test func cutsAreFixedByTheFormat() {
     // The same bytes must be cut at the same places by every version, or clients holding an
     // older index would reuse nothing: these lengths are part of `fastcdc` in format 1.
-    let bytes = TestBytes.make(count: 1 << 20, seed: 1)
+    let bytes = SplitMix64.bytes(count: 1 << 20, seed: 1)
     let lengths = bytes.withUnsafeBytes { Chunker.chunkLengths(of: $0, parameters: Self.small) }
     #expect(
       lengths == [
@@ -55,7 +56,7 @@ import Testing
     ChunkingParameters(averageSize: 64 << 10), ChunkingParameters(averageSize: 256 << 10),
   ])
   func chunksStayWithinMinAndMaxExceptTheLast(parameters: ChunkingParameters) {
-    let bytes = TestBytes.make(count: 12 << 20 + 12_345, seed: 7)
+    let bytes = SplitMix64.bytes(count: 12 << 20 + 12_345, seed: 7)
     let lengths = bytes.withUnsafeBytes { Chunker.chunkLengths(of: $0, parameters: parameters) }
     #expect(lengths.reduce(0, +) == bytes.count)
     #expect(lengths.count > 12 << 20 / parameters.maxSize)
@@ -85,10 +86,10 @@ import Testing
   }
 
   @Test func sameCutsHoweverTheBytesAreSplit() {
-    let bytes = TestBytes.make(count: 6 << 20 + 999, seed: 42)
+    let bytes = SplitMix64.bytes(count: 6 << 20 + 999, seed: 42)
     let whole = bytes.withUnsafeBytes { Chunker.chunkLengths(of: $0, parameters: Self.small) }
     #expect(whole.count > 20)
-    var sizes = TestBytes(seed: 3)
+    var sizes = SplitMix64(seed: 3)
     for pieceLimit in [1 << 10, 70_000, 1 << 20] {
       var chunker = Chunker(parameters: Self.small)
       var lengths: [Int] = []
@@ -117,7 +118,7 @@ import Testing
   }
 
   @Test func builderGivesTheSameIndexHoweverTheBytesAreSplit() {
-    let bytes = TestBytes.make(count: 3 << 20 + 17, seed: 5)
+    let bytes = SplitMix64.bytes(count: 3 << 20 + 17, seed: 5)
     let whole = ChunkIndex(of: bytes, parameters: Self.small)
     var builder = ChunkIndexBuilder(parameters: Self.small)
     bytes.withUnsafeBytes { raw in

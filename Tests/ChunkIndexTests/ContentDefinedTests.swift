@@ -1,3 +1,4 @@
+import AssetWatchTestKit
 import Foundation
 import Testing
 
@@ -8,8 +9,8 @@ import Testing
   static let small = ChunkingParameters(averageSize: 64 << 10)
 
   @Test func insertionInTheMiddleKeepsMostChunks() {
-    let original = TestBytes.make(count: 64 << 20, seed: 2024)
-    let inserted = TestBytes.make(count: 4 << 20, seed: 77)
+    let original = SplitMix64.bytes(count: 64 << 20, seed: 2024)
+    let inserted = SplitMix64.bytes(count: 4 << 20, seed: 77)
     var edited = Array(original[..<(32 << 20 + 12_345)])
     edited += inserted
     edited += original[(32 << 20 + 12_345)...]
@@ -28,15 +29,15 @@ import Testing
   }
 
   @Test func scatteredInPlaceChangesChangeOnlyTheChunksTouchingThem() {
-    let original = TestBytes.make(count: 64 << 20, seed: 31)
+    let original = SplitMix64.bytes(count: 64 << 20, seed: 31)
     var edited = original
     // Ten 64 KiB regions, about 1 % of the file, overwritten in place.
     var regions: [Range<Int>] = []
-    var generator = TestBytes(seed: 8)
+    var generator = SplitMix64(seed: 8)
     for i in 0..<10 {
       let start = i * (6 << 20) + Int(generator.next() % UInt64(5 << 20))
       regions.append(start..<(start + 64 << 10))
-      let noise = TestBytes.make(count: 64 << 10, seed: 1000 + UInt64(i))
+      let noise = SplitMix64.bytes(count: 64 << 10, seed: 1000 + UInt64(i))
       edited.replaceSubrange(start..<(start + 64 << 10), with: noise)
     }
     let before = ChunkIndex(of: original, parameters: Self.small)
@@ -79,7 +80,7 @@ import Testing
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: folder) }
     // Larger than the 4 MiB read buffer, so chunks span reads.
-    let bytes = TestBytes.make(count: 9 << 20 + 4321, seed: 12)
+    let bytes = SplitMix64.bytes(count: 9 << 20 + 4321, seed: 12)
     let file = folder.appendingPathComponent("big.bin")
     try Data(bytes).write(to: file)
     let built = try ChunkIndex.build(path: file.path)

@@ -1,3 +1,4 @@
+import AssetWatchTestKit
 import Foundation
 import Testing
 
@@ -140,15 +141,11 @@ import Testing
 /// A small mutator for the binary fuzz run: hostile values in place of values, and hostile bytes
 /// (the in-process fuzzer in RemoteAssetsTests mutates far more ways, far more often).
 struct ExampleMutator {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
+  var random: SplitMix64
+  init(seed: UInt64) { random = SplitMix64(seed: seed) }
 
   mutating func next(_ bound: Int) -> Int {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return Int((z ^ (z >> 31)) % UInt64(bound))
+    Int(random.next() % UInt64(bound))
   }
 
   static let values = [

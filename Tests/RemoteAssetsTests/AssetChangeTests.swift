@@ -1,4 +1,5 @@
 import AssetModel
+import AssetWatchTestKit
 import Foundation
 import Testing
 

@@ -1,3 +1,4 @@
+import AssetWatchTestKit
 import Foundation
 import Testing
 

@@ -1,18 +1,5 @@
+import AssetWatchTestKit
 import Foundation
-
-/// Deterministic pseudo-random numbers (SplitMix64): the same seed gives the same mutations on
-/// every machine, so a fuzzer failure can be replayed from the seed it prints.
-struct SplitMix64: RandomNumberGenerator {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-}
 
 /// Mutates a JSON config at the token level (hostile numbers and strings, wrong types, deleted
 /// and duplicated tokens, swaps, truncation) and at the byte level (control, high and random

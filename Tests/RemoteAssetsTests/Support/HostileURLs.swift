@@ -1,3 +1,4 @@
+import AssetWatchTestKit
 import Foundation
 
 /// Generated URLs of the kinds that have crashed HTTP clients or slipped past checks: ports out
