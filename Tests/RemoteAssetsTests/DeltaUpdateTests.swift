@@ -356,7 +356,7 @@ import Testing
   }
 
   @Test func aChunkThatLiesIsNeverCommitted() async throws {
-    try await withPublisher { publisher, engine, _ in
+    try await withPublisher { publisher, engine, dir in
       let v2 = Self.changed(Self.v1, at: [4 << 20], seed: 60)
       let honest = try await publisher.publish(v2, version: "v2")
       // The lie is on a chunk the engine must fetch: one whose hash v1 lacks.
@@ -367,12 +367,17 @@ import Testing
       let fetched = try #require(honest.chunks.firstIndex { !held.contains($0.hash) })
       try await publisher.publish(v2, version: "v2", index: .lying(chunk: fetched))
       let before = await publisher.origin.requestCount(path: "/model.bin")
+      let indexBefore = await publisher.origin.requestCount(path: "/model.bin.chunks")
       let events = await engine.events()
       #expect(await engine.refresh("model").isUpdated)
       #expect(await engine.status("model")?.sha256 == sha256Hex(v2), "the real v2, fetched whole")
       let log = await deltaLog(events)
       #expect(log.contains("does not match the index"), "\(log)")
       #expect(await publisher.moved(since: before).whole == 1)
+      // The index that lied is neither fetched again nor kept beside v2's blob.
+      #expect(await publisher.origin.requestCount(path: "/model.bin.chunks") == indexBefore + 1)
+      let sidecar = dir.cache.appendingPathComponent("objects/\(sha256Hex(v2)).chunks")
+      #expect(!FileManager.default.fileExists(atPath: sidecar.path))
     }
   }
 

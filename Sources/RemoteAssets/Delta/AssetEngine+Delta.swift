@@ -63,6 +63,9 @@ extension AssetEngine {
     }
     let store = self.store
     func fallBack(_ why: String) async -> DeltaResult {
+      // Not kept after the whole download either: an index a delta could not use (missing,
+      // invalid, lying, or for a server that ignores Range) is not fetched again for that.
+      records[id]?.indexRead = (reference.sha256, nil)
       do { try sink.reset() } catch {}
       metrics.deltaFallback(id)
       log(id, .warning, "delta update: \(why); downloading the whole file")
@@ -74,15 +77,12 @@ extension AssetEngine {
     do {
       index = try await fetchChunkIndex(reference, for: request, fetcher: fetcher)
     } catch {
-      records[id]?.indexRead = (reference.sha256, nil)
       return await fallBack(error.reason)
     }
     if let size = definition.expectedSize, size != index.fileSize {
-      records[id]?.indexRead = (reference.sha256, nil)
       return await fallBack("the chunk index describes \(index.fileSize) bytes, not \(size)")
     }
     if let target, target != index.fileSHA256 {
-      records[id]?.indexRead = (reference.sha256, index.fileSHA256)
       return await fallBack("the chunk index describes another file than the target's SHA-256")
     }
     records[id]?.indexRead = (reference.sha256, index.fileSHA256)
@@ -174,7 +174,7 @@ extension AssetEngine {
     guard let reference = definition.chunkIndex, !store.isReadOnly,
       let current = records[id]?.entry.current?.sha256
     else { return }
-    // This index was found unusable, or to describe another file than the one committed.
+    // A delta found this index unusable, or it describes another file than the one committed.
     if let read = records[id]?.indexRead, read.index == reference.sha256, read.file != current {
       return
     }

@@ -8,8 +8,9 @@ extension CacheStore {
   /// parses and describes this blob with these parameters, else made by reading the blob (and
   /// stored for next time when the cache is writable). Blocking: call it off the actor.
   ///
-  /// The sidecar is the engine's own: written after the blob was hash-checked, or after a delta
-  /// update whose every fetched chunk and whole file matched. A sidecar that lies (a damaged
+  /// The sidecar is the engine's own: written after the blob was hash-checked, after a delta
+  /// update whose every fetched chunk and whole file matched, or (after a whole download) the
+  /// index the publisher named for the blob's hash, when no delta found that index unusable. A sidecar that lies (a damaged
   /// disk) can only make a delta fail its whole-file hash, never commit wrong bytes.
   ///
   /// - Throws: a storage error, or ``ChunkIndexError`` when the blob cannot be read.
