@@ -24,8 +24,10 @@ import Testing
     var metadataURL: String { "http://127.0.0.1:\(origin.port)/metadata" }
     var targetsURL: String { "http://127.0.0.1:\(origin.port)/targets/" }
 
-    func updater() throws -> TUFUpdater {
-      try TUFUpdater(metadataDirectory: metadataDir, metadataURL: metadataURL, fetcher: fetcher)
+    func updater(_ settings: TUFUpdater.Settings = TUFUpdater.Settings()) throws -> TUFUpdater {
+      try TUFUpdater(
+        metadataDirectory: metadataDir, metadataURL: metadataURL, fetcher: fetcher,
+        settings: settings)
     }
 
     func trusted(_ role: String) -> Data? {

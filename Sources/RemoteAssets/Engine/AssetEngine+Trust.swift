@@ -54,7 +54,7 @@ extension AssetEngine {
     let now = clock.now()
     guard let source = configuration.tuf else { return }
     do {
-      let updater = try trustUpdater(source)
+      let updater = try await trustUpdater(source)
       try await updater.refresh()
       let trusted = await updater.trustedMetadata
       let applied = try await applySignedTargets(from: updater, source: source)
@@ -203,7 +203,7 @@ extension AssetEngine {
   static func uncheckedBecause(_ error: TUFUpdateError) -> FetchError? {
     switch error {
     case .network(_, let fetchError): return fetchError
-    case .storage: return FetchError(.storage, error.description)
+    case .storage, .busy: return FetchError(.storage, error.description)
     case .verification, .targetNotFound, .invalidURL, .noTrustedRoot: return nil
     }
   }
@@ -244,28 +244,26 @@ extension AssetEngine {
   }
 
   /// The client over `<cacheDirectory>/tuf/metadata`, made once; the folder is seeded with the
-  /// config's root when it has no trusted root yet (a rotated root already there is kept).
-  private func trustUpdater(_ source: TUFSource) throws(TUFUpdateError) -> TUFUpdater {
+  /// config's root when it has no trusted root yet or an older one
+  /// (``TUFUpdater/seed(metadataDirectory:trustedRoot:lockTimeout:)``: a rotated root already
+  /// there is kept, and the decision is made holding the folder, so another process's rotation
+  /// is never undone).
+  private func trustUpdater(_ source: TUFSource) async throws(TUFUpdateError) -> TUFUpdater {
     if let updater = trust.updater { return updater }
     let directory = TUFSource.metadataDirectory(in: configuration.cacheDirectory).path
-    let stored = FileManager.default.contents(atPath: directory + "/root.json")
-    if stored == nil || Self.shipsANewerRoot(source, than: stored) {
-      guard let bytes = FileManager.default.contents(atPath: source.root.path) else {
-        throw .noTrustedRoot(folder: source.root.path)
-      }
-      do {
-        try FileManager.default.createDirectory(
-          atPath: directory, withIntermediateDirectories: true)
-      } catch {
-        throw .storage(StorageError(operation: "create", path: directory, code: EIO))
-      }
-      try TUFUpdater.initialize(metadataDirectory: directory, trustedRoot: Array(bytes))
+    let lockTimeout = Self.tufLockTimeout(configuration.assetDefaults.timeout)
+    if let bytes = FileManager.default.contents(atPath: source.root.path) {
+      _ = try await TUFUpdater.seed(
+        metadataDirectory: directory, trustedRoot: Array(bytes), lockTimeout: lockTimeout)
+    } else if !FileManager.default.fileExists(atPath: directory + "/root.json") {
+      throw .noTrustedRoot(folder: source.root.path)  // a folder with a root goes on with it
     }
     guard let fetcher = fetchers.first(where: { $0.canFetch(source.metadataURL) }) else {
       throw .invalidURL("no fetcher for \(source.metadataURL.scheme ?? "this") URLs")
     }
     var settings = TUFUpdater.Settings()
     settings.timeout = configuration.assetDefaults.timeout
+    settings.lockTimeout = lockTimeout
     // The metadata goes through the same TLS settings and proxy as the config's `defaults`
     // (like the manifest).
     settings.tls = configuration.assetDefaults.tls
@@ -279,19 +277,10 @@ extension AssetEngine {
     return updater
   }
 
-  /// Whether the root the config names (the one shipped with the app) is a newer version than
-  /// the folder's trusted root: an app update that ships the repository's current root is the
-  /// trust anchor again (as a first start is), so the client does not have to walk a rotation
-  /// chain the repository may no longer serve. An older or equal shipped root changes nothing
-  /// (the folder's came through verified rotations); one that does not parse as a self-signed
-  /// root is left to ``TUFUpdater/initialize(metadataDirectory:trustedRoot:)`` to refuse only
-  /// when the folder has none.
-  static func shipsANewerRoot(_ source: TUFSource, than stored: Data?) -> Bool {
-    guard let stored, let shipped = FileManager.default.contents(atPath: source.root.path),
-      let shippedRoot = try? TrustedMetadataSet(trustedRoot: Array(shipped), now: .distantPast),
-      let storedRoot = try? TrustedMetadataSet(trustedRoot: Array(stored), now: .distantPast)
-    else { return false }
-    return shippedRoot.root.version > storedRoot.root.version
+  /// How long a refresh waits for another process's refresh of the shared metadata folder:
+  /// long enough for one refresh of a few metadata files at the config's request timeout.
+  static func tufLockTimeout(_ requestTimeout: TimeInterval) -> Duration {
+    .seconds(max(30, min(600, 6 * requestTimeout)))
   }
 
   /// Sets the asset's URL (targets URL + the target's path, hash-prefixed under consistent

@@ -18,6 +18,9 @@ package enum TUFUpdateError: Error, Sendable, CustomStringConvertible {
   case invalidURL(String)
   /// The metadata folder has no trusted root (`init` was not run).
   case noTrustedRoot(folder: String)
+  /// Another refresh (another process sharing the folder, or another updater) held the metadata
+  /// folder's lock for all of `waited`; nothing was fetched or written.
+  case busy(folder: String, waited: Duration)
 
   package var description: String {
     switch self {
@@ -31,6 +34,9 @@ package enum TUFUpdateError: Error, Sendable, CustomStringConvertible {
     case .invalidURL(let reason): return "The repository URL was refused: \(reason)."
     case .noTrustedRoot(let folder):
       return "\(folder) has no trusted root.json (run init with the root shipped with the app)."
+    case .busy(let folder, let waited):
+      return
+        "The TUF metadata folder \(folder) is held by another refresh; gave up after \(DurationText.format(waited.timeInterval))."
     }
   }
 
@@ -43,7 +49,7 @@ package enum TUFUpdateError: Error, Sendable, CustomStringConvertible {
     case .targetNotFound: return "target_not_listed"
     case .invalidURL: return "invalid_url"
     case .noTrustedRoot: return "no_trusted_root"
-    case .network, .storage: return nil
+    case .network, .storage, .busy: return nil
     }
   }
 

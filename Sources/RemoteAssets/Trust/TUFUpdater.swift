@@ -28,6 +28,16 @@ import TUF
 /// timestamp/snapshot/targets pins. Every write is the store's crash-safe write
 /// (``TUFMetadataFolder``). Make one updater per refresh (it keeps the trusted set of its
 /// last refresh for lookups).
+///
+/// One writer at a time: ``refresh()``, ``loadFromFolder()`` and
+/// ``seed(metadataDirectory:trustedRoot:lockTimeout:)`` hold the metadata folder's lock
+/// (``FolderLock``, an `flock` on the folder) for their whole run, so processes sharing a cache
+/// take turns, each refresh starts from the files the previous one left, and none overwrites a
+/// root or timestamp another has rotated past with the older one it started from (which would
+/// undo a key revocation or weaken rollback protection). A refresh that waits longer than
+/// ``Settings/lockTimeout`` throws ``TUFUpdateError/busy(folder:waited:)`` having fetched
+/// nothing. Delegated roles persisted during a lookup take no lock: snapshot pins their
+/// versions, so an older file another process left is refused and fetched again.
 package actor TUFUpdater {
   /// How the updater fetches.
   package struct Settings: Sendable {
@@ -42,6 +52,9 @@ package actor TUFUpdater {
     package var tls: TLSSettings? = nil
     /// The proxy for every request (the engine passes the config's `defaults.proxy`).
     package var proxy: ProxySetting = .environment
+    /// The longest a refresh waits for another one holding the metadata folder (see
+    /// ``TUFUpdater``'s "One writer at a time").
+    package var lockTimeout: Duration = .seconds(60)
 
     package init() {}
   }
@@ -82,13 +95,30 @@ package actor TUFUpdater {
   package static func initialize(metadataDirectory: String, trustedRoot: [UInt8])
     throws(TUFUpdateError)
   {
+    try checkSelfSigned(trustedRoot)
+    let folder: TUFMetadataFolder
     do {
-      _ = try TrustedMetadataSet(trustedRoot: trustedRoot, now: Date())
+      folder = try TUFMetadataFolder(path: metadataDirectory, create: true)
+    } catch {
+      throw .storage(error)
+    }
+    try store(trustedRoot, in: folder)
+  }
+
+  private static func checkSelfSigned(_ root: [UInt8]) throws(TUFUpdateError) {
+    do {
+      _ = try TrustedMetadataSet(trustedRoot: root, now: Date())
     } catch {
       throw .verification(error)
     }
+  }
+
+  /// Persists `trustedRoot` as the folder's root once it parses as a self-signed root.
+  private static func store(_ trustedRoot: [UInt8], in folder: TUFMetadataFolder)
+    throws(TUFUpdateError)
+  {
+    try checkSelfSigned(trustedRoot)
     do {
-      let folder = try TUFMetadataFolder(path: metadataDirectory, create: true)
       try folder.persist(trustedRoot, role: "root")
     } catch {
       throw .storage(error)
@@ -101,12 +131,76 @@ package actor TUFUpdater {
   /// persisted before it stays (each root, a newer timestamp).
   package func refresh() async throws(TUFUpdateError) {
     trusted = nil
-    folder.sweepLeftovers()
-    var set = try await loadRoot()
-    try await loadTimestamp(&set)
-    try await loadSnapshot(&set)
-    try await loadTargets(&set)
-    trusted = set
+    try await holdingTheFolder { () async throws(TUFUpdateError) in
+      folder.sweepLeftovers()
+      var set = try await loadRoot()
+      try await loadTimestamp(&set)
+      try await loadSnapshot(&set)
+      try await loadTargets(&set)
+      trusted = set
+    }
+  }
+
+  /// Runs `body` holding the metadata folder's lock (see "One writer at a time").
+  private func holdingTheFolder<T>(_ body: () async throws(TUFUpdateError) -> T)
+    async throws(TUFUpdateError) -> T
+  {
+    try await Self.holding(folder, timeout: settings.lockTimeout, body)
+  }
+
+  private static func holding<T>(
+    _ folder: TUFMetadataFolder, timeout: Duration,
+    isolation: isolated (any Actor)? = #isolation,
+    _ body: () async throws(TUFUpdateError) -> T
+  ) async throws(TUFUpdateError) -> T {
+    try await FolderLock.withLock(
+      on: folder.directory, timeout: timeout,
+      failed: { failure in
+        switch failure {
+        case .busy(let waited): .busy(folder: folder.directory.path, waited: waited)
+        case .storage(let error): .storage(error)
+        }
+      }, body)
+  }
+
+  /// Stores `trustedRoot` (the root shipped with the app) as the folder's trusted root when the
+  /// folder has none, or has an older version (an app update that ships the repository's
+  /// current root is the trust anchor again, as a first start is, so the client need not walk
+  /// a rotation chain the repository may no longer serve). An equal or older shipped root
+  /// changes nothing: the folder's came through verified rotations. The decision and the write
+  /// are made holding the folder's lock, so a refresh in another process that rotated past the
+  /// root read here is never overwritten with it. Creates the folder (mode 0700).
+  ///
+  /// - Returns: whether `trustedRoot` was stored.
+  /// - Throws: ``TUFUpdateError/verification(_:)`` for bytes that are not a self-signed root
+  ///   when the folder has none (a folder with a root keeps it, whatever the shipped bytes),
+  ///   ``TUFUpdateError/busy(folder:waited:)``, ``TUFUpdateError/storage(_:)``.
+  package static func seed(
+    metadataDirectory: String, trustedRoot: [UInt8], lockTimeout: Duration = .seconds(60)
+  ) async throws(TUFUpdateError) -> Bool {
+    let folder: TUFMetadataFolder
+    do {
+      folder = try TUFMetadataFolder(path: metadataDirectory, create: true)
+    } catch {
+      throw .storage(error)
+    }
+    return try await holding(folder, timeout: lockTimeout) { () throws(TUFUpdateError) in
+      let stored: [UInt8]?
+      do throws(StorageError) {
+        stored = try folder.read(role: "root")
+      } catch {
+        throw .storage(error)
+      }
+      if let stored {
+        guard
+          let shipped = try? TrustedMetadataSet(trustedRoot: trustedRoot, now: .distantPast),
+          let current = try? TrustedMetadataSet(trustedRoot: stored, now: .distantPast),
+          shipped.root.version > current.root.version
+        else { return false }
+      }
+      try store(trustedRoot, in: folder)
+      return true
+    }
   }
 
   /// The trusted metadata as the folder holds it, verified again with no network: the root
@@ -121,8 +215,13 @@ package actor TUFUpdater {
   ///   ``TUFUpdateError/verification(_:)`` (a role missing from the folder is
   ///   ``TUF/TUFError/unavailable(role:)``, an expired one ``TUF/TUFError/expired(role:secondsAgo:)``),
   ///   ``TUFUpdateError/storage(_:)``.
-  package func loadFromFolder() throws(TUFUpdateError) {
+  package func loadFromFolder() async throws(TUFUpdateError) {
     trusted = nil
+    try await holdingTheFolder { () throws(TUFUpdateError) in try readFolder() }
+  }
+
+  /// ``loadFromFolder()``'s work, holding the folder.
+  private func readFolder() throws(TUFUpdateError) {
     guard let rootBytes = try storage({ () throws(StorageError) in try folder.read(role: "root") })
     else { throw .noTrustedRoot(folder: folder.directory.path) }
     var set = try verify { () throws(TUFError) in
