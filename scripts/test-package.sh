@@ -160,6 +160,22 @@ status=$?
 set -e
 [ "$status" = 2 ] && [[ "$out" == *appVersion* ]] || fail "a bad config: exit $status, '$out'"
 ok "a bad config exits 2 naming the field"
+# The unit must not restart what a restart cannot mend: the exit of its own command line with
+# the bad config, and with an unknown option (a typo in an edited ExecStart=).
+unit=$root/lib/systemd/system/assetwatch.service
+prevent=" $(sed -n 's/^RestartPreventExitStatus=//p' "$unit") "
+serve_line=$(sed -n 's/^ExecStart=//p' "$unit" | sed 's/%S/\/var\/lib/')
+run_unit_line() { timeout 20 chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+    HOME=/root LANG=C.UTF-8 "$@" > /dev/null 2>&1; }
+set +e
+run_unit_line ${serve_line/\/etc\/assetwatch\/assets.json//tmp/bad.json}
+bad_config=$?
+run_unit_line $serve_line --no-such-option
+bad_option=$?
+set -e
+[[ "$prevent" == *" $bad_config "* && "$prevent" == *" $bad_option "* ]] ||
+    fail "the unit restarts exit $bad_config (bad config) or $bad_option (bad option): RestartPreventExitStatus=$prevent"
+ok "the unit does not restart a bad config (exit $bad_config) or a bad option (exit $bad_option)"
 out=$(as_service assetwatch refresh --config /etc/assetwatch/assets.json 2>&1) || fail "refresh: $out"
 as_service assetwatch status --config /etc/assetwatch/assets.json --json > "$work/status.json" ||
     fail "status --json exited $?: $(cat "$work/status.json")"
