@@ -29,8 +29,14 @@ extension AssetEngine {
   /// next attempt continues it only for the same index (a whole download's `If-Range` with it
   /// gets the whole body, as for any changed version).
   static func deltaResumeTag(_ reference: ChunkIndexReference) -> String {
-    "\"assetwatch-delta-\(reference.sha256)\""
+    "\"\(deltaTagPrefix)\(reference.sha256)\""
   }
+
+  private static let deltaTagPrefix = "assetwatch-delta-"
+
+  /// Delta attempts of one index cut in a row at the same point before the next one downloads
+  /// the whole file (see ``AssetRecord/deltaStall``).
+  static let deltaStallLimit = 2
 
   /// Tries to assemble the asset's new version from the chunks its cached copies hold plus
   /// `Range` requests for the rest (``DeltaPlan``, ``DeltaTransfer``).
@@ -49,7 +55,12 @@ extension AssetEngine {
       return .wholeDownload
     }
     let tag = Self.deltaResumeTag(reference)
-    if sink.resumeOffset > 0, resumeTag != tag { return .wholeDownload }
+    if sink.resumeOffset > 0, resumeTag != tag {
+      // A kept delta of another index is no prefix of this version: a whole download must not
+      // ask to continue it (its made-up validator means nothing to a server).
+      if resumeTag?.hasPrefix("\"\(Self.deltaTagPrefix)") == true { try? sink.reset() }
+      return .wholeDownload
+    }
     let target = definition.sha256
     let held = [record.entry.current, record.entry.previous].compactMap { $0 }
       .filter { $0.sha256 != target }
@@ -72,6 +83,12 @@ extension AssetEngine {
       return .wholeDownload
     }
 
+    if let stall = record.deltaStall, stall.tag == tag, stall.count >= Self.deltaStallLimit {
+      records[id]?.deltaStall = nil
+      return await fallBack(
+        "\(CountText.of(stall.count, "attempt")) in a row were cut after \(stall.reached) bytes")
+    }
+
     // 1. The index, whose size and hash whoever named it vouched for.
     let index: ChunkIndex
     do {
@@ -92,21 +109,29 @@ extension AssetEngine {
     // that cannot be read (gone, damaged) is left out; the others still count.
     let parameters = index.parameters
     let shas = held.map(\.sha256)
-    let (local, descriptors, unreadable) = await Self.offActor {
-      var indexes: [ChunkIndex] = []
-      var fds: [Int32] = []
-      var problems: [String] = []
-      for sha in shas {
-        do {
-          let index = try store.chunkIndex(ofBlob: sha, parameters: parameters)
-          fds.append(try store.openBlob(sha))
-          indexes.append(index)
-        } catch {
-          problems.append("\(error)")
+    // Never on the actor (indexing a copy reads all of it): a refresh cancelled before the
+    // pool ran this gives the delta up.
+    let read: ([ChunkIndex], [Int32], [String])
+    do {
+      read = try await IOExecutor.run {
+        var indexes: [ChunkIndex] = []
+        var fds: [Int32] = []
+        var problems: [String] = []
+        for sha in shas {
+          do {
+            let index = try store.chunkIndex(ofBlob: sha, parameters: parameters)
+            fds.append(try store.openBlob(sha))
+            indexes.append(index)
+          } catch {
+            problems.append("\(error)")
+          }
         }
+        return (indexes, fds, problems)
       }
-      return (indexes, fds, problems)
+    } catch {
+      return .interrupted(FetchError(.cancelled, "delta update: cancelled"))
     }
+    let (local, descriptors, unreadable) = read
     defer { for fd in descriptors { close(fd) } }
     guard !local.isEmpty else {
       return await fallBack(
@@ -137,6 +162,7 @@ extension AssetEngine {
       metadata = try await transfer.run(plan, into: sink, from: start)
     } catch {
       if let kind = Task.isCancelled ? .cancelled : error.interruption {
+        if kind != .cancelled { countStall(id, tag: tag, reached: error.offset ?? start) }
         return .interrupted(FetchError(kind, "delta update: \(error.reason)"))
       }
       return await fallBack(error.reason)
@@ -155,6 +181,13 @@ extension AssetEngine {
       return await fallBack("the assembled file could not be read back")
     }
     guard digest == index.fileSHA256 else {
+      // Every fetched chunk matched the index, so a copied one did not: a sidecar of a cached
+      // copy lies (a damaged disk), or the published index's chunks are not its file. The
+      // sidecars go (the next delta indexes those copies anew) and this index is not tried again.
+      if sink.reusedBytes > 0 {
+        let store = self.store
+        await Self.offActor { for sha in shas { store.removeChunkIndex(ofBlob: sha) } }
+      }
       return await fallBack("the assembled file's SHA-256 differs from the index's")
     }
     let stats = DeltaStats(
@@ -162,6 +195,16 @@ extension AssetEngine {
       index: index)
     metrics.delta(id, fetched: stats.fetchedBytes, reused: stats.reusedBytes)
     return .done(metadata ?? FetchMetadata(), stats)
+  }
+
+  /// Counts a delta attempt of `tag` cut after `reached` bytes: one more in a row when it got no
+  /// further than the last (see ``AssetRecord/deltaStall``).
+  private func countStall(_ id: String, tag: String, reached: Int64) {
+    if let last = records[id]?.deltaStall, last.tag == tag, reached <= last.reached {
+      records[id]?.deltaStall = (tag, last.reached, last.count + 1)
+    } else {
+      records[id]?.deltaStall = (tag, reached, 1)
+    }
   }
 
   /// After a whole download of an asset that names a chunk index, keeps that index as the new

@@ -11,9 +11,13 @@ package struct DeltaFailure: Error, Sendable, Equatable, CustomStringConvertible
   package var reason: String
   /// The interruption's kind (a transport kind, or `.cancelled`), when that is what stopped it.
   package var interruption: AssetErrorKind?
-  package init(_ reason: String, interruption: AssetErrorKind? = nil) {
+  /// Where in the new file the step that stopped begins (for an interruption: how far the
+  /// attempt got, the same however the writes behind it were timed).
+  package var offset: Int64?
+  package init(_ reason: String, interruption: AssetErrorKind? = nil, offset: Int64? = nil) {
     self.reason = TerminalText.sanitize(reason, maxLength: 300)
     self.interruption = interruption
+    self.offset = offset
   }
   package var description: String { reason }
 }
@@ -67,9 +71,11 @@ struct DeltaTransfer: Sendable {
     var nextToStart = 0
     defer { for task in started.values { task.cancel() } }
     var metadata: FetchMetadata?
+    var reached = start
     do {
       for (position, step) in plan.steps.enumerated()
       where begins[position] + step.length > start {
+        reached = max(start, begins[position])
         try Task.checkCancellation()
         // The first step may straddle `start`: its bytes before it are not written again.
         let skip = max(0, start - begins[position])
@@ -108,17 +114,19 @@ struct DeltaTransfer: Sendable {
         }
       }
       try await sink.finishWriting()
-    } catch let failure as DeltaFailure {
+    } catch var failure as DeltaFailure {
+      failure.offset = failure.offset ?? reached
       throw failure
     } catch let error as FetchError {
       let interrupted = error.kind.isTransport || error.kind == .cancelled || Task.isCancelled
       throw DeltaFailure(
         error.message,
-        interruption: interrupted ? (Task.isCancelled ? .cancelled : error.kind) : nil)
+        interruption: interrupted ? (Task.isCancelled ? .cancelled : error.kind) : nil,
+        offset: reached)
     } catch is CancellationError {
-      throw DeltaFailure("cancelled", interruption: .cancelled)
+      throw DeltaFailure("cancelled", interruption: .cancelled, offset: reached)
     } catch {
-      throw DeltaFailure("\(error)")
+      throw DeltaFailure("\(error)", offset: reached)
     }
     sink.flushProgress()
     return metadata

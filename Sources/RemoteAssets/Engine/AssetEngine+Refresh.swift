@@ -146,6 +146,8 @@ extension AssetEngine {
       case .interrupted(let error):
         throw error  // kept for the next attempt, like a cut download
       case .wholeDownload:
+        // A delta that gave up emptied the sink: nothing is left to continue.
+        if sink.bytesWritten == 0 { request.resume = nil }
         do {
           response = try await fetcher.fetch(request, into: sink)
         } catch let error as FetchError where request.acceptsCompressed && error.isGzipRatioRefusal

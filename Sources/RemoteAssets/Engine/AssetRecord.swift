@@ -46,6 +46,11 @@ struct AssetRecord: Sendable {
   /// manifest that names no file hash would otherwise cost one per check); one that could not
   /// be used is not fetched again to be kept after the whole download.
   var indexRead: (index: String, file: String?)?
+  /// Delta attempts of one index (its resume tag) cut in a row without getting further than
+  /// `reached` bytes: at ``AssetEngine/deltaStallLimit`` the next attempt downloads the whole
+  /// file instead of resuming the delta (a range that fails the same way every time must not
+  /// hold the update back for ever).
+  var deltaStall: (tag: String, reached: Int64, count: Int)?
   /// Why this engine's start discarded the cached copy (damaged, unreadable): what ``verify``
   /// reports for it, as no copy is left to hash.
   var discardedAtLoad: String?

@@ -35,6 +35,12 @@ extension CacheStore {
     return built
   }
 
+  /// Removes blob `sha256`'s sidecar index, one a delta found lying (best effort).
+  func removeChunkIndex(ofBlob sha256: String) {
+    guard !isReadOnly, SHA256Text.isValid(sha256), let objects = objectsFolder else { return }
+    objects.remove(CacheLayout.chunkIndexName(of: sha256))
+  }
+
   /// Keeps `index` as its blob's sidecar (best effort: a cache of a cache, never fsynced).
   func storeChunkIndex(_ index: ChunkIndex) {
     guard !isReadOnly, SHA256Text.isValid(index.fileSHA256), let objects = objectsFolder else {
