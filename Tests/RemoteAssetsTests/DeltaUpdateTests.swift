@@ -399,6 +399,8 @@ import Testing
       #expect(await engine.status("model")?.sha256 == sha256Hex(v2))
       let log = await deltaLog(events)
       #expect(log.contains("assembled file's SHA-256"), "\(log)")
+      // The sidecar that lied is gone: the next delta from v1 indexes it anew.
+      #expect(!FileManager.default.fileExists(atPath: sidecar.path))
     }
   }
 
