@@ -13,14 +13,23 @@ extension TransferProgress: Codable {
   /// Decodes `{"receivedBytes":…, "expectedBytes":…|null, "bytesPerSecond":…}` (and
   /// `"reusedBytes":…` during a delta update).
   ///
+  /// The values come from another process: they are brought into what an engine can report
+  /// (bytes from 0 to ``TransferProgress/maxBytes``, reused at most received, a finite rate
+  /// from 0 to ``TransferProgress/maxBytesPerSecond``), so no arithmetic or formatting of a
+  /// peer's numbers can overflow.
+  ///
   /// - Throws: `DecodingError` when a required key is missing or has the wrong type.
   public init(from decoder: any Decoder) throws {
     let c = try decoder.container(keyedBy: CodingKeys.self)
+    let bytes = { (value: Int64) in min(max(0, value), Self.maxBytes) }
+    let received = bytes(try c.decode(Int64.self, forKey: .receivedBytes))
+    let rate = try c.decodeIfPresent(Double.self, forKey: .bytesPerSecond) ?? 0
     self.init(
-      receivedBytes: try c.decode(Int64.self, forKey: .receivedBytes),
-      expectedBytes: try c.decodeIfPresent(Int64.self, forKey: .expectedBytes),
-      bytesPerSecond: try c.decodeIfPresent(Double.self, forKey: .bytesPerSecond) ?? 0,
-      reusedBytes: try c.decodeIfPresent(Int64.self, forKey: .reusedBytes) ?? 0)
+      receivedBytes: received,
+      expectedBytes: try c.decodeIfPresent(Int64.self, forKey: .expectedBytes).map(bytes),
+      bytesPerSecond: rate.isFinite ? min(max(0, rate), Self.maxBytesPerSecond) : 0,
+      reusedBytes: min(
+        bytes(try c.decodeIfPresent(Int64.self, forKey: .reusedBytes) ?? 0), received))
   }
 
   /// Encodes the progress (`expectedBytes` is `null` when unknown).

@@ -34,8 +34,17 @@ public struct TransferProgress: Sendable, Equatable {
     self.reusedBytes = reusedBytes
   }
 
+  /// The most bytes a decoded progress carries (1 EiB): far above any asset, far below where
+  /// sums of byte counts overflow.
+  public static let maxBytes: Int64 = 1 << 60
+  /// The fastest rate a decoded progress carries (1 EiB/s).
+  public static let maxBytesPerSecond = Double(maxBytes)
+
   /// Bytes that came over the network (received minus reused).
-  public var fetchedBytes: Int64 { max(0, receivedBytes - reusedBytes) }
+  public var fetchedBytes: Int64 {
+    let (difference, overflow) = receivedBytes.subtractingReportingOverflow(reusedBytes)
+    return overflow ? 0 : max(0, difference)
+  }
 
   /// Fraction done in 0...1, when the total is known.
   public var fraction: Double? {
@@ -45,8 +54,8 @@ public struct TransferProgress: Sendable, Equatable {
 
   /// Seconds left at the current rate, when known.
   public var secondsRemaining: Double? {
-    guard let expectedBytes, bytesPerSecond > 0 else { return nil }
-    return max(0, Double(expectedBytes - receivedBytes) / bytesPerSecond)
+    guard let expectedBytes, bytesPerSecond > 0, bytesPerSecond.isFinite else { return nil }
+    return max(0, (Double(expectedBytes) - Double(receivedBytes)) / bytesPerSecond)
   }
 }
 

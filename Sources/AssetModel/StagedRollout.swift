@@ -19,6 +19,21 @@ public struct RolloutStage: Sendable, Equatable, Codable {
     self.heldBack = heldBack
   }
 
+  private enum CodingKeys: String, CodingKey { case percent, version, heldBack }
+
+  /// Decodes `{"percent":P, "version":…, "heldBack":…}`; a percent from another process is
+  /// brought into 0...100 (not a number: 0).
+  ///
+  /// - Throws: `DecodingError` when a key is missing or has the wrong type.
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    let percent = try c.decode(Double.self, forKey: .percent)
+    self.init(
+      percent: percent.isNaN ? 0 : min(max(0, percent), 100),
+      version: try c.decodeIfPresent(String.self, forKey: .version),
+      heldBack: try c.decode(Bool.self, forKey: .heldBack))
+  }
+
   /// "held back (rollout 10 %)", or "in the 10 % cohort".
   package var summary: String {
     let p = RolloutStage.percentText(percent)
@@ -27,7 +42,8 @@ public struct RolloutStage: Sendable, Equatable, Codable {
 
   /// `10`, `2.5`: whole percents without a fraction.
   package static func percentText(_ percent: Double) -> String {
-    percent == percent.rounded() ? String(Int(percent)) : String(format: "%.1f", percent)
+    let shown = percent.isNaN ? 0 : min(max(0, percent), 100)
+    return shown == shown.rounded() ? String(Int(shown)) : String(format: "%.1f", shown)
   }
 }
 

@@ -17,6 +17,13 @@ public enum ByteCountText {
     if value < 9.95 { return String(format: "%.1f", value) + " " + units[unit] }
     return "\(Int(value.rounded())) \(units[unit])"
   }
+
+  /// `value` (a rate, a share of bytes) rounded to a whole byte count that can be formatted:
+  /// not a number or negative is 0, beyond `Int64` is `Int64.max` (a conversion never traps).
+  public static func whole(_ value: Double) -> Int64 {
+    guard value.isFinite, value > 0 else { return value == .infinity ? .max : 0 }
+    return value >= 0x1p63 ? .max : Int64(value.rounded())
+  }
 }
 
 /// Short human-readable durations ("47s", "3m", "2h").

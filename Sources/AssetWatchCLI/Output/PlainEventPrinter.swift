@@ -64,7 +64,7 @@ struct PlainEventPrinter {
   /// `40% of 50 MiB at 8 MiB/s`; the rate only when one was measured.
   static func progressWords(decile: Int, _ progress: TransferProgress) -> String {
     var words = "\(decile * 10)% of \(ByteCountText.format(progress.expectedBytes ?? 0))"
-    let rate = Int64(progress.bytesPerSecond.rounded())
+    let rate = ByteCountText.whole(progress.bytesPerSecond)
     if rate > 0 { words += " at \(ByteCountText.format(rate))/s" }
     return words
   }

@@ -8,7 +8,7 @@ enum Formatting {
 
   /// A transfer rate such as `12 MiB/s`.
   static func rate(_ bytesPerSecond: Double) -> String {
-    size(Int64(bytesPerSecond.rounded())) + "/s"
+    size(ByteCountText.whole(bytesPerSecond)) + "/s"
   }
 
   /// A short duration: `47s`, `3m`, `2h`, `4d` (the library's one `DurationText`).

@@ -36,7 +36,7 @@ struct ProgressBar {
   /// `reused 97%` during a delta update: how much of the file came from the cached copy.
   private var reused: String? {
     guard progress.reusedBytes > 0, progress.receivedBytes > 0 else { return nil }
-    let share = Double(progress.reusedBytes) / Double(progress.receivedBytes)
+    let share = min(1, Double(progress.reusedBytes) / Double(progress.receivedBytes))
     return "reused \(Int((share * 100).rounded(.down)))%"
   }
 
