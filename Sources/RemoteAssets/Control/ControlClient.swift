@@ -9,6 +9,9 @@ package enum ControlClientError: Error, Sendable, Equatable, CustomStringConvert
   case cannotConnect(path: String, reason: String)
   /// The server turned this client away (another user, too many watchers).
   case refused(String)
+  /// The process serving the socket runs as a user this client does not attach to (see
+  /// ``ControlClient/trusts(serverUID:clientUID:folderOwner:)``).
+  case untrustedServer(path: String, uid: UInt32)
   /// The server speaks a protocol version this client does not.
   case unsupportedProtocol(Int)
   /// The connection ended before the answer came.
@@ -20,6 +23,8 @@ package enum ControlClientError: Error, Sendable, Equatable, CustomStringConvert
     switch self {
     case .cannotConnect(let path, let reason): "cannot connect to \(path): \(reason)"
     case .refused(let message): "the engine refused the connection: \(message)"
+    case .untrustedServer(let path, let uid):
+      "\(path) is served by a process of uid \(uid), which is not this user, root or the owner of the folder it is in: not attaching (another user may have put a socket there)"
     case .unsupportedProtocol(let version):
       "the engine speaks control protocol \(version) and this assetwatch speaks \(ControlProtocol.version): attach with the assetwatch that runs the engine"
     case .disconnected: "the engine closed the connection"
@@ -89,6 +94,10 @@ package final class ControlClient: Sendable {
         }
     } catch {
       throw ControlClientError.cannotConnect(path: socket, reason: Self.reason(error))
+    }
+    if let refusal = await Self.checkServer(connection.channel, socket: socket) {
+      try? await connection.channel.close()
+      throw refusal
     }
     let (events, eventSink) = AsyncStream.makeStream(of: EngineEvent.self)
     let (hellos, helloSink) = AsyncThrowingStream.makeStream(of: ControlHello.self)
@@ -173,6 +182,35 @@ package final class ControlClient: Sendable {
       await task.value
       throw error
     }
+  }
+
+  /// Whether a client running as `clientUID` attaches to a server running as `serverUID`, its
+  /// socket in a folder owned by `folderOwner`: the server checks its peers, and the client
+  /// checks the server the same way, so a socket another user put at the path (a `--socket`
+  /// in `/tmp`, while the engine is down) is never read. Trusted: this user, root, and the
+  /// folder's owner (a service's engine in its own state folder, attached to by root).
+  package static func trusts(serverUID: UInt32, clientUID: UInt32, folderOwner: UInt32?) -> Bool {
+    serverUID == clientUID || serverUID == 0 || serverUID == folderOwner
+  }
+
+  /// The refusal of a server ``trusts(serverUID:clientUID:folderOwner:)`` rejects, from the
+  /// connection's `SO_PEERCRED`; nil when it is trusted (or its credentials cannot be read on
+  /// this platform: the socket file's mode still guards it).
+  private static func checkServer(_ channel: any Channel, socket: String) async
+    -> ControlClientError?
+  {
+    guard let provider = channel as? any SocketOptionProvider,
+      let credentials = try? await provider.unsafeGetSocketOption(
+        level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED)
+      ).get() as PeerCredentials
+    else { return nil }
+    var folder = stat()
+    let parent = (socket as NSString).deletingLastPathComponent
+    let owner = stat(parent.isEmpty ? "." : parent, &folder) == 0 ? folder.st_uid : nil
+    guard trusts(serverUID: credentials.uid, clientUID: getuid(), folderOwner: owner) else {
+      return .untrustedServer(path: socket, uid: credentials.uid)
+    }
+    return nil
   }
 
   /// Sends a command and waits for the server's reply.
