@@ -57,18 +57,7 @@ struct WatchSession<Link: EngineLink> {
     // entries to be read; their rows arrive batch by batch.
     let updates = await link.updates()
     let pump = Task.detached {
-      for await update in updates {
-        switch update {
-        case .event(let event): inbox.post(event)
-        case .connected(_, let cut):
-          inbox.post(input: .connection(.connected))
-          // The engine cut this dashboard while it read nothing (a stopped or frozen session):
-          // say so now that it reads again.
-          if let cut { inbox.post(.log(Self.cutEntry(cut, at: Date()))) }
-        case .disconnected: inbox.post(input: .connection(.disconnected(since: Date())))
-        }
-      }
-      inbox.finish()
+      await EventPump.run(updates, into: inbox) { try? await link.snapshot() }
     }
     let (commands, continuation) = AsyncStream.makeStream(of: AssetCommand.self)
     let commander = Task.detached {
@@ -149,15 +138,6 @@ struct WatchSession<Link: EngineLink> {
       await loaded.value
       return await runPlain()
     }
-  }
-
-  /// The event line saying the engine had cut this dashboard (`too slow: …`) and that it is
-  /// back with a fresh snapshot.
-  static func cutEntry(_ cut: String, at now: Date) -> EngineLogEntry {
-    EngineLogEntry(
-      at: now, assetID: nil, level: .warning,
-      message: TerminalText.sanitize(
-        "disconnected: \(cut); reconnected with a fresh snapshot"))
   }
 
   /// The event line for a command that failed: a lost connection says `not connected` first

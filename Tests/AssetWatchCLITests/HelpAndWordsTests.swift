@@ -325,7 +325,7 @@ import Testing
 /// A dashboard the engine cut while it read nothing says so once it reads again.
 @Suite struct CutWordsTests {
   @Test func aCutSaysDisconnectedTooSlowAndThatItIsBack() {
-    let entry = WatchSession<LocalEngineLink>.cutEntry(
+    let entry = EventPump.cutEntry(
       "too slow: read nothing for 31s\u{1B}[2J", at: Date(timeIntervalSince1970: 0))
     #expect(
       entry.message

@@ -69,6 +69,28 @@ import Testing
     await client.close()
   }
 
+  /// A one-shot command's connection gathers no events while its command runs (nobody reads
+  /// them); replies still come. The snapshot is written before any reply, so once a reply is
+  /// in, a connection that kept events holds it.
+  @Test(arguments: [ControlClient.EventDelivery.none, .all])
+  func aConnectionForCommandsKeepsNoEvents(_ delivery: ControlClient.EventDelivery) async throws {
+    let f = try await Fixture()
+    let server = try await f.engine.startControlServer()
+    defer { Task { await f.finish(server) } }
+    let client = try await ControlClient.connect(to: f.socketPath, delivery: delivery)
+    #expect(try await client.send(.pauseAutoRefresh).ok)
+    #expect(try await client.send(.resumeAutoRefresh).ok)
+    await client.close()
+    var kept: [EngineEvent] = []
+    for await event in client.events { kept.append(event) }
+    if delivery == .none {
+      #expect(kept.isEmpty, "\(kept.count) events kept for nobody")
+    } else if case .snapshot = kept.first {
+    } else {
+      Issue.record("a live connection keeps the snapshot first: \(kept)")
+    }
+  }
+
   @Test func commandsAreAnsweredWithTheirIDAndFailuresNamed() async throws {
     let f = try await Fixture()
     let server = try await f.engine.startControlServer()

@@ -47,22 +47,3 @@ extension AttachOptions {
     return ControlClient.isServing(socket) ? socket : nil
   }
 }
-
-/// Connects once for a one-shot command, or prints why not and exits with status 1.
-func connectOnce(_ path: String) async throws -> ControlClient {
-  do {
-    return try await ControlClient.connect(to: path)
-  } catch {
-    Console.printError("assetwatch: \(error)")
-    throw ExitCode(1)
-  }
-}
-
-/// The first snapshot an attached client receives.
-func firstSnapshot(_ client: ControlClient) async throws -> EngineSnapshot {
-  for await event in client.events {
-    if case .snapshot(let snapshot) = event { return snapshot }
-  }
-  Console.printError("assetwatch: the engine closed the connection before sending its state")
-  throw ExitCode(1)
-}

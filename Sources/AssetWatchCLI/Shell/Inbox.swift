@@ -16,6 +16,24 @@ final class Inbox<Input: Sendable>: Sendable {
   /// Queues one input.
   func post(_ input: Input) { state.withLock { $0.inputs.append(input) } }
 
+  /// Queues one input and says how many are queued now.
+  func postCounting(_ input: Input) -> Int {
+    state.withLock { s in
+      s.inputs.append(input)
+      return s.inputs.count
+    }
+  }
+
+  /// Drops the queued inputs `drop` picks; returns how many went.
+  @discardableResult
+  func removeQueued(where drop: (Input) -> Bool) -> Int {
+    state.withLock { s in
+      let before = s.inputs.count
+      s.inputs.removeAll(where: drop)
+      return before - s.inputs.count
+    }
+  }
+
   /// Marks the source as ended (the engine's stream finished); inputs posted before still drain.
   func finish() { state.withLock { $0.finished = true } }
 

@@ -74,11 +74,31 @@ package final class ControlClient: Sendable {
     self.channel = channel
   }
 
+  /// What a connection hands on as ``events``.
+  package enum EventDelivery: Sendable {
+    /// Every event (a live view, or a read of the first snapshot).
+    case all
+    /// None: a one-shot command's connection, whose events nobody reads, must not gather
+    /// them for as long as its command runs (replies still arrive).
+    case none
+  }
+
   /// Connects to a control socket and reads the hello.
   ///
-  /// - Parameter path: the socket, or a cache directory holding `control.sock`.
+  /// - Parameters:
+  ///   - path: the socket, or a cache directory holding `control.sock`.
+  ///   - delivery: whether ``events`` carries the engine's events.
   /// - Throws: ``ControlClientError``.
   public static func connect(to path: String) async throws -> ControlClient {
+    try await connect(to: path, delivery: .all)
+  }
+
+  /// ``connect(to:)`` choosing what ``events`` carries.
+  ///
+  /// - Throws: ``ControlClientError``.
+  package static func connect(to path: String, delivery: EventDelivery) async throws
+    -> ControlClient
+  {
     let socket = resolveSocketPath(path)
     typealias Connection = NIOAsyncChannel<ControlFrame, ByteBuffer>
     let connection: Connection
@@ -99,7 +119,10 @@ package final class ControlClient: Sendable {
       try? await connection.channel.close()
       throw refusal
     }
-    let (events, eventSink) = AsyncStream.makeStream(of: EngineEvent.self)
+    // Nothing is kept for a reader that will never come (a consumer waiting still gets each).
+    let (events, eventSink) = AsyncStream.makeStream(
+      of: EngineEvent.self,
+      bufferingPolicy: delivery == .none ? .bufferingNewest(0) : .unbounded)
     let (hellos, helloSink) = AsyncThrowingStream.makeStream(of: ControlHello.self)
     let box = ClientBox()
     let task = Task {

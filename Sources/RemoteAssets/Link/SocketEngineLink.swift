@@ -29,7 +29,8 @@ package final class SocketEngineLink: EngineLink {
   package var socketPath: String? { ControlClient.resolveSocketPath(path) }
 
   package func open(only: Set<String>?, sweeping: Bool) async throws(EngineLinkError) {
-    let client = try await Self.connect(path)
+    // Its events are never read: the connection carries the command's requests and replies.
+    let client = try await Self.connect(path, delivery: .none)
     let previous = state.withLock { state -> ControlClient? in
       defer { state.client = client }
       return state.client
@@ -134,9 +135,11 @@ package final class SocketEngineLink: EngineLink {
     }
   }
 
-  private static func connect(_ path: String) async throws(EngineLinkError) -> ControlClient {
+  private static func connect(
+    _ path: String, delivery: ControlClient.EventDelivery = .all
+  ) async throws(EngineLinkError) -> ControlClient {
     do {
-      return try await ControlClient.connect(to: path)
+      return try await ControlClient.connect(to: path, delivery: delivery)
     } catch {
       throw .unreachable("\(error)")
     }
