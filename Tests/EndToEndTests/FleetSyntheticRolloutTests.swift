@@ -204,9 +204,16 @@ struct FleetSyntheticRolloutTests {
 
         // The recorded counts (all seven rules) equal the raw ones at the same time.
         try await prometheus.waitUntilRulesEvaluated(after: Date())
-        let reported = try #require(
-          try await prometheus.vector(#"count(remote_assets_asset_held_back{job="assets"} == 1)"#)
-            .first?.value)
+        // Under the load of a whole test run a scrape can miss its deadline and the series be
+        // stale for a moment (an empty answer): the raw count is the first non-empty one.
+        var held: String?
+        try await prometheus.waitUntil(
+          #"count(remote_assets_asset_held_back{job="assets"} == 1)"#
+        ) { answer in
+          held = answer.first?.value
+          return held != nil
+        }
+        let reported = try #require(held)
         try await prometheus.waitUntil(
           #"sum(assetwatch:remote_assets_asset_info:count_set_aside_by_job_asset_version_state_rollout{rollout="held_back"})"#
         ) { $0.first?.value == reported }
