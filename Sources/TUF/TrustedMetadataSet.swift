@@ -79,8 +79,9 @@ public struct TrustedMetadataSet: Sendable {
     }
     let new = try RootMetadata.parse(data)
     try root.verify(new.envelope, as: "root")
-    guard new.version == root.version + 1 else {
-      throw .versionMismatch(role: "root", expected: root.version + 1, got: new.version)
+    guard root.version < Int64.max, new.version == root.version + 1 else {
+      throw .versionMismatch(
+        role: "root", expected: root.version == .max ? .max : root.version + 1, got: new.version)
     }
     try new.verify(new.envelope, as: "root")
     for role in ["timestamp", "snapshot"] {

@@ -28,9 +28,10 @@ import Testing
         let metadata = ["--metadata-dir", "md", "--metadata-url", origin.baseURL + "/metadata"]
         let refresh = try await tufClient(metadata + ["refresh"], in: dir)
         #expect(refresh.status == 0, "\(refresh.stderr)")
+        // The role files, and the lock file refreshes take turns on (a client reads `*.json`).
         #expect(
           try FileManager.default.contentsOfDirectory(atPath: dir.url("md").path).sorted()
-            == ["root.json", "snapshot.json", "targets.json", "timestamp.json"])
+            == [".lock", "root.json", "snapshot.json", "targets.json", "timestamp.json"])
 
         let download = [
           "--target-name", "files/hello.txt", "--target-name", "project/data.bin",

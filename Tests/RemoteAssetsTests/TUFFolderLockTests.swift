@@ -13,15 +13,19 @@ import Testing
 /// process holds it (its own descriptor, `flock`), against python-tuf repositories on a
 /// `LoopbackOrigin`.
 @Suite struct TUFFolderLockTests {
-  /// The folder's lock held through a descriptor of its own, as another process holds it.
+  /// The folder's lock held through a descriptor of its own, as another process holds it
+  /// (`4242 holder-test` written in, as a holder names itself).
   final class Holder {
     private var fd: Int32
 
     init(_ path: String) throws {
-      fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+      fd = open(path + "/" + FolderLock.fileName, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
       guard fd >= 0, flock(fd, LOCK_EX | LOCK_NB) == 0 else {
         throw POSIXError(.EBUSY)
       }
+      var name = Array("4242 holder-test\n".utf8)
+      _ = ftruncate(fd, 0)
+      _ = pwrite(fd, &name, name.count, 0)
     }
 
     func release() {
@@ -44,16 +48,24 @@ import Testing
         try await updater.refresh()
         Issue.record("a refresh ran while another held the folder")
       } catch let error as TUFUpdateError {
-        guard case .busy(let folder, _) = error else {
+        guard case .busy(let folder, _, _) = error else {
           Issue.record("unexpected \(error)")
           return
         }
         #expect(folder == f.metadataDir)
-        #expect(error.description.contains("is held by another refresh; gave up after 200ms"))
+        #expect(
+          error.description.contains(
+            "is held by another refresh (process 4242 (holder-test)); gave up after 200ms"),
+          "\(error)")
         #expect(error.refusalReason == nil)  // not a refusal: the targets verified last stay
       }
       #expect(await f.origin.allRequests().isEmpty)
       #expect(try f.metadataNames() == ["root.json"])
+      // Nothing but role files and the lock file: a TUF client reads only `*.json` there.
+      #expect(
+        try FileManager.default.contentsOfDirectory(atPath: f.metadataDir).sorted() == [
+          FolderLock.fileName, "root.json",
+        ])
 
       holder.release()
       try await updater.refresh()
@@ -113,5 +125,48 @@ import Testing
         try await TUFUpdater.seed(metadataDirectory: f.metadataDir, trustedRoot: newer) == true)
       #expect(f.trusted("root") == Data(newer))
     }
+  }
+
+  /// A stored root that does not verify (a damaged file) is no anchor: the shipped root
+  /// replaces it, where it would otherwise refuse every refresh for good.
+  @Test func seedingReplacesAStoredRootThatDoesNotVerify() async throws {
+    try await TUFUpdaterTests.Fixture.with { f in
+      try Data("{\"signed\": {\"_type\": \"root\"".utf8).write(
+        to: URL(fileURLWithPath: f.metadataDir + "/root.json"))
+      let shipped = try [UInt8](Data(contentsOf: TUFRepositoryFixture.trustedRootURL()))
+      #expect(
+        try await TUFUpdater.seed(metadataDirectory: f.metadataDir, trustedRoot: shipped) == true)
+      #expect(f.trusted("root") == Data(shipped))
+      try await f.updater().refresh()
+    }
+  }
+
+  /// `tuf-client init` stores its root holding the folder too.
+  @Test func initWaitsForTheFolder() async throws {
+    try await TUFUpdaterTests.Fixture.with { f in
+      let before = f.trusted("root")
+      let holder = try Holder(f.metadataDir)
+      let newer = try [UInt8](TUFRepositoryFixture.bytes("ff", "metadata/3.root.json"))
+      do {
+        try await TUFUpdater.initialize(
+          metadataDirectory: f.metadataDir, trustedRoot: newer, lockTimeout: .milliseconds(100))
+        Issue.record("init wrote while another held the folder")
+      } catch let error as TUFUpdateError {
+        #expect(error.isBusy, "\(error)")
+      }
+      #expect(f.trusted("root") == before)
+      holder.release()
+      try await TUFUpdater.initialize(metadataDirectory: f.metadataDir, trustedRoot: newer)
+      #expect(f.trusted("root") == Data(newer))
+    }
+  }
+
+  /// A pinned length never lets a metadata fetch go past what the folder reads back.
+  @Test func pinnedLengthsAreCappedAtTheFolderReadLimit() {
+    #expect(TUFUpdater.fetchLimit(pinned: nil, default: 5_000) == 5_000)
+    #expect(TUFUpdater.fetchLimit(pinned: 1_234, default: 5_000) == 1_234)
+    #expect(
+      TUFUpdater.fetchLimit(pinned: 10 << 30, default: 5_000) == TUFMetadataFolder.readLimit)
+    #expect(TUFUpdater.fetchLimit(pinned: -1, default: 5_000) == 0)
   }
 }

@@ -34,8 +34,11 @@ import Testing
       try? Data(contentsOf: dir.url("metadata").appendingPathComponent("\(role).json"))
     }
 
+    /// The folder's files but its lock file (`.lock`, there once anything took the lock).
     func metadataNames() throws -> [String] {
-      try FileManager.default.contentsOfDirectory(atPath: metadataDir).sorted()
+      try FileManager.default.contentsOfDirectory(atPath: metadataDir).filter {
+        $0 != FolderLock.fileName
+      }.sorted()
     }
 
     static func with(state: String = "initial", _ body: (Fixture) async throws -> Void)
@@ -44,7 +47,7 @@ import Testing
       try await withOrigin { origin in
         try await TUFRepositoryFixture.serve(state, on: origin)
         try await withTemporaryDirectory(prefix: "aw-tuf") { dir in
-          try TUFUpdater.initialize(
+          try await TUFUpdater.initialize(
             metadataDirectory: dir.url("metadata").path,
             trustedRoot: [UInt8](Data(contentsOf: TUFRepositoryFixture.trustedRootURL())))
           let fetcher = HTTPFetcher()
@@ -179,6 +182,30 @@ import Testing
       }
       #expect(try f.metadataNames() == names)
       #expect(names.map { f.trusted(String($0.dropLast(5))) } == before)
+    }
+  }
+
+  /// The target folder is the user's (`--target-dir`): a download sweeps only the partials a
+  /// crashed download left (names of the client's own), never a file of the user's that looks
+  /// like a temp file.
+  @Test func aDownloadLeavesTheUsersFilesInTheTargetFolder() async throws {
+    try await Fixture.with { f in
+      try FileManager.default.createDirectory(
+        atPath: f.targetDir, withIntermediateDirectories: true)
+      let mine = f.dir.url("targets").appendingPathComponent("notes.2024.tmp")
+      try Data("mine".utf8).write(to: mine)
+      let leftover = f.dir.url("targets").appendingPathComponent(".7.part")
+      try Data("cut".utf8).write(to: leftover)
+      let old = Date(timeIntervalSinceNow: -3600)
+      for file in [mine, leftover] {
+        try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: file.path)
+      }
+      let updater = try f.updater()
+      try await updater.refresh()
+      let target = try await updater.target(path: "files/hello.txt")
+      _ = try await updater.download(target, baseURL: f.targetsURL, into: f.targetDir)
+      #expect(FileManager.default.fileExists(atPath: mine.path), "the user's file stays")
+      #expect(!FileManager.default.fileExists(atPath: leftover.path), "an unheld partial goes")
     }
   }
 

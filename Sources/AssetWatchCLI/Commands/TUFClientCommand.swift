@@ -74,7 +74,7 @@ struct TUFClientCommand: AsyncParsableCommand {
       } catch {
         fail("cannot read the trusted root \(action[1]): \(error.localizedDescription)")
       }
-      try TUFUpdater.initialize(metadataDirectory: metadataDir, trustedRoot: [UInt8](data))
+      try await TUFUpdater.initialize(metadataDirectory: metadataDir, trustedRoot: [UInt8](data))
     case "refresh":
       guard action.count == 1 else { fail("refresh takes no arguments.") }
       try await withUpdater { try await $0.refresh() }

@@ -79,7 +79,9 @@ extension AssetEngine {
     } catch {
       let message = error.description
       if let unchecked = Self.uncheckedBecause(error) {
-        if trust.signedBy.isEmpty { await applyTargetsVerifiedBefore(source) }
+        // Not while another process refreshes the folder: waiting for it twice would hold
+        // this check for two lock timeouts; its result is there for the next check.
+        if trust.signedBy.isEmpty, !error.isBusy { await applyTargetsVerifiedBefore(source) }
         // Nothing was refused (the network or the disk failed): the targets verified last stay
         // in force. An asset with none yet stays unfetched, and says why (with the failure's
         // kind: a retry may help).

@@ -58,7 +58,7 @@ struct CacheLock: Sendable {
   }
 
   /// Writes "pid name" into the lock file, for the message of a waiter that gives up.
-  private static func recordHolder(_ fd: Int32) {
+  static func recordHolder(_ fd: Int32) {
     let text = "\(getpid()) \(ProcessInfo.processInfo.processName)\n"
     var bytes = Array(text.utf8)
     _ = ftruncate(fd, 0)

@@ -4,21 +4,28 @@ import Foundation
   import Glibc
 #endif
 
-/// An exclusive `flock` on a folder itself, held across suspension points: a TUF refresh holds
-/// its metadata folder for a chain of network round trips, so two processes (or two updaters)
-/// sharing the folder take turns and each starts from what the other persisted.
+/// An exclusive `flock` on a folder's `.lock` file, held across suspension points: a TUF
+/// refresh holds its metadata folder for a chain of network round trips, so two processes (or
+/// two updaters) sharing the folder take turns and each starts from what the other persisted.
 ///
-/// The lock is taken on a new descriptor of the folder (`openat(fd, ".")`), so nothing is added
-/// to the folder (a TUF client's metadata folder holds role files only) and each holder has its
-/// own open file description (`flock` conflicts between descriptors of one process too). Waiting
-/// never blocks a thread: the lock is tried without waiting and the task sleeps between tries,
-/// 1 ms doubling to 50 ms, until the deadline.
+/// The lock file is opened read-write on each acquisition (a lock of its own: `flock` conflicts
+/// between descriptors of one process too), never through a link, and never deleted; its name
+/// matches no role file, and a TUF client reads only `*.json` there. (Not an `flock` of the
+/// folder itself: on NFS the kernel emulates `flock` with byte-range locks, which an exclusive
+/// lock needs a writable descriptor for, and a folder cannot be opened for writing.) The holder
+/// writes its pid and name into it, for the message of one that gives up. Waiting never
+/// blocks a thread: the lock is tried without waiting and the task sleeps between tries, 1 ms
+/// doubling to 50 ms, until the deadline.
 enum FolderLock {
+  /// The lock file's name in the folder.
+  static let fileName = ".lock"
+
   /// Why the lock was not taken.
   enum Failure: Error {
-    /// Another descriptor held the lock for all of `waited`.
-    case busy(waited: Duration)
-    /// The folder could not be opened or locked.
+    /// Another descriptor held the lock for all of `waited` (less when the task was cancelled
+    /// while it waited); `holder` as it wrote itself into the file ("process 42 (assetwatch)").
+    case busy(waited: Duration, holder: String)
+    /// The lock file could not be opened or locked.
     case storage(StorageError)
   }
 
@@ -43,29 +50,34 @@ enum FolderLock {
     return try await body()
   }
 
-  /// A new descriptor of `folder` holding its exclusive lock.
+  /// A new descriptor of the folder's lock file, holding its exclusive lock.
   private static func acquire(_ folder: DirectoryHandle, timeout: Duration) async throws(Failure)
     -> Int32
   {
-    let fd = openat(folder.fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    if fd < 0 {
-      throw .storage(StorageError(operation: "open folder", path: folder.path, code: errno))
+    let fd: Int32
+    do {
+      fd = try folder.openFile(fileName, O_RDWR | O_CREAT)
+    } catch {
+      throw .storage(error)
     }
-    let deadline = ContinuousClock.now + timeout
+    let started = ContinuousClock.now
     var pause = Duration.milliseconds(1)
     while flock(fd, LOCK_EX | LOCK_NB) != 0 {
       let code = errno
       guard code == EWOULDBLOCK || code == EINTR else {
         close(fd)
-        throw .storage(StorageError(operation: "flock", path: folder.path, code: code))
+        throw .storage(StorageError(operation: "flock", path: folder.child(fileName), code: code))
       }
-      guard ContinuousClock.now < deadline, !Task.isCancelled else {
+      let waited = ContinuousClock.now - started
+      guard waited < timeout, !Task.isCancelled else {
+        let holder = CacheLock.holder(fd)
         close(fd)
-        throw .busy(waited: timeout)
+        throw .busy(waited: min(waited, timeout), holder: holder)
       }
       try? await Task.sleep(for: pause)
       pause = min(pause * 2, .milliseconds(50))
     }
+    CacheLock.recordHolder(fd)
     return fd
   }
 }

@@ -50,10 +50,11 @@ struct TUFMetadataFolder: Sendable {
   }
 
   /// Removes what an interrupted run left here: partial downloads (`.<n>.part`, which their
-  /// writer keeps locked while it lives) that no one holds, and temp files of interrupted
-  /// writes (`<name>.<n>.tmp`) older than `minimumAge` seconds. Best effort: failures are
-  /// ignored.
-  func sweepLeftovers(now: Date = Date(), minimumAge: TimeInterval = 600) {
+  /// writer keeps locked while it lives) that no one holds, and (with `tempFiles`, a metadata
+  /// folder, which is the client's own) temp files of interrupted writes (`<name>.<n>.tmp`)
+  /// older than `minimumAge` seconds. A target folder is the user's (`--target-dir`): only the
+  /// partials, whose names are the client's, go there. Best effort: failures are ignored.
+  func sweepLeftovers(now: Date = Date(), minimumAge: TimeInterval = 600, tempFiles: Bool = true) {
     guard let names = try? directory.list() else { return }
     for (name, isFile) in names where isFile {
       let parts = name.split(separator: ".", omittingEmptySubsequences: false)
@@ -62,7 +63,7 @@ struct TUFMetadataFolder: Sendable {
       else { continue }
       if last == "part", parts.count == 3, parts[0].isEmpty {
         directory.removeIfUnlocked(name)
-      } else if last == "tmp", let info = try? directory.status(name),
+      } else if tempFiles, last == "tmp", let info = try? directory.status(name),
         now.timeIntervalSince1970 - Double(info.st_mtim.tv_sec) > minimumAge
       {
         directory.remove(name)

@@ -20,7 +20,7 @@ package enum TUFUpdateError: Error, Sendable, CustomStringConvertible {
   case noTrustedRoot(folder: String)
   /// Another refresh (another process sharing the folder, or another updater) held the metadata
   /// folder's lock for all of `waited`; nothing was fetched or written.
-  case busy(folder: String, waited: Duration)
+  case busy(folder: String, waited: Duration, holder: String)
 
   package var description: String {
     switch self {
@@ -34,9 +34,9 @@ package enum TUFUpdateError: Error, Sendable, CustomStringConvertible {
     case .invalidURL(let reason): return "The repository URL was refused: \(reason)."
     case .noTrustedRoot(let folder):
       return "\(folder) has no trusted root.json (run init with the root shipped with the app)."
-    case .busy(let folder, let waited):
+    case .busy(let folder, let waited, let holder):
       return
-        "The TUF metadata folder \(folder) is held by another refresh; gave up after \(DurationText.format(waited.timeInterval))."
+        "The TUF metadata folder \(folder) is held by another refresh (\(holder)); gave up after \(DurationText.format(waited.timeInterval))."
     }
   }
 
@@ -51,6 +51,11 @@ package enum TUFUpdateError: Error, Sendable, CustomStringConvertible {
     case .noTrustedRoot: return "no_trusted_root"
     case .network, .storage, .busy: return nil
     }
+  }
+
+  /// Whether another refresh held the metadata folder (``busy(folder:waited:holder:)``).
+  package var isBusy: Bool {
+    if case .busy = self { true } else { false }
   }
 
   /// The HTTP status, when a fetch failed with one.

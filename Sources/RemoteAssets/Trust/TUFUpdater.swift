@@ -31,11 +31,11 @@ import TUF
 ///
 /// One writer at a time: ``refresh()``, ``loadFromFolder()`` and
 /// ``seed(metadataDirectory:trustedRoot:lockTimeout:)`` hold the metadata folder's lock
-/// (``FolderLock``, an `flock` on the folder) for their whole run, so processes sharing a cache
+/// (``FolderLock``, an `flock` of its `.lock` file) for their whole run, so processes sharing a cache
 /// take turns, each refresh starts from the files the previous one left, and none overwrites a
 /// root or timestamp another has rotated past with the older one it started from (which would
 /// undo a key revocation or weaken rollback protection). A refresh that waits longer than
-/// ``Settings/lockTimeout`` throws ``TUFUpdateError/busy(folder:waited:)`` having fetched
+/// ``Settings/lockTimeout`` throws ``TUFUpdateError/busy(folder:waited:holder:)`` having fetched
 /// nothing. Delegated roles persisted during a lookup take no lock: snapshot pins their
 /// versions, so an older file another process left is refused and fetched again.
 package actor TUFUpdater {
@@ -65,6 +65,9 @@ package actor TUFUpdater {
   package let settings: Settings
   /// The trusted set of the last successful refresh.
   private var trusted: TrustedMetadataSet?
+  /// Bumped by each ``refresh()`` and ``loadFromFolder()``: a lookup that suspended (fetching a
+  /// delegated role) writes its set back only when no refresh replaced `trusted` meanwhile.
+  private var generation = 0
 
   /// An updater over the metadata folder at `metadataDirectory` (which must hold a trusted
   /// `root.json`, see ``initialize(metadataDirectory:trustedRoot:)``) and the repository's
@@ -88,13 +91,14 @@ package actor TUFUpdater {
   }
 
   /// Stores `trustedRoot` (the root shipped with the app) as the folder's trusted root,
-  /// creating the folder; no network. The bytes must parse as a self-signed root.
+  /// creating the folder, whatever root is there (`tuf-client init`: the caller's word); no
+  /// network. The bytes must parse as a self-signed root. Written holding the folder's lock.
   ///
   /// - Throws: ``TUFUpdateError/verification(_:)`` for bytes that are not a self-signed root,
-  ///   ``TUFUpdateError/storage(_:)``.
-  package static func initialize(metadataDirectory: String, trustedRoot: [UInt8])
-    throws(TUFUpdateError)
-  {
+  ///   ``TUFUpdateError/busy(folder:waited:holder:)``, ``TUFUpdateError/storage(_:)``.
+  package static func initialize(
+    metadataDirectory: String, trustedRoot: [UInt8], lockTimeout: Duration = .seconds(60)
+  ) async throws(TUFUpdateError) {
     try checkSelfSigned(trustedRoot)
     let folder: TUFMetadataFolder
     do {
@@ -102,7 +106,10 @@ package actor TUFUpdater {
     } catch {
       throw .storage(error)
     }
-    try store(trustedRoot, in: folder)
+    // Holding the folder: a refresh in another process never has its files half replaced.
+    try await holding(folder, timeout: lockTimeout) { () throws(TUFUpdateError) in
+      try store(trustedRoot, in: folder)
+    }
   }
 
   private static func checkSelfSigned(_ root: [UInt8]) throws(TUFUpdateError) {
@@ -131,6 +138,7 @@ package actor TUFUpdater {
   /// persisted before it stays (each root, a newer timestamp).
   package func refresh() async throws(TUFUpdateError) {
     trusted = nil
+    generation += 1
     try await holdingTheFolder { () async throws(TUFUpdateError) in
       folder.sweepLeftovers()
       var set = try await loadRoot()
@@ -157,14 +165,15 @@ package actor TUFUpdater {
       on: folder.directory, timeout: timeout,
       failed: { failure in
         switch failure {
-        case .busy(let waited): .busy(folder: folder.directory.path, waited: waited)
+        case .busy(let waited, let holder):
+          .busy(folder: folder.directory.path, waited: waited, holder: holder)
         case .storage(let error): .storage(error)
         }
       }, body)
   }
 
   /// Stores `trustedRoot` (the root shipped with the app) as the folder's trusted root when the
-  /// folder has none, or has an older version (an app update that ships the repository's
+  /// folder has none (or one that does not verify), or has an older version (an app update that ships the repository's
   /// current root is the trust anchor again, as a first start is, so the client need not walk
   /// a rotation chain the repository may no longer serve). An equal or older shipped root
   /// changes nothing: the folder's came through verified rotations. The decision and the write
@@ -174,7 +183,7 @@ package actor TUFUpdater {
   /// - Returns: whether `trustedRoot` was stored.
   /// - Throws: ``TUFUpdateError/verification(_:)`` for bytes that are not a self-signed root
   ///   when the folder has none (a folder with a root keeps it, whatever the shipped bytes),
-  ///   ``TUFUpdateError/busy(folder:waited:)``, ``TUFUpdateError/storage(_:)``.
+  ///   ``TUFUpdateError/busy(folder:waited:holder:)``, ``TUFUpdateError/storage(_:)``.
   package static func seed(
     metadataDirectory: String, trustedRoot: [UInt8], lockTimeout: Duration = .seconds(60)
   ) async throws(TUFUpdateError) -> Bool {
@@ -191,10 +200,11 @@ package actor TUFUpdater {
       } catch {
         throw .storage(error)
       }
-      if let stored {
+      // A stored root that does not parse as a self-signed root (a damaged file) is no
+      // anchor: the shipped one replaces it, as on a first start.
+      if let stored, let current = try? TrustedMetadataSet(trustedRoot: stored, now: .distantPast) {
         guard
           let shipped = try? TrustedMetadataSet(trustedRoot: trustedRoot, now: .distantPast),
-          let current = try? TrustedMetadataSet(trustedRoot: stored, now: .distantPast),
           shipped.root.version > current.root.version
         else { return false }
       }
@@ -217,6 +227,7 @@ package actor TUFUpdater {
   ///   ``TUFUpdateError/storage(_:)``.
   package func loadFromFolder() async throws(TUFUpdateError) {
     trusted = nil
+    generation += 1
     try await holdingTheFolder { () throws(TUFUpdateError) in try readFolder() }
   }
 
@@ -249,6 +260,8 @@ package actor TUFUpdater {
       try TrustedMetadataSet(trustedRoot: rootBytes, now: settings.now())
     }
     for _ in 0..<TUFLimits.maxRootRotations {
+      // A root at the largest version has no next one (and N+1 would overflow).
+      guard set.root.version < Int64.max else { break }
       let name = TUFFileNames.remoteMetadata(role: "root", version: set.root.version + 1)
       let data: [UInt8]
       do {
@@ -313,7 +326,7 @@ package actor TUFUpdater {
     }
     let name = TUFFileNames.remoteMetadata(
       role: "snapshot", version: set.root.consistentSnapshot ? pinned.version : nil)
-    let limit = pinned.length.map(Int.init) ?? TUFLimits.maxSnapshotSize
+    let limit = Self.fetchLimit(pinned: pinned.length, default: TUFLimits.maxSnapshotSize)
     let data = try await fetchMetadata(name, maxBytes: limit)
     try verify { () throws(TUFError) in try set.updateSnapshot(data) }
     try storage { () throws(StorageError) in try folder.persist(data, role: "snapshot") }
@@ -339,8 +352,16 @@ package actor TUFUpdater {
     }
     let name = TUFFileNames.remoteMetadata(
       role: role, version: set.root.consistentSnapshot ? meta.version : nil)
-    let limit = meta.length.map(Int.init) ?? TUFLimits.maxTargetsSize
+    let limit = Self.fetchLimit(pinned: meta.length, default: TUFLimits.maxTargetsSize)
     return try await fetchMetadata(name, maxBytes: limit)
+  }
+
+  /// The most bytes fetched for a metadata file: the length its parent pins, else the
+  /// default; never more than the folder reads back (``TUFMetadataFolder/readLimit``, 64 MiB),
+  /// so a pin from a compromised online key cannot make the client hold gigabytes.
+  static func fetchLimit(pinned: Int64?, default standard: Int) -> Int {
+    guard let pinned else { return standard }
+    return Int(min(max(0, pinned), Int64(TUFMetadataFolder.readLimit)))
   }
 
   // MARK: - Targets
@@ -367,7 +388,8 @@ package actor TUFUpdater {
   ) {
     if trusted == nil { try await refresh() }
     guard var set = trusted else { throw .noTrustedRoot(folder: folder.directory.path) }
-    defer { trusted = set }
+    let started = generation
+    defer { if generation == started { trusted = set } }
     var lookup = TargetLookup(path: path)
     while true {
       let step = try verify { () throws(TUFError) in try lookup.next(in: &set) }
@@ -411,7 +433,7 @@ package actor TUFUpdater {
     if let path = cachedTarget(target, in: directory) { return path }
     let targetFolder = try storage { () throws(StorageError) in
       let folder = try TUFMetadataFolder(path: directory, create: true)
-      folder.sweepLeftovers()
+      folder.sweepLeftovers(tempFiles: false)
       return folder.directory
     }
     let consistent = trusted?.root.consistentSnapshot ?? false
