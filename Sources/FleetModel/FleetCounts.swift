@@ -144,8 +144,16 @@ public struct FleetCounts: Sendable, Equatable {
     }?.element.asset
   }
 
+  /// The most one sample counts: far beyond any fleet, and small enough that the sums of every
+  /// sample an answer can hold (millions: ``minimumSampleBytes`` each in a bounded body) never
+  /// overflow, whatever a Prometheus answers.
+  package static let maximumCount = 1_000_000_000
+  /// The fewest bytes a sample takes in an answer (`{"value":[0,"1"]}` and its comma).
+  package static let minimumSampleBytes = 18
+
+  /// A sample's count, at most ``maximumCount``.
   private static func count(_ sample: PrometheusSample) -> Int {
     guard let value = sample.value, value.isFinite, value > 0 else { return 0 }
-    return Int(min(value, 1e12))
+    return Int(min(value, Double(maximumCount)))
   }
 }

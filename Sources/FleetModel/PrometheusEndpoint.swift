@@ -17,6 +17,23 @@ public struct PrometheusEndpoint: Sendable, Equatable {
     return url.pathAndQuery == "/" ? String(text.dropLast()) : text
   }
 
+  /// `text` for a message: a password in the user info and a query (which may carry a token)
+  /// are never echoed (`https://***@prom:9090/?…`), and what remains is made safe for a
+  /// terminal.
+  static func shown(_ text: String) -> String {
+    var shown = text
+    if let query = shown.firstIndex(where: { $0 == "?" || $0 == "#" }) {
+      shown = String(shown[..<query]) + "?…"
+    }
+    if let scheme = shown.range(of: "://") {
+      let authorityEnd = shown[scheme.upperBound...].firstIndex(of: "/") ?? shown.endIndex
+      if let at = shown[scheme.upperBound..<authorityEnd].lastIndex(of: "@") {
+        shown.replaceSubrange(scheme.upperBound..<at, with: "***")
+      }
+    }
+    return TerminalText.sanitize(shown, maxLength: 200)
+  }
+
   /// Parses `url`; credentials come from the URL's user info or, when given, `credentials`
   /// (`user:password`, e.g. from an environment variable).
   ///
@@ -25,7 +42,7 @@ public struct PrometheusEndpoint: Sendable, Equatable {
   ///   query or fragment.
   public init(url text: String, credentials: String? = nil) throws {
     let trimmed = text.trimmingCharacters(in: .whitespaces)
-    let shown = TerminalText.sanitize(trimmed, maxLength: 200)
+    let shown = Self.shown(trimmed)
     let parsed: RemoteURL
     do {
       parsed = try RemoteURL(trimmed)

@@ -237,3 +237,52 @@ struct FleetRolloutCountsTests: FleetSampleBuilding {
     #expect(FleetRecordingRules.problem(rulesAnswer: old)?.contains("not loaded") == true)
   }
 }
+
+/// Whatever a Prometheus answers, the counts are sums that cannot overflow: each sample counts
+/// at most 1e9, and millions of them stay far below `Int.max`. A trap here ends the test
+/// process, which fails the run.
+@Suite("Fleet counts of a hostile Prometheus")
+struct FleetHostileCountsTests: FleetSampleBuilding {
+  private let queries = try! FleetQueries(selector: #"{job="assets"}"#, stuckAfterSeconds: 60)
+  let now = Date(timeIntervalSince1970: 1_700_000_100)
+
+  /// The largest sums the counts make (instances + down + unknown, each a sum over every
+  /// sample of a 256 MiB answer, the fleet client's limit) stay below `Int.max`.
+  @Test func theLargestPossibleSumsFitAnInt() {
+    let samples = (256 << 20) / FleetCounts.minimumSampleBytes
+    let (sum, overflow) = samples.multipliedReportingOverflow(by: FleetCounts.maximumCount * 4)
+    #expect(!overflow && sum > 0, "\(samples) samples of \(FleetCounts.maximumCount)")
+  }
+
+  @Test func hugeCountsInManySamplesSaturateInsteadOfTrapping() {
+    let many = 20_000
+    let huge = 1e300
+    let results: FleetCounts.QueryResults = [
+      queries.versions: (0..<many).map { n in
+        group(
+          "flags", version: "\(n % 3)", target: "2", state: n % 2 == 0 ? "fresh" : "failed", huge)
+      },
+      queries.instancesByJob: Array(repeating: sample(["job": "assets"], huge), count: many),
+      queries.downByJob: Array(repeating: sample(["job": "assets"], huge), count: many),
+      queries.stuckCandidates: Array(
+        repeating: sample(["asset": "flags", "version": "1", "state": "failed"], huge), count: many),
+      queries.setAside: Array(
+        repeating: sample(
+          [
+            "job": "assets", "asset": "flags", "version": "1", "state": "fresh",
+            "rollout": "held_back",
+          ],
+          huge), count: many),
+    ]
+    let counts = FleetCounts(results: results, queries: queries)
+    let rollout = counts.rollouts.first
+    #expect(rollout != nil)
+    #expect(counts.instances == many * 1_000_000_000)
+    if let rollout {
+      #expect(rollout.instances >= 0 && rollout.converged >= 0 && rollout.behind >= 0)
+      let page = FleetPage(rollout: rollout, number: 1, size: 50)
+      #expect(page.pages >= 1)
+      _ = page.slices(of: rollout)
+    }
+  }
+}

@@ -78,3 +78,21 @@ struct PrometheusEndpointTests {
     #expect(ScrapeInterval.seconds("") == nil)
   }
 }
+
+/// A refused `--prometheus` URL is named in the error without its password or query.
+@Suite struct PrometheusEndpointSecretTests {
+  @Test func aRefusedURLIsShownWithoutItsPasswordOrQuery() {
+    for url in [
+      "https://admin:s3cret@prom.example:99999", "https://prom.example/?token=s3cret",
+      "http://admin:s3cret@prom.example:0/path?x=s3cret",
+    ] {
+      let error = #expect(throws: PrometheusAPIError.self, "\(url)") {
+        try PrometheusEndpoint(url: url)
+      }
+      let text = error.map(String.init(describing:)) ?? ""
+      #expect(!text.contains("s3cret") && !text.isEmpty, "\(text)")
+    }
+    #expect(PrometheusEndpoint.shown("https://a:b@h:9/p?q") == "https://***@h:9/p?…")
+    #expect(PrometheusEndpoint.shown("http://h:9090") == "http://h:9090")
+  }
+}
