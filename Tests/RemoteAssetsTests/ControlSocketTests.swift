@@ -349,4 +349,33 @@ import Testing
     #expect(try await session.send(.pauseAutoRefresh).ok)
     await f.finish(server)
   }
+
+  /// While a live view is connected, a link's snapshot is its mirror: no connection per look
+  /// (`wait --attach` looks five times a second), and it follows what the engine does.
+  @Test func aLinkFollowingTheEngineReadsItsSnapshotsWithoutConnecting() async throws {
+    let f = try await Fixture()
+    let server = try await f.engine.startControlServer()
+    defer { Task { await f.finish(server) } }
+    let link = SocketEngineLink(path: f.socketPath, retryInterval: .milliseconds(50))
+    var updates = await link.updates().makeAsyncIterator()
+    while let update = await updates.next() {
+      if case .event(.snapshot) = update { break }
+    }
+    let accepted = server.connectionsAccepted
+    for _ in 0..<20 {
+      let snapshot = try await link.snapshot()
+      #expect(snapshot.assets.map(\.id) == ["flags", "motd"])
+    }
+    #expect(server.connectionsAccepted == accepted, "no connection per snapshot")
+
+    // The mirror follows: a pause made elsewhere shows in the next look once its event came.
+    let other = try await ControlClient.connect(to: f.socketPath, delivery: .none)
+    #expect(try await other.send(.pauseAutoRefresh).ok)
+    await other.close()
+    while let update = await updates.next() {
+      if case .event(.engineChanged(let info)) = update, info.autoRefreshPaused { break }
+    }
+    #expect(try await link.snapshot().info.autoRefreshPaused)
+    await link.close()
+  }
 }

@@ -58,11 +58,16 @@ struct WaitCommand: AsyncParsableCommand {
     }
     var last = try await EngineLinks.snapshot(link)
     await link.keepRefreshing()
+    // Followed live: an attached link then reads its one watching connection at each look,
+    // instead of opening one (and having the engine encode its whole state) five times a second.
+    let updates = await link.updates()
+    let follower = Task { for await _ in updates {} }
     let outcome = await waitLoop(seconds: seconds, hasManifest: hasManifest) {
       // An attached engine that is briefly out of reach keeps its last known state.
       if let snapshot = try? await link.snapshot() { last = snapshot }
       return last
     }
+    follower.cancel()
     await link.close()
     try finish(outcome, info: last.info)
   }

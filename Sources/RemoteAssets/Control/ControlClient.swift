@@ -64,14 +64,25 @@ package final class ControlClient: Sendable {
   private let channel: any Channel
   private let task = Mutex<Task<Void, Never>?>(nil)
 
+  private let mirror: StatusMirror
+
   private init(
     hello: ControlHello, events: AsyncStream<EngineEvent>,
-    outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>, channel: any Channel
+    outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>, channel: any Channel,
+    mirror: StatusMirror
   ) {
     self.hello = hello
     self.events = events
     self.outbound = outbound
     self.channel = channel
+    self.mirror = mirror
+  }
+
+  /// The engine's state as this connection knows it now (its snapshot with every change since
+  /// applied), taken `at` now; nil before the snapshot arrived. What a poller reads instead of
+  /// opening a connection (and making the engine encode a whole snapshot) for each look.
+  package func currentSnapshot(at now: Date = Date()) -> EngineSnapshot? {
+    mirror.snapshot(at: now)
   }
 
   /// What a connection hands on as ``events``.
@@ -125,15 +136,15 @@ package final class ControlClient: Sendable {
       bufferingPolicy: delivery == .none ? .bufferingNewest(0) : .unbounded)
     let (hellos, helloSink) = AsyncThrowingStream.makeStream(of: ControlHello.self)
     let box = ClientBox()
+    // Every asset as the engine last said (protocol 2 sends changes after the snapshot): the
+    // events handed on are whole statuses, as an engine in this process publishes.
+    let mirror = StatusMirror()
     let task = Task {
       do {
         try await connection.executeThenClose { inbound, outbound in
           box.outbound.withLock { $0 = outbound }
           let decoder = ControlProtocol.decoder()
           var greeted = false
-          // Every asset as the engine last said (protocol 2 sends changes after the snapshot):
-          // the events handed on are whole statuses, as an engine in this process publishes.
-          var mirror: [String: AssetStatus] = [:]
           for try await frame in inbound {
             guard case .line(let buffer) = frame else {
               throw ControlClientError.protocolError("a line too long to read")
@@ -153,23 +164,15 @@ package final class ControlClient: Sendable {
             case .reply(let reply):
               // A detail's whole status (with its history) is the newest word on that asset.
               if let status = reply.status {
-                mirror[status.id] = status
+                mirror.record(status)
                 eventSink.yield(.assetChanged(status))
               }
               box.client?.deliver(reply)
             case .event(let event):
-              switch event {
-              case .snapshot(let snapshot):
-                mirror = Dictionary(
-                  snapshot.assets.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
-              case .assetChanged(let status): mirror[status.id] = status
-              default: break
-              }
+              mirror.apply(event)
               eventSink.yield(event)
             case .change(let change):
-              var status = mirror[change.id] ?? AssetStatus(id: change.id)
-              change.apply(to: &status)
-              mirror[change.id] = status
+              let status = mirror.apply(change)
               eventSink.yield(.assetChanged(status))
               if change.endsAnAttempt { box.client?.changed(change.id) }
             case .unknown: break
@@ -194,7 +197,8 @@ package final class ControlClient: Sendable {
         throw ControlClientError.disconnected
       }
       let client = ControlClient(
-        hello: hello, events: events, outbound: writer, channel: connection.channel)
+        hello: hello, events: events, outbound: writer, channel: connection.channel,
+        mirror: mirror)
       client.task.withLock { $0 = task }
       // If the connection already ended, nobody else will fail what the client is asked next.
       if box.adopt(client) { client.failPending() }
@@ -393,5 +397,58 @@ private final class ClientBox: Sendable {
       s.finished = true
       return s.client
     }
+  }
+}
+
+/// The statuses a connection was told, kept whole: the snapshot, then each change, whole
+/// status and `detail` reply applied (shared by the reading task and the client).
+private final class StatusMirror: Sendable {
+  private struct State {
+    var info: EngineInfo?
+    var statuses: [String: AssetStatus] = [:]
+    /// The snapshot's order, then ids as they first appear.
+    var order: [String] = []
+  }
+  private let state = Mutex(State())
+
+  /// Applies an event: a snapshot replaces everything, a status or the engine's info replaces
+  /// its own; progress and log lines change no status.
+  func apply(_ event: EngineEvent) {
+    state.withLock { s in
+      switch event {
+      case .snapshot(let snapshot):
+        s.info = snapshot.info
+        s.statuses = Dictionary(
+          snapshot.assets.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
+        s.order = snapshot.assets.map(\.id)
+      case .assetChanged(let status): Self.put(status, into: &s)
+      case .engineChanged(let info): s.info = info
+      case .progress, .log: break
+      }
+    }
+  }
+
+  /// Records a whole status (a `detail` reply).
+  func record(_ status: AssetStatus) { state.withLock { Self.put(status, into: &$0) } }
+
+  /// Applies a change and returns the whole status it makes.
+  func apply(_ change: AssetChange) -> AssetStatus {
+    state.withLock { s in
+      var status = s.statuses[change.id] ?? AssetStatus(id: change.id)
+      change.apply(to: &status)
+      Self.put(status, into: &s)
+      return status
+    }
+  }
+
+  func snapshot(at now: Date) -> EngineSnapshot? {
+    state.withLock { s in
+      guard let info = s.info else { return nil }
+      return EngineSnapshot(info: info, assets: s.order.compactMap { s.statuses[$0] }, at: now)
+    }
+  }
+
+  private static func put(_ status: AssetStatus, into s: inout State) {
+    if s.statuses.updateValue(status, forKey: status.id) == nil { s.order.append(status.id) }
   }
 }

@@ -30,6 +30,7 @@ public final class ControlServer: Sendable {
   private let serverChannel: any Channel
   private let acceptTask = Mutex<Task<Void, Never>?>(nil)
   private let connections = Atomic<Int>(0)
+  private let accepted = Atomic<Int>(0)
   private let stopped = Atomic<Bool>(false)
   /// Processes whose watcher was cut for reading too slowly, and why: their next hello says so
   /// (a stalled dashboard cannot be told while it stalls). A few minutes' worth, bounded.
@@ -111,6 +112,9 @@ public final class ControlServer: Sendable {
   /// How many watchers are connected now.
   public var connectionCount: Int { connections.load(ordering: .relaxed) }
 
+  /// How many connections were accepted since the server started.
+  package var connectionsAccepted: Int { accepted.load(ordering: .relaxed) }
+
   private func acceptLoop(_ server: NIOAsyncChannel<Connection, Never>) async {
     do {
       try await server.executeThenClose { inbound in
@@ -180,6 +184,7 @@ public final class ControlServer: Sendable {
   }
 
   private func serve(_ connection: Connection) async {
+    accepted.add(1, ordering: .relaxed)
     let count = connections.add(1, ordering: .relaxed).newValue
     defer { connections.subtract(1, ordering: .relaxed) }
     let (refusal, pid) = await refusal(connection.channel)

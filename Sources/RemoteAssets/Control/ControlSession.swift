@@ -28,6 +28,12 @@ package final class ControlSession: Sendable {
   /// The asset whose history the watcher wants kept current (see ``focus(_:)``).
   private let focused = Mutex<String?>(nil)
 
+  /// The engine's state as the connection of ``updates()`` knows it now; nil while none is
+  /// up (or before its snapshot arrived).
+  package func currentSnapshot() -> EngineSnapshot? {
+    current.withLock { $0 }?.currentSnapshot()
+  }
+
   /// Creates a session; nothing connects until ``updates()`` is iterated.
   public init(path: String, retryInterval: Duration = .milliseconds(500)) {
     self.path = path

@@ -5,7 +5,8 @@ import Synchronization
 ///
 /// A one-shot command's requests go over the connection ``open(only:sweeping:)`` makes; a live
 /// view's go over the connection its ``updates()`` keeps (reconnecting when the engine comes
-/// back). ``snapshot()`` asks a new connection, whose first event is the engine's state now.
+/// back). ``snapshot()`` reads the live view's connection while it is up, else asks a new
+/// connection, whose first event is the engine's state now.
 package final class SocketEngineLink: EngineLink {
   /// The socket, or a cache directory holding `control.sock`.
   package let path: String
@@ -58,6 +59,9 @@ package final class SocketEngineLink: EngineLink {
   }
 
   package func snapshot() async throws(EngineLinkError) -> EngineSnapshot {
+    // While a live view is connected, its mirror is the state now: no new connection (and no
+    // whole snapshot for the engine to encode) per look.
+    if let live = session.currentSnapshot() { return live }
     let client = try await Self.connect(path)
     var first: EngineSnapshot?
     for await event in client.events {
