@@ -268,6 +268,76 @@ import Testing
     }
   }
 
+  /// `assetwatch refresh a` starts an engine for `a` alone: over the limit, its pass after the
+  /// commit may take `a`'s rollback copy, never the copies of the assets it did not load (which
+  /// it would otherwise count as unconfigured, and which other engines serve).
+  @Test func anEngineStartedForOneAssetEvictsNothingOfTheOthers() async throws {
+    try await withOrigin { origin in
+      try await withTemporaryDirectory { directory in
+        let f = try Fixture(directory)
+        let a1 = try f.blob(1)
+        let b1 = try f.blob(3)
+        let c1 = try f.blob(5)
+        try f.entry("a", current: a1, previous: nil, checkedAt: Self.t0)
+        try f.entry("b", current: b1, previous: nil, checkedAt: Self.t0)
+        try f.entry("c", current: c1, previous: nil, checkedAt: Self.t0)
+        var fresh = Data(count: Fixture.size)
+        fresh[0] = 9
+        await origin.setResource(
+          "/a.bin", body: fresh, contentType: "application/octet-stream", lastModified: Self.t0)
+        let assets = ["a", "b", "c"].map {
+          AssetDefinition(id: $0, remote: URL(string: "\(origin.baseURL)/\($0).bin"))
+        }
+        // Room for three blobs and the small files: the new copy of `a` makes four.
+        let engine = try makeTestEngine(assets, cache: f.cache) {
+          $0.cacheLimit = 3 * Int64(Fixture.size) + 50_000
+        }
+        await engine.start(only: ["a"])
+        let events = await engine.events()
+        #expect(await engine.refresh("a").word == "updated")
+        let new = sha256Hex(fresh)
+        // The pass after the commit takes the rollback copy it made (a1): then the cache fits.
+        let evicted = await firstEvent(in: events, timeout: .seconds(30)) {
+          if case .assetChanged(let status) = $0 {
+            status.id == "a" && status.sha256 == new && !status.canRollback
+          } else {
+            false
+          }
+        }
+        #expect(evicted != nil, "a's rollback copy went")
+        #expect(!f.exists(a1))
+        #expect(f.exists(b1) && f.exists(c1), "the copies of b and c stay")
+        #expect(f.read("b")?.current?.sha256 == b1.sha256)
+        #expect(f.read("c")?.current?.sha256 == c1.sha256)
+        await engine.shutdown()
+      }
+    }
+  }
+
+  /// Another process committed `a` again, so the copy this process still serves from memory
+  /// (it has not reloaded the entry yet) is `previous` on disk: the budget never takes it.
+  @Test func aCopyThisProcessServesIsNeverEvictedThoughTheDiskCallsItPrevious() throws {
+    try withTemporaryDirectory { directory in
+      let f = try Fixture(directory)
+      let served = try f.blob(1, retiredAt: Self.t0)
+      let newer = try f.blob(2)
+      let b1 = try f.blob(3)
+      try f.entry("a", current: newer, previous: served)
+      try f.entry("b", current: b1, previous: nil)
+      // Room for two blobs: one must go, and the only candidate is the one served.
+      let limit = 2 * Int64(Fixture.size) + 50_000
+      for (servedNow, expectKept) in [([served.sha256], true), ([], false)] {
+        let report = try f.store.sweep(
+          keep: [served.sha256, newer.sha256, b1.sha256],
+          budget: CacheStore.Budget(
+            limit: limit, configured: ["a", "b"], served: Set(servedNow + [b1.sha256])),
+          leftovers: false)
+        #expect(report != nil)
+        #expect(f.exists(served) == expectKept, "served from memory: \(servedNow)")
+      }
+    }
+  }
+
   @Test func underTheLimitNothingGoesAndUnconfiguredAssetsStay() async throws {
     try await withTemporaryDirectory { directory in
       let f = try Fixture(directory)

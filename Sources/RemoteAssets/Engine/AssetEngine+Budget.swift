@@ -73,12 +73,19 @@ extension AssetEngine {
       }
     }
     var keep = Set<String>()
+    var served = Set<String>()
     for record in records.values {
-      if let sha = record.entry.current?.sha256 { keep.insert(sha) }
+      if let sha = record.entry.current?.sha256 {
+        keep.insert(sha)
+        served.insert(sha)
+      }
       if let sha = record.entry.previous?.sha256 { keep.insert(sha) }
     }
     let resumable = Set(records.keys)
-    let rule = CacheStore.Budget(limit: limit, configured: Set(records.keys))
+    // An engine started for some assets only (`refresh ID`, `verify ID`) does not know the
+    // others: it must not take them for unconfigured and evict the copies other engines serve.
+    let rule = CacheStore.Budget(
+      limit: limit, configured: loading.only == nil ? Set(records.keys) : nil, served: served)
     let kept = keep
     do {
       // The store adds every blob named by an entry on disk, read under the commit lock, so a

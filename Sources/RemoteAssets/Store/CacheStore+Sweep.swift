@@ -43,8 +43,13 @@ extension CacheStore {
   struct Budget: Sendable {
     /// The config's `cacheLimit`; nil measures only.
     var limit: Int64?
-    /// The assets configured now: an entry of any other asset may be evicted whole.
-    var configured: Set<String>
+    /// The assets configured now: an entry of any other asset may be evicted whole. Nil when
+    /// the engine knows only some assets (a one-asset command): every entry then counts as
+    /// configured, and only rollback copies may go.
+    var configured: Set<String>?
+    /// The blobs this process serves now (its records' current copies): never evicted, even
+    /// when the entries on disk moved on (another process committed since this one read them).
+    var served: Set<String> = []
   }
 
   /// Removes, by name only, what the engine left behind: partials no live writer holds, kept
@@ -199,10 +204,10 @@ extension CacheStore {
     let (total, objectBytes, entryBytes) = usage()
     var result = BudgetReport(bytesBefore: total, bytes: total)
     guard let limit = budget.limit else { return result }
-    var kept = Set<String>()
+    var kept = budget.served
     var candidates: [EvictionPlan.Candidate] = []
     for (id, entry) in onDisk {
-      if budget.configured.contains(id) {
+      if budget.configured?.contains(id) ?? true {
         if let sha = entry.current?.sha256 { kept.insert(sha) }
         if let previous = entry.previous, let usedAt = entry.previousRetiredAt {
           candidates.append(
