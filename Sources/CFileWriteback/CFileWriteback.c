@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <unistd.h>
 
 int cfw_start_writeback(int fd, int64_t offset, int64_t length) {
@@ -28,4 +29,19 @@ int64_t cfw_copy_range(int source, int64_t offset, int destination, int64_t leng
   errno = ENOSYS;
   return -1;
 #endif
+}
+
+int cfw_rename_noreplace(int fromFolder, const char *from, int toFolder, const char *to) {
+#if defined(__linux__) && defined(RENAME_NOREPLACE)
+  if (renameat2(fromFolder, from, toFolder, to, RENAME_NOREPLACE) == 0) return 0;
+  if (errno != EINVAL && errno != ENOSYS) return -1;
+#endif
+  if (linkat(fromFolder, from, toFolder, to, 0) != 0) return -1;
+  if (unlinkat(fromFolder, from, 0) != 0) {
+    int saved = errno;
+    (void)unlinkat(toFolder, to, 0);
+    errno = saved;
+    return -1;
+  }
+  return 0;
 }

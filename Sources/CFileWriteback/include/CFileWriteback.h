@@ -16,4 +16,10 @@ int cfw_start_writeback(int fd, int64_t offset, int64_t length);
 /// EXDEV, EINVAL or EOPNOTSUPP where the kernel cannot copy between these two files).
 int64_t cfw_copy_range(int source, int64_t offset, int destination, int64_t length);
 
+/// Renames `from` (in folder `fromFolder`) to `to` (in folder `toFolder`) only if nothing is
+/// named `to`: `renameat2(RENAME_NOREPLACE)`, or where the file system does not support it,
+/// `linkat` then `unlinkat` (also atomic about the target). Returns 0, or -1 with errno set
+/// (EEXIST when `to` exists).
+int cfw_rename_noreplace(int fromFolder, const char *from, int toFolder, const char *to);
+
 #endif

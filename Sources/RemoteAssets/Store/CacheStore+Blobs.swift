@@ -17,6 +17,12 @@ extension CacheStore {
       throw StorageError(operation: "blob", path: sha256, code: EINVAL)
     }
     let objects = try folder(objectsFolder, CacheLayout.objects)
+    // The bytes hashed are the descriptor's: the name must still be that file.
+    guard partial.isStillNamed else {
+      throw StorageError(
+        operation: "blob (the partial's name was taken by another file)",
+        path: partial.folder.child(partial.name), code: ESTALE)
+    }
     try partial.folder.rename(partial.name, to: objects, as: sha256)
     return (try? objects.status(sha256)).flatMap { $0.map(BlobStamp.init) }
   }

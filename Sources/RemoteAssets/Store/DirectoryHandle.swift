@@ -1,3 +1,4 @@
+import CFileWriteback
 import Foundation
 
 #if canImport(Glibc)
@@ -158,6 +159,29 @@ final class DirectoryHandle: Sendable {
       unlinkat(self.fd, temp, 0)
       throw error
     }
+  }
+
+  /// Renames `name` to `target` inside this folder only if nothing is named `target` (atomic):
+  /// a name another process took meanwhile is never replaced.
+  ///
+  /// - Throws: ``StorageError`` (`EEXIST` when `target` exists).
+  func renameNoReplace(_ name: String, as target: String) throws(StorageError) {
+    try Self.checkName(name)
+    try Self.checkName(target)
+    if cfw_rename_noreplace(fd, name, fd, target) != 0 {
+      throw StorageError(
+        operation: "rename (no replace)", path: "\(child(name)) -> \(child(target))", code: errno)
+    }
+  }
+
+  /// Whether `name` is still the file open as `descriptor` (same device and inode): a file
+  /// acted on by name (moved into `objects/`, removed) must be the one this process wrote.
+  func names(_ name: String, descriptor: Int32) -> Bool {
+    var open = stat()
+    var named = stat()
+    guard fstat(descriptor, &open) == 0, fstatat(fd, name, &named, AT_SYMLINK_NOFOLLOW) == 0
+    else { return false }
+    return open.st_dev == named.st_dev && open.st_ino == named.st_ino
   }
 
   /// Renames `name` to `target` inside `folder` (atomic; a symlink at the target is replaced,

@@ -284,7 +284,8 @@ final class PartialFile: @unchecked Sendable {
     try POSIX.fsync(try descriptor(), path: path)
   }
 
-  /// Renames the file within its folder (the descriptor and its lock stay valid).
+  /// Renames the file within its folder (the descriptor and its lock stay valid), replacing a
+  /// file of that name (a target file put in place).
   func rename(to newName: String) throws {
     guard newName != name else { return }
     _ = try descriptor()
@@ -292,9 +293,22 @@ final class PartialFile: @unchecked Sendable {
     name = newName
   }
 
-  /// Closes and deletes the file (after a failure, or when it was not moved into `objects/`).
+  /// Renames the file within its folder, never over an existing file (`EEXIST`): two processes
+  /// starting the same download must not take each other's name for a kept partial.
+  func renameExclusively(to newName: String) throws {
+    guard newName != name else { return }
+    _ = try descriptor()
+    try folder.renameNoReplace(name, as: newName)
+    name = newName
+  }
+
+  /// Whether the file's name still names this file (no other process's file took it).
+  var isStillNamed: Bool { fd >= 0 && folder.names(name, descriptor: fd) }
+
+  /// Closes and deletes the file (after a failure, or when it was not moved into `objects/`);
+  /// a name that no longer names this file is left to whoever holds it now.
   func discard() {
-    if fd >= 0 { folder.remove(name) }
+    if fd >= 0, isStillNamed { folder.remove(name) }
     close()
   }
 

@@ -59,8 +59,9 @@ struct ResumeJournal: Sendable {
     do {
       let fd = try partial.descriptor()
       if partial.name != partName {
-        guard (try? folder.status(partName)) == nil else { return nil }
-        try partial.rename(to: partName)
+        // Exclusive: another process that checked at the same moment loses (EEXIST), rather
+        // than one taking the other's live partial's name.
+        try partial.renameExclusively(to: partName)
         try folder.sync()
       }
       let record = ResumeRecord(
