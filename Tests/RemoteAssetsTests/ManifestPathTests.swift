@@ -79,6 +79,25 @@ import Testing
     await engine.shutdown()
   }
 
+  /// `"refreshEvery": "live"` in the defaults watches local files: an asset a manifest adds
+  /// (or moves) to an http URL is checked at the default interval, not polled (and its failures
+  /// retried) ten times a second.
+  @Test func aLiveDefaultIsNotAppliedToAnAssetTheManifestPutsOnHTTP() async throws {
+    let origin = try await rolloutOrigin()
+    defer { Task { try? await origin.shutdown() } }
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let engine = try makeTestEngine(
+      [], cache: dir.url.appendingPathComponent("cache"), manifest: manifestURL(origin)
+    ) { $0.assetDefaults.refresh = .live }
+    await engine.start()
+    #expect(await engine.refresh("a").isUpdated)
+    let refresh = await engine.records["a"]?.definition.refresh
+    #expect(
+      refresh == .every(AssetDefaults.standardRefreshSeconds), "\(String(describing: refresh))")
+    await engine.shutdown()
+  }
+
   @Test func refreshOfOneAssetFetchesTheManifestsURLNotTheConfigs() async throws {
     try await withRolloutEngine { origin, engine in
       let outcome = await engine.refresh("a")

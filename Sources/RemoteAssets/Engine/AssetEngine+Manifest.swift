@@ -164,6 +164,11 @@ extension AssetEngine {
             record.definition.headers = []  // tokens are never sent to another origin
           }
           record.definition.remote = url
+          // "live" watches a local file; a URL over the network would be polled (and a failure
+          // retried) ten times a second: it is checked at the default interval instead.
+          if record.definition.refresh == .live, !url.isFileURL {
+            record.definition.refresh = .every(defaultInterval)
+          }
         case .failure(let refusal):
           // Not fetched from anywhere until a manifest names a usable URL: the last good copy
           // stays, and the refusal is the asset's error at its next check.

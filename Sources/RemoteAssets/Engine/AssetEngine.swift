@@ -190,11 +190,13 @@ public actor AssetEngine {
       let ids = Array(configured[next..<min(next + chunk, configured.count)])
       next += ids.count
       let loads = await readFromDisk(ids)
+      var rewrites: [LoadRewrite] = []
       for (id, load) in zip(ids, loads) {
-        apply(load, to: id)
+        if let rewrite = apply(load, to: id) { rewrites.append(rewrite) }
         applyFreshness(notes[id], to: id)
         loading.pending.remove(id)
       }
+      if !rewrites.isEmpty { await commitRewrites(rewrites) }
       if batchSize != nil {
         publishLoaded(ids)
         await Task.yield()
@@ -273,16 +275,42 @@ public actor AssetEngine {
     }
   }
 
+  /// An entry a start writes anew (another app version's, or one whose copy failed its
+  /// check), over the entry it read: if another process replaced that meanwhile (a process of
+  /// the new version committed a copy), its entry stays and is picked up as an outside change.
+  struct LoadRewrite: Sendable {
+    var id: String
+    var entry: CacheEntry
+    var over: CacheEntry?
+  }
+
+  /// Writes a batch's rewrites off the actor (two fsyncs each), then records what was written.
+  private func commitRewrites(_ rewrites: [LoadRewrite]) async {
+    let store = self.store
+    let results = await Self.offActor {
+      rewrites.map { rewrite -> (CacheEntry?, BlobStamp?) in
+        let written = (try? store.commitEntry(rewrite.entry, over: rewrite.over)) ?? nil
+        return (written, written == nil ? nil : store.entryStamp(rewrite.id))
+      }
+    }
+    for (rewrite, (written, stamp)) in zip(rewrites, results) {
+      guard let written else { continue }
+      records[rewrite.id]?.synced = written
+      records[rewrite.id]?.syncedStamp = stamp
+    }
+  }
+
   /// Takes what reading an asset's files found: the entry, unless it belongs to another app
   /// version (then the bundled copy) or its blob failed the check (then the bundled copy, and
-  /// the reason recorded).
-  func apply(_ load: DiskLoad, to id: String) {
-    guard var record = records[id] else { return }
+  /// the reason recorded). Returns the entry to write back, if any (``commitRewrites(_:)``
+  /// writes it off the actor).
+  func apply(_ load: DiskLoad, to id: String) -> LoadRewrite? {
+    guard var record = records[id] else { return nil }
     let now = clock.now()
     record.bundledDigest = load.bundledDigest
     let fresh = CacheEntry(id: id, appVersion: configuration.appVersion)
     var reason: String?
-    var rewrote = false
+    var rewrite: LoadRewrite?
     switch load.entry {
     case .success(let disk):
       record.synced = disk
@@ -293,8 +321,7 @@ public actor AssetEngine {
             "app version changed from \(entry.appVersion) to \(configuration.appVersion); using the bundled copy"
           )
           record.entry = fresh
-          rewrote = true
-          if let written = try? store.commitEntry(fresh) { record.synced = written }
+          rewrite = LoadRewrite(id: id, entry: fresh, over: entry)
         } else {
           record.entry = entry
           if let problem = load.blobProblem {
@@ -317,13 +344,11 @@ public actor AssetEngine {
       log(id, .warning, SentenceText.joined([reason, fallback]))
       // Over the damaged entry only: another process may have committed a new copy since.
       let damaged = load.blobProblem == nil ? nil : record.synced
-      if let written = try? store.commitEntry(record.entry, over: damaged) {
-        record.synced = written
-        rewrote = true
-      }
+      rewrite = LoadRewrite(id: id, entry: record.entry, over: damaged)
     }
-    record.syncedStamp = rewrote ? store.entryStamp(id) : load.stamp
+    record.syncedStamp = load.stamp
     records[id] = record
+    return rewrite
   }
 
   /// Folds in freshness that a 304 recorded in the journal after the entry was last written.
