@@ -71,6 +71,67 @@ import Testing
     }
   }
 
+  /// Serves the rest of `content` to a resumed request with `Content-Range: bytes a-b/<total>`
+  /// as `totalText` says, `short` bytes short of it, chunked when `chunked`; the first request is
+  /// cut after 1 MiB.
+  static func resumeHandler(totalText: String?, short: Int = 0, chunked: Bool = false)
+    -> LoopbackOrigin.Handler
+  {
+    let calls = Mutex(0)
+    return { request in
+      let call = calls.withLock {
+        $0 += 1
+        return $0
+      }
+      let total = content.length
+      var response = OriginResponse(
+        headers: [OriginHeader("ETag", etag)], body: .generated(content))
+      if call == 1 { response.interruption = .close(afterBodyBytes: 1 << 20) }
+      if let range = request.header("Range"), request.header("If-Range") == etag,
+        let start = Int(range.dropFirst("bytes=".count).dropLast())
+      {
+        response.status = 206
+        response.body = OriginBody.generated(content).slice(start..<(total - short))
+        response.headers.append(
+          OriginHeader("Content-Range", "bytes \(start)-\(total - 1)/\(totalText ?? "\(total)")"))
+        if chunked { response.framing = .chunked(chunkSize: 64 << 10) }
+      }
+      return response
+    }
+  }
+
+  /// `Content-Range: bytes a-b/*` (total unknown) still continues the kept bytes: the part's
+  /// length is not taken for the whole file's (which the expected size would refuse).
+  @Test func aResumeWhoseTotalIsUnknownContinues() async throws {
+    try await withOrigin { origin in
+      await origin.setHandler("/model.bin", Self.resumeHandler(totalText: "*"))
+      try await withModelEngine(origin) { engine, _ in
+        #expect(await engine.refresh("model").failure?.kind == .truncated)
+        let outcome = await engine.refresh("model")
+        #expect(outcome.isUpdated, "\(outcome)")
+        #expect(await origin.requests(path: "/model.bin").last?.header("Range") != nil)
+        #expect(await engine.status("model")?.sha256 == Self.content.sha256Hex())
+      }
+    }
+  }
+
+  /// A chunked 206 that stops before the total its Content-Range names is cut, never
+  /// committed, even for an asset with no size or hash to check it against.
+  @Test func aResumedBodyThatEndsBeforeItsTotalIsNotCommitted() async throws {
+    try await withOrigin { origin in
+      await origin.setHandler(
+        "/model.bin", Self.resumeHandler(totalText: nil, short: 4096, chunked: true))
+      let asset = AssetDefinition(
+        id: "model", remote: URL(string: "\(origin.baseURL)/model.bin"), maxBytes: 8 << 20)
+      try await withEngine([asset]) { engine, _ in
+        #expect(await engine.refresh("model").failure?.kind == .truncated)
+        let outcome = await engine.refresh("model")
+        #expect(outcome.failure?.kind == .truncated, "\(outcome)")
+        #expect(await engine.status("model")?.sha256 == nil, "nothing committed")
+      }
+    }
+  }
+
   @Test func aServerThatIgnoresTheRangeRestartsCleanly() async throws {
     try await withOrigin { origin in
       await origin.setHandler("/model.bin", Self.handler(cutAfter: 1 << 20, ignoreRanges: true))

@@ -364,10 +364,11 @@ package final class HTTPFetcher: AssetFetcher {
     if lengths.count > 1 {
       throw FetchError(.truncated, "the response has \(lengths.count) Content-Length headers")
     }
-    // A decoded body's Content-Length counts the gzip bytes, not what the sink will hold.
-    try sink.announce(
-      totalBytes: total ?? (decoded ? nil : contentLength),
-      etag: response.headers.first(name: "ETag"))
+    // A decoded body's Content-Length counts the gzip bytes, not what the sink will hold; a
+    // resumed body's counts the rest only (the whole is the Content-Range's total, which
+    // `bytes a-b/*` leaves unknown).
+    let announced = start > 0 ? total : total ?? (decoded ? nil : contentLength)
+    try sink.announce(totalBytes: announced, etag: response.headers.first(name: "ETag"))
     // A server-supplied total can be any Int64: subtract only what cannot overflow.
     let remaining = total.flatMap { $0 >= start && start >= 0 ? $0 - start : nil }
     // The deadline times the bytes on the wire: the encoded length is the right bound.
@@ -393,6 +394,12 @@ package final class HTTPFetcher: AssetFetcher {
     // length on the wire was checked by the client's HTTP parser.
     if let contentLength, !decoded, received != contentLength {
       throw FetchError(.truncated, "the body ended after \(received) of \(contentLength) bytes")
+    }
+    // A resumed body must end where the whole does (a chunked 206 that stops short has no
+    // Content-Length to tell).
+    if start > 0, let total, sink.bytesWritten != total {
+      throw FetchError(
+        .truncated, "the resumed body ended at byte \(sink.bytesWritten) of \(total)")
     }
     // A close-delimited body looks exactly like a truncated one: trust it only when something
     // else (expected size or hash) can confirm it is complete.
