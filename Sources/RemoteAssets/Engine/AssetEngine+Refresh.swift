@@ -92,7 +92,7 @@ extension AssetEngine {
     if manual { records[id]?.autoRefreshBlocked = false }
     if !quiet { setActivity(id, .checking) }
 
-    let resume = takeResume(id, remote: remote)
+    let resume = await takeResume(id, remote: remote)
     let sink: DownloadSink
     do {
       let progress: @Sendable (TransferProgress) -> Void = { [weak self] progress in

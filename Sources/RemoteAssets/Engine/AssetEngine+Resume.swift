@@ -10,7 +10,11 @@ extension AssetEngine {
   /// Takes the kept partial of `id` if it belongs to `remote` and its bytes agree with its
   /// record: returns the reopened file (cut to what the record vouches for) and the validator to
   /// send as `If-Range`. A partial that cannot be used is deleted.
-  func takeResume(_ id: String, remote: URL) -> (partial: PartialFile, etag: String)? {
-    resumeJournal(id, remote: remote)?.take()
+  ///
+  /// Off the actor: checking the kept bytes against their record reads and hashes all of them
+  /// (gigabytes for a large model).
+  func takeResume(_ id: String, remote: URL) async -> (partial: PartialFile, etag: String)? {
+    guard let journal = resumeJournal(id, remote: remote) else { return nil }
+    return await Self.offActor { journal.take() }
   }
 }

@@ -433,9 +433,11 @@ public actor AssetEngine {
     return queue
   }
 
-  /// The bytes served now for `id`.
+  /// The bytes served now for `id`, read on a blocking-I/O thread (a large asset never holds
+  /// the engine up).
   ///
-  /// - Throws: ``AssetUnavailable`` when the id is unknown or no copy exists; a read error.
+  /// - Throws: ``AssetUnavailable`` when the id is unknown or no copy exists; a read error;
+  ///   `CancellationError` when the calling task is cancelled before the read ran.
   public func data(_ id: String, policy: ReadPolicy = .immediate) async throws -> Data {
     switch policy {
     case .immediate: break
@@ -450,11 +452,13 @@ public actor AssetEngine {
       if isDue(id) { startRefresh(id, manual: false) }
     }
     guard let record = records[id] else { throw AssetUnavailable(id: id, reason: "no such asset") }
+    // The bytes are read on the blocking pool: a large asset never holds the actor up.
     if let current = record.entry.current {
-      return try store.readBlob(current.sha256)
+      let (store, sha) = (self.store, current.sha256)
+      return try await IOExecutor.run { try store.readBlob(sha) }
     }
     switch record.definition.bundled {
-    case .file(let url): return try Data(contentsOf: url)
+    case .file(let url): return try await IOExecutor.run { try Data(contentsOf: url) }
     case .bytes(let data): return data
     case nil: throw AssetUnavailable(id: id, reason: "no cached or bundled copy")
     }
