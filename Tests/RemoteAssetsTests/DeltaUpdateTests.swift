@@ -408,45 +408,33 @@ import Testing
   /// `cutAt` is cut after a few bytes (the connection closes).
   static func rangeHandler(_ bytes: Data, cutAt: Int64) -> LoopbackOrigin.Handler {
     let pending = Mutex<Int64?>(cutAt)
-    return { request in
-      var response = OriginResponse(headers: [OriginHeader("ETag", "\"v2\"")], body: .data(bytes))
-      guard let range = request.header("Range") else { return response }
-      let span = range.dropFirst("bytes=".count).split(separator: "-")
-      guard span.count == 2, let a = Int(span[0]), let b = Int(span[1]) else { return response }
-      response.status = 206
-      response.body = OriginBody.data(bytes).slice(a..<(b + 1))
-      response.headers.append(OriginHeader("Content-Range", "bytes \(a)-\(b)/\(bytes.count)"))
+    return rangeServer(bytes) { a, _, response in
       let cut = pending.withLock { cut -> Bool in
         guard cut == Int64(a) else { return false }
         cut = nil
         return true
       }
       if cut { response.interruption = .close(afterBodyBytes: 100) }
-      return response
     }
+  }
+
+  /// Whether a delta's assembled bytes are kept for the next attempt.
+  func keptPartial(_ dir: TemporaryDirectory) -> Bool {
+    FileManager.default.fileExists(
+      atPath: dir.cache.appendingPathComponent("tmp/model.resume.part").path)
   }
 
   @Test func aCutDeltaContinuesWhereItStopped() async throws {
     try await withPublisher { publisher, engine, dir in
       let v2 = Self.changed(Self.v1, at: [1 << 20, 4 << 20, 6 << 20], seed: 80)
       let index = try await publisher.publish(v2, version: "v2")
-      let v1Index = try ChunkIndex.build(
-        path: publisher.scratch.appendingPathComponent("model-v1.bin").path,
-        parameters: Self.parameters)
-      let plan = DeltaPlan(target: index, local: [v1Index])
-      let lastRange = try #require(
-        plan.steps.compactMap { step -> Range<Int64>? in
-          if case .fetch(let range, _) = step { range } else { nil }
-        }.last)
+      let lastRange = try #require(try fetchedRanges(publisher, to: index).last)
       await publisher.origin.setHandler(
         "/model.bin", Self.rangeHandler(v2, cutAt: lastRange.lowerBound))
 
       let cut = await engine.refresh("model")
       #expect(cut.failure?.kind.isTransport == true, "\(cut)")
-      #expect(
-        FileManager.default.fileExists(
-          atPath: dir.cache.appendingPathComponent("tmp/model.resume.part").path),
-        "what was assembled is kept")
+      #expect(keptPartial(dir), "what was assembled is kept")
       let before = await publisher.origin.requestCount(path: "/model.bin")
 
       #expect(await engine.refresh("model").isUpdated)

@@ -14,8 +14,13 @@ import Testing
   static let etag = "\"model-v1\""
 
   /// Serves `content` honouring `Range` + `If-Range` by hand; the first request is cut after
-  /// `cutAfter` bytes. With `ignoreRanges` it always answers 200.
-  static func handler(cutAfter: Int, ignoreRanges: Bool = false) -> LoopbackOrigin.Handler {
+  /// `cutAfter` bytes. With `ignoreRanges` it always answers 200. A resumed answer's
+  /// `Content-Range` names the total as `totalText` says (the size by default), and its body
+  /// stops `short` bytes before the end, chunked when `chunked`.
+  static func handler(
+    cutAfter: Int, ignoreRanges: Bool = false, totalText: String? = nil, short: Int = 0,
+    chunked: Bool = false
+  ) -> LoopbackOrigin.Handler {
     let calls = Mutex(0)
     return { request in
       let call = calls.withLock {
@@ -30,9 +35,10 @@ import Testing
         let start = Int(range.dropFirst("bytes=".count).dropLast())
       {
         response.status = 206
-        response.body = OriginBody.generated(content).slice(start..<total)
+        response.body = OriginBody.generated(content).slice(start..<(total - short))
         response.headers.append(
-          OriginHeader("Content-Range", "bytes \(start)-\(total - 1)/\(total)"))
+          OriginHeader("Content-Range", "bytes \(start)-\(total - 1)/\(totalText ?? "\(total)")"))
+        if chunked { response.framing = .chunked(chunkSize: 64 << 10) }
       }
       return response
     }
@@ -71,40 +77,11 @@ import Testing
     }
   }
 
-  /// Serves the rest of `content` to a resumed request with `Content-Range: bytes a-b/<total>`
-  /// as `totalText` says, `short` bytes short of it, chunked when `chunked`; the first request is
-  /// cut after 1 MiB.
-  static func resumeHandler(totalText: String?, short: Int = 0, chunked: Bool = false)
-    -> LoopbackOrigin.Handler
-  {
-    let calls = Mutex(0)
-    return { request in
-      let call = calls.withLock {
-        $0 += 1
-        return $0
-      }
-      let total = content.length
-      var response = OriginResponse(
-        headers: [OriginHeader("ETag", etag)], body: .generated(content))
-      if call == 1 { response.interruption = .close(afterBodyBytes: 1 << 20) }
-      if let range = request.header("Range"), request.header("If-Range") == etag,
-        let start = Int(range.dropFirst("bytes=".count).dropLast())
-      {
-        response.status = 206
-        response.body = OriginBody.generated(content).slice(start..<(total - short))
-        response.headers.append(
-          OriginHeader("Content-Range", "bytes \(start)-\(total - 1)/\(totalText ?? "\(total)")"))
-        if chunked { response.framing = .chunked(chunkSize: 64 << 10) }
-      }
-      return response
-    }
-  }
-
   /// `Content-Range: bytes a-b/*` (total unknown) still continues the kept bytes: the part's
   /// length is not taken for the whole file's (which the expected size would refuse).
   @Test func aResumeWhoseTotalIsUnknownContinues() async throws {
     try await withOrigin { origin in
-      await origin.setHandler("/model.bin", Self.resumeHandler(totalText: "*"))
+      await origin.setHandler("/model.bin", Self.handler(cutAfter: 1 << 20, totalText: "*"))
       try await withModelEngine(origin) { engine, _ in
         #expect(await engine.refresh("model").failure?.kind == .truncated)
         let outcome = await engine.refresh("model")
@@ -120,7 +97,7 @@ import Testing
   @Test func aResumedBodyThatEndsBeforeItsTotalIsNotCommitted() async throws {
     try await withOrigin { origin in
       await origin.setHandler(
-        "/model.bin", Self.resumeHandler(totalText: nil, short: 4096, chunked: true))
+        "/model.bin", Self.handler(cutAfter: 1 << 20, short: 4096, chunked: true))
       let asset = AssetDefinition(
         id: "model", remote: URL(string: "\(origin.baseURL)/model.bin"), maxBytes: 8 << 20)
       try await withEngine([asset]) { engine, _ in
