@@ -196,7 +196,9 @@ extension AssetEngine {
       // (not when a command overtook the transfer).
       let transient = fetchError.kind.isTransport
       if records[id]?.epoch == epoch, transient || (Task.isCancelled && lifecycle.isShutDown) {
-        keptForResume = sink.keepForResume()
+        // An fdatasync and a durable record: on the blocking pool (at a shutdown every
+        // transfer under way does this at once).
+        keptForResume = await Self.offActor { sink.keepForResume() }
       }
       if Task.isCancelled || records[id]?.epoch != epoch {
         // Cancelled by shutdown or overtaken by a command (drop, reset, rollback): not a
