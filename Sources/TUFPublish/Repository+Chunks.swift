@@ -1,6 +1,7 @@
 import AssetJSON
 import ChunkIndex
 import Crypto
+import Foundation
 
 extension Repository {
   /// Files at least this large get a chunk index when published (8 MiB).
@@ -46,6 +47,22 @@ extension Repository {
 
   /// Stops naming a chunk index in target `path`'s `custom.chunks` and unlists the index
   /// target it named (its stored bytes stay, like any removed target's). Nothing when none.
+  /// The chunk index target `path` lists now (its custom.chunks), read from the repository in
+  /// `folder` and checked against the listed SHA-256; nil when none is listed or it cannot be
+  /// read. A new version is indexed with its parameters: chunks cut alike are what a client
+  /// holding the old version can reuse.
+  package func listedChunkIndex(forTarget path: String, folder: String) -> ChunkIndex? {
+    guard let chunks = target(path)?["custom"]?["chunks"],
+      let indexPath = chunks["path"]?.stringValue, let sha = chunks["sha256"]?.stringValue
+    else { return nil }
+    let file = (folder as NSString).appendingPathComponent(
+      "targets/" + storedName(path: indexPath, sha256: sha))
+    guard let data = FileManager.default.contents(atPath: file),
+      Hex.encode(SHA256.hash(data: data)) == sha
+    else { return nil }
+    return try? ChunkIndex(parsing: [UInt8](data))
+  }
+
   package mutating func removeChunkIndex(forTarget path: String) {
     guard var entry = target(path)?.objectValue,
       var custom = entry["custom"]?.objectValue, let chunks = custom["chunks"]

@@ -97,6 +97,44 @@ import Testing
     }
   }
 
+  /// A new version is cut like the one clients hold (the listed index's average), not by its
+  /// own size: across a rounding point of the default, no chunk would line up.
+  @Test func anUpdateKeepsTheListedIndexsAverage() async throws {
+    try await withTemporaryDirectory { dir in
+      let (repo, keys) = try await PublishFixtures.initWithBinary(in: dir)
+      let model = Self.bytes(9 << 20, seed: 5)
+      let file = try dir.file("model.bin", Data(model))
+      var result = try await PublishCommandTests.run([
+        "add", "--repo", repo, "--keys-dir", keys, "model.bin", file.path,
+        "--chunk-average", "128KiB",
+      ])
+      #expect(result.status == 0, "\(result.stderr)")
+      let first = try ChunkIndex(
+        parsing: [UInt8](try Data(contentsOf: URL(fileURLWithPath: file.path + ".chunks"))))
+      #expect(first.parameters.averageSize == 128 << 10)
+      // By its size alone (9 MiB) the default would be 64 KiB.
+      #expect(ChunkingParameters.forFile(size: Int64(model.count)).averageSize == 64 << 10)
+
+      var edited = model
+      edited.replaceSubrange(3 << 20..<(3 << 20), with: Self.bytes(50_000, seed: 6))
+      try Data(edited).write(to: file)
+      result = try await PublishCommandTests.run([
+        "update", "--repo", repo, "--keys-dir", keys, "model.bin", file.path,
+      ])
+      #expect(result.status == 0, "\(result.stderr)")
+      let second = try ChunkIndex(
+        parsing: [UInt8](try Data(contentsOf: URL(fileURLWithPath: file.path + ".chunks"))))
+      #expect(second.parameters == first.parameters)
+      #expect(second.chunkHashes.intersection(first.chunkHashes).count > first.chunks.count / 2)
+
+      result = try await PublishCommandTests.run([
+        "update", "--repo", repo, "--keys-dir", keys, "model.bin", file.path,
+        "--chunk-average", "96KiB",
+      ])
+      #expect(result.status == 2 && result.stderr.contains("--chunk-average 96KiB"))
+    }
+  }
+
   @Test func aSmallFileGetsNoIndexUnlessAsked() async throws {
     try await withTemporaryDirectory { dir in
       let (repo, keys) = try await PublishFixtures.initWithBinary(in: dir)

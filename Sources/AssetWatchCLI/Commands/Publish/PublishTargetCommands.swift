@@ -22,6 +22,12 @@ struct PublishTargetOptions: ParsableArguments {
     help: "Also publish FILE's chunk index as PATH.chunks (default: for files of 8 MiB or more).")
   var chunks: Bool?
 
+  @Option(
+    help: ArgumentHelp(
+      "The chunk index's average chunk: 64KiB to 1MiB, a power of two (default: the one of the index listed now, so an older version's chunks are reused; else from the size).",
+      valueName: "size"))
+  var chunkAverage: String?
+
   /// Whether FILE (of `size` bytes) gets a chunk index: --chunks, --no-chunks, else 8 MiB.
   func wantsChunkIndex(size: Int) -> Bool {
     chunks ?? (Int64(size) >= Repository.chunkIndexThreshold)
@@ -46,6 +52,21 @@ private func publishTarget(_ options: PublishOptions, _ target: PublishTargetOpt
   guard replace || target.file != nil else { throw PublishError("add needs a FILE") }
   var publication = Publication()
   let bytes = try target.bytes()
+  var parameters: ChunkingParameters? = nil
+  if let average = target.chunkAverage {
+    guard let chosen = IndexCommand.parameters(average) else {
+      throw PublishError(
+        "--chunk-average \(average): use a power of two from 64KiB to 1MiB (64KiB, 128KiB, 256KiB, 512KiB or 1MiB)"
+      )
+    }
+    parameters = chosen
+  } else {
+    // Cut like the version clients hold, whatever the new size: a size past a rounding point
+    // would otherwise pick another average, and no chunk would line up.
+    parameters =
+      repository.listedChunkIndex(forTarget: target.path, folder: options.repo)?
+      .parameters
+  }
   // New bytes make the listed index stale: it goes, and a new one comes below if wanted.
   if bytes != nil { repository.removeChunkIndex(forTarget: target.path) }
   try repository.setTarget(
@@ -53,7 +74,8 @@ private func publishTarget(_ options: PublishOptions, _ target: PublishTargetOpt
     rollout: target.rollout.map(RolloutFields.init(percent:)), replace: replace,
     into: &publication)
   if let bytes, let file = target.file, target.wantsChunkIndex(size: bytes.count) {
-    try publishChunkIndex(of: file, as: target.path, in: &repository, into: &publication)
+    try publishChunkIndex(
+      of: file, as: target.path, parameters: parameters, in: &repository, into: &publication)
   }
   try repository.publish(
     from: "targets", ring: ring, expiry: expiry, now: Date(), into: &publication)
@@ -64,12 +86,12 @@ private func publishTarget(_ options: PublishOptions, _ target: PublishTargetOpt
 /// Builds FILE's chunk index, writes it beside FILE as FILE.chunks and lists it as target
 /// PATH.chunks, named in PATH's custom.chunks.
 private func publishChunkIndex(
-  of file: String, as path: String, in repository: inout Repository,
-  into publication: inout Publication
+  of file: String, as path: String, parameters: ChunkingParameters?,
+  in repository: inout Repository, into publication: inout Publication
 ) throws {
   let index: ChunkIndex
   do {
-    index = try ChunkIndex.build(path: file)
+    index = try ChunkIndex.build(path: file, parameters: parameters)
   } catch {
     throw PublishError(error.message)
   }
