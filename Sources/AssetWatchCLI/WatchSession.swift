@@ -163,10 +163,11 @@ struct WatchSession<Link: EngineLink> {
     }
   }
 
-  /// Prints lines (and, when attached, connection changes) until SIGINT/SIGTERM; returns the
-  /// exit status (130/143).
+  /// Prints lines (and, when attached, connection changes) until SIGINT, SIGTERM or SIGHUP (a
+  /// dropped ssh session); returns the exit status (130/143/129). The caller then closes the link,
+  /// so the engine shuts down cleanly whichever signal it was.
   private func runPlain() async -> Int32 {
-    let watcher = SignalWatcher(signals: [SIGINT, SIGTERM])
+    let watcher = SignalWatcher(signals: [SIGINT, SIGTERM, SIGHUP])
     let signals = watcher.signals
     defer { withExtendedLifetime(watcher) {} }
     let updates = await link.updates()
@@ -186,7 +187,7 @@ struct WatchSession<Link: EngineLink> {
           case .disconnected(let reason):
             lines = ["assetwatch: disconnected: \(TerminalText.sanitize(reason)); retrying"]
           }
-          for line in lines { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+          Console.write(lines.map { $0 + "\n" }.joined(), to: .output)
         }
         return 0
       }

@@ -1,6 +1,7 @@
 #include "CTerminalGuard.h"
 
 #include <signal.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <termios.h>
 #include <unistd.h>
@@ -16,14 +17,18 @@ static volatile sig_atomic_t pending_stop_signal = 0;
 
 static const int fatal_signals[] = {SIGILL, SIGSEGV, SIGBUS, SIGFPE, SIGTRAP, SIGABRT};
 // SIGHUP: the terminal went away (a dropped ssh session); end cleanly instead of spinning on a
-// dead tty.
-static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
+// dead tty. SIGQUIT (Ctrl-\): a request to quit like Ctrl-C, as htop and less treat it; left to
+// Swift's crash reporter it would paint a backtrace over the screen while keys still reach the
+// dashboard, and leave the fatal-signal handlers reset to the default.
+static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 #define FATAL_COUNT (sizeof fatal_signals / sizeof fatal_signals[0])
 #define STOP_COUNT (sizeof stop_signals / sizeof stop_signals[0])
 static struct sigaction previous_fatal[FATAL_COUNT];
 static struct sigaction previous_stop[STOP_COUNT];
 static int fatal_installed = 0;
 static int stop_installed = 0;
+// Read from any thread (a logger asking whether curses owns the terminal).
+static atomic_int guard_armed = 0;
 
 // MARK: - Terminal modes and the restore sequence
 
@@ -100,6 +105,7 @@ int ctg_install_stop_handlers(void) {
         }
     }
     stop_installed = 1;
+    atomic_store(&guard_armed, 1);
     return 0;
 }
 
@@ -122,6 +128,8 @@ int ctg_install_fatal_handlers(void) {
 
 int ctg_pending_stop_signal(void) { return (int)pending_stop_signal; }
 
+int ctg_guard_armed(void) { return atomic_load(&guard_armed); }
+
 void ctg_uninstall_handlers(void) {
     if (fatal_installed) {
         for (size_t i = 0; i < FATAL_COUNT; i++) {
@@ -135,5 +143,6 @@ void ctg_uninstall_handlers(void) {
         }
         stop_installed = 0;
     }
+    atomic_store(&guard_armed, 0);
     pending_stop_signal = 0;
 }

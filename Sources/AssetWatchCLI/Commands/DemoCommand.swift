@@ -36,7 +36,7 @@ struct DemoCommand: AsyncParsableCommand {
   @OptionGroup(title: "Display Options") var logging: LoggingOptions
   @OptionGroup(title: "Safety Options") var safety: SafetyOptions
 
-  @Option(help: "Serve on this loopback port (default: a free one).")
+  @Option(help: "Serve on this loopback port, 1-65535 (default or 0: a free one).")
   var port: Int?
 
   @Flag(name: .customLong("origin-only"), help: "Only serve the demo origin, until interrupted.")
@@ -53,6 +53,12 @@ struct DemoCommand: AsyncParsableCommand {
     help: "Roll out signed: a TUF repository, its root trusted, an attacker now and then.")
   var signed = true
 
+  func validate() throws {
+    if let port, !(0...65535).contains(port) {
+      throw ValidationError("--port \(port): not a port (1-65535, or 0 for a free one)")
+    }
+  }
+
   func run() async throws {
     let simulation: RolloutSimulation
     do {
@@ -64,11 +70,10 @@ struct DemoCommand: AsyncParsableCommand {
     }
     if originOnly {
       // Written unbuffered: a supervising tool reading a pipe must see it before the first signal.
-      FileHandle.standardOutput.write(
-        Data(
-          ("Demo origin at \(simulation.baseURL) (manifest: \(simulation.baseURL)/manifest.json). Ctrl-C stops it."
-            + "\n").utf8))
-      let watcher = SignalWatcher(signals: [SIGINT, SIGTERM])
+      Console.write(
+        "Demo origin at \(simulation.baseURL) (manifest: \(simulation.baseURL)/manifest.json). Ctrl-C stops it.\n",
+        to: .output)
+      let watcher = SignalWatcher(signals: [SIGINT, SIGTERM, SIGHUP])
       let serving = Task { try? await simulation.runUntilCancelled() }
       var code: Int32 = 0
       for await number in watcher.signals {

@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import Synchronization
 
 /// A swift-log handler that writes one JSON object per line to stderr (`serve --log-json`):
 /// `{"time":…,"level":…,"label":…,"message":…,…metadata}`.
@@ -11,10 +10,9 @@ struct JSONLineLogHandler: LogHandler {
   /// Where lines go; stderr unless a test says otherwise.
   var write: @Sendable (Data) -> Void = { JSONLineLogHandler.standardError($0) }
 
-  private static let lock = Mutex(())
-
+  /// Through ``Console``: whole lines, and a closed stderr ends the process quietly (141).
   static func standardError(_ data: Data) {
-    lock.withLock { _ in FileHandle.standardError.write(data) }
+    Console.write(data, to: .error)
   }
 
   subscript(metadataKey key: String) -> Logger.Metadata.Value? {

@@ -8,7 +8,7 @@ import ServiceLifecycle
 
 /// `assetwatch serve`: the engine headless, for servers and containers. It keeps assets fresh,
 /// serves its control socket (watch it with `assetwatch watch --attach CACHE_DIR`), logs to
-/// stderr, and exits cleanly on SIGTERM/SIGINT, keeping partial downloads for a resume.
+/// stderr, and exits cleanly on SIGTERM/SIGINT/SIGHUP, keeping partial downloads for a resume.
 struct ServeCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "serve",
@@ -26,31 +26,26 @@ struct ServeCommand: AsyncParsableCommand {
 
   @OptionGroup(title: "Config Options") var config: ConfigOptions
   @OptionGroup(title: "Display Options") var logging: LoggingOptions
-  @OptionGroup(title: "Safety Options") var safety: SafetyOptions
+  @OptionGroup(title: "Safety Options") var safety: ServeSafetyOptions
   @OptionGroup(title: "Metrics Options") var metrics: MetricsOptions
 
   @Flag(name: .customLong("log-json"), help: "Log one JSON object per line.")
   var logJSON = false
 
-  @Option(
-    name: .customLong("log-level"),
-    help: "The lowest level logged: trace, debug, info, notice, warning, error, critical.")
-  var logLevel: String = "info"
+  @Option(name: .customLong("log-level"), help: "The lowest level logged.")
+  var logLevel: LogLevel = .info
 
   @Option(
     name: .long, help: "Serve the control socket here instead of <cacheDirectory>/control.sock.")
   var socket: String?
 
   func run() async throws {
-    guard let level = Logger.Level(rawValue: logging.verbose ? "debug" : logLevel) else {
-      Console.printError(
-        "assetwatch: --log-level: \"\(logLevel)\" is not a level (trace … critical)")
-      throw ExitCode(2)
-    }
+    let level = logging.verbose ? .debug : logLevel.level
     let json = logJSON
     var logger = Logger(label: "assetwatch") { label -> any LogHandler in
       if json { return SanitizingLogHandler(wrapping: JSONLineLogHandler(label: label)) }
-      return SanitizingLogHandler(wrapping: StreamLogHandler.standardError(label: label))
+      // Through ``Console`` like every other line: a closed stderr ends serve quietly (141).
+      return SanitizingLogHandler(wrapping: TextLogHandler(label: label))
     }
     logger.logLevel = level
     let configuration = try config.loadConfiguration()
@@ -76,13 +71,35 @@ struct ServeCommand: AsyncParsableCommand {
     }
     let group = ServiceGroup(
       services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+    // SIGHUP (a dropped ssh session) shuts down as gracefully as SIGTERM, then says so in the
+    // exit status (129); the group's own signals end with 0.
+    let hangup = SignalWatcher(signals: [SIGHUP])
+    let hangups = hangup.signals
+    let hungUp = Task {
+      for await _ in hangups {
+        await group.triggerGracefulShutdown()
+        return true
+      }
+      return false
+    }
+    defer { withExtendedLifetime(hangup) {} }
     do {
       try await group.run()
     } catch {
+      hungUp.cancel()
       logger.critical("serve stopped: \(error)")
       Console.printError("assetwatch: \(error)")
       throw ExitCode(1)
     }
+    hungUp.cancel()
+    if await hungUp.value { throw ExitCode(128 + SIGHUP) }
   }
 
+}
+
+/// `serve --log-level`: swift-log's levels by name; another word is a usage error (exit 64).
+enum LogLevel: String, CaseIterable, ExpressibleByArgument {
+  case trace, debug, info, notice, warning, error, critical
+
+  var level: Logger.Level { Logger.Level(rawValue: rawValue) ?? .info }
 }

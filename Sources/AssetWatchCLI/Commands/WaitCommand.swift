@@ -127,7 +127,7 @@ struct WaitCommand: AsyncParsableCommand {
         : WaitProgressPrinter.summary(
           outcome.progress, info: info, elapsed: outcome.elapsed, timeout: timeout)
       // Unbuffered, like the progress lines, so the order on a shared pipe is kept.
-      FileHandle.standardOutput.write(Data(report.map { $0 + "\n" }.joined().utf8))
+      Console.write(report.map { $0 + "\n" }.joined(), to: .output)
     }
     if status != 0 { throw ExitCode(status) }
   }

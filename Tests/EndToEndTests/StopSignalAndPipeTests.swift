@@ -1,0 +1,207 @@
+import AssetWatchTestKit
+import Foundation
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Ending as a person or a shell ends a program: Ctrl-\ on the dashboard, a hang-up of a plain
+/// watch or a serve, a reader that closes the pipe (`| head -1`), and usage errors.
+@Suite struct StopSignalAndPipeTests {
+  // MARK: - Ctrl-\ (SIGQUIT) on the dashboard
+
+  @Test(.enabled(if: TmuxCommandRunner.isEnabled, "needs tmux (apt-get install -y tmux)"))
+  func ctrlBackslashRestoresTheTerminalAndExits131() async throws {
+    try await DashboardFixture.withShell { fixture, tmux in
+      let command = fixture.watchCommand().map(TmuxSession.shellQuoted).joined(separator: " ")
+      try await tmux.runInShell(
+        "stty -g > stty.before; \(command); echo \"exit=$?\"; stty -g > stty.after")
+      try await tmux.waitForTable()
+      try await tmux.press("C-\\")
+      try await tmux.waitFor("exit=131")
+      #expect(!(try await tmux.alternateScreenIsOn()))
+      let after = fixture.folder.url.appendingPathComponent("stty.after")
+      try await tmux.waitUntil("stty -g written after the exit") {
+        ((try? String(contentsOf: after, encoding: .utf8)) ?? "").hasSuffix("\n")
+      }
+      let before = try String(
+        contentsOf: fixture.folder.url.appendingPathComponent("stty.before"), encoding: .utf8)
+      #expect(try String(contentsOf: after, encoding: .utf8) == before, "terminal settings")
+      let text = try await tmux.capture(history: true)
+      #expect(!text.lowercased().contains("crashed"), "\(text)")
+      #expect(!text.contains("Backtrace"), "\(text)")
+    }
+  }
+
+  // MARK: - SIGHUP: a clean shutdown, exit 129
+
+  @Test func plainWatchShutsDownOnHangupWith129() async throws {
+    try await withFixture { fixture in
+      let child = try ChildProcess(
+        ["watch", "--config", fixture.configName, "--plain"], cwd: fixture.folder.url)
+      // A line from the printer: the signal watcher is listening by then.
+      #expect(await child.waitForOutput(containing: "flags"), "\(child.output)")
+      kill(child.pid, SIGHUP)
+      let status = await child.waitForExit()
+      #expect(status == .exited(129), "\(child.output)")
+    }
+  }
+
+  @Test func serveShutsDownOnHangupWith129() async throws {
+    try await withFixture { fixture in
+      let serve = try ServeProcess(folder: fixture.folder.url)
+      let client = try await serve.connect()
+      await client.close()
+      let status = await serve.stop(signal: SIGHUP)
+      #expect(status == 129, "serve output:\n\(serve.output)")
+      // A clean shutdown takes its control socket with it.
+      #expect(!FileManager.default.fileExists(atPath: serve.socketPath), "\(serve.output)")
+    }
+  }
+
+  // MARK: - A reader that went away: exit 141, no trap
+
+  @Test func demoPlainIntoAClosedPipeExits141() async throws {
+    try await withTemporaryDirectory { dir in
+      let child = try ChildProcess(
+        [
+          "demo", "--no-signed", "--plain", "--cache-dir",
+          dir.url.appendingPathComponent("cache").path,
+        ],
+        cwd: AssetWatchBinary.packageRoot, closedStdout: true)
+      let status = await child.waitForExit()
+      #expect(status == .exited(141), "stderr: \(child.output)")
+      #expect(!child.output.contains("Fatal error"), "\(child.output)")
+    }
+  }
+
+  @Test func serveLogJSONIntoAClosedPipeExits141() async throws {
+    try await withFixture { fixture in
+      // Both stdout and stderr into the closed pipe, as `serve --log-json 2>&1 | head -1` does
+      // once head has its line.
+      let child = try ChildProcess(
+        ["serve", "--config", fixture.configName, "--log-json"], cwd: fixture.folder.url,
+        closedStdout: true, stderrToStdout: true)
+      let status = await child.waitForExit()
+      #expect(status == .exited(141))
+    }
+  }
+
+  // MARK: - --verbose with the dashboard
+
+  @Test(.enabled(if: TmuxCommandRunner.isEnabled, "needs tmux (apt-get install -y tmux)"))
+  func verboseLinesWaitUntilTheDashboardCloses() async throws {
+    try await DashboardFixture.withShell { fixture, tmux in
+      let command = fixture.watchCommand(["--verbose"]).map(TmuxSession.shellQuoted)
+        .joined(separator: " ")
+      try await tmux.runInShell("\(command); echo \"exit=$?\"")
+      // `broken` answers 503 in the load, which starts once the dashboard is up.
+      let table = try await tmux.waitFor("broken failed on the dashboard") { screen in
+        screen.lines.contains { $0.contains("broken") && $0.contains("FAILED") }
+      }
+      #expect(!table.text.contains("assetwatch :"), "a log line on the dashboard:\n\(table.text)")
+      try await tmux.press("q")
+      try await tmux.waitFor("exit=0")
+      // The lines held back are on the main screen, above the shell's exit line.
+      let text = try await tmux.capture(history: true)
+      #expect(
+        text.split(separator: "\n").contains {
+          $0.contains("assetwatch :") && $0.contains("asset=broken")
+        },
+        "\(text)")
+    }
+  }
+
+  // MARK: - Usage errors (exit 64)
+
+  @Test(arguments: ["70000", "-1", "65536"])
+  func demoRefusesAPortOutOfRange(_ port: String) async throws {
+    let result = try await BinaryRunner.run(["demo", "--port=\(port)"], timeout: 20)
+    #expect(result.status == 64, "\(result.stdout) \(result.stderr)")
+    let first = result.stderr.split(separator: "\n").first.map(String.init) ?? ""
+    #expect(first.contains("--port \(port): not a port (1-65535"), "\(result.stderr)")
+  }
+
+  @Test func serveRefusesALogLevelThatIsNotOne() async throws {
+    let result = try await BinaryRunner.run(
+      ["serve", "--config", "none.json", "--log-level", "bogus"], timeout: 20)
+    #expect(result.status == 64, "\(result.stdout) \(result.stderr)")
+    #expect(result.stderr.contains("bogus"), "\(result.stderr)")
+  }
+}
+
+/// A fixture's origin and config (no tmux), stopped whatever `body` does.
+private func withFixture(_ body: (DashboardFixture) async throws -> Void) async throws {
+  let fixture = try await DashboardFixture.start()
+  do {
+    try await body(fixture)
+  } catch {
+    await fixture.shutdown()
+    throw error
+  }
+  await fixture.shutdown()
+}
+
+/// The binary as a child with its stdout (and stderr) collected, or stdout a pipe nobody reads
+/// from (its read end closed before the child starts: the first write gets EPIPE).
+private final class ChildProcess: Sendable {
+  enum Status: Equatable {
+    case exited(Int32)
+    case signaled(Int32)
+    case stillRunning
+  }
+
+  var pid: pid_t { process.processIdentifier }
+  private let process: Process
+  private let collected = Mutex(Data())
+
+  init(
+    _ arguments: [String], cwd: URL, closedStdout: Bool = false, stderrToStdout: Bool = false
+  ) throws {
+    let process = AssetWatchBinary.makeProcess(arguments, cwd: cwd)
+    let errors = Pipe()
+    if closedStdout {
+      let stdout = Pipe()
+      try stdout.fileHandleForReading.close()
+      process.standardOutput = stdout
+      process.standardError = stderrToStdout ? stdout : errors
+    } else {
+      process.standardOutput = errors
+      process.standardError = errors
+    }
+    self.process = process
+    errors.fileHandleForReading.readabilityHandler = { [weak self] handle in
+      let data = handle.availableData
+      self?.collected.withLock { $0.append(data) }
+    }
+    try process.run()
+  }
+
+  /// What the child wrote to the collected stream(s) so far.
+  var output: String { collected.withLock { String(decoding: $0, as: UTF8.self) } }
+
+  /// Polls the output (bounded) for a substring.
+  func waitForOutput(containing text: String, timeout: TimeInterval = 60) async -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline, process.isRunning {
+      if output.contains(text) { return true }
+      try? await Task.sleep(for: .milliseconds(50))
+    }
+    return output.contains(text)
+  }
+
+  /// Polls (bounded, never blocking a thread) for the exit; kills the child at the deadline.
+  func waitForExit(timeout: TimeInterval = 60) async -> Status {
+    let deadline = Date().addingTimeInterval(timeout)
+    while process.isRunning, Date() < deadline { try? await Task.sleep(for: .milliseconds(50)) }
+    if process.isRunning {
+      kill(pid, SIGKILL)
+      process.waitUntilExit()
+      return .stillRunning
+    }
+    return process.terminationReason == .exit
+      ? .exited(process.terminationStatus) : .signaled(process.terminationStatus)
+  }
+}
