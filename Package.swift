@@ -101,7 +101,7 @@ let package = Package(
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         "RemoteAssetsPrometheus", .product(name: "Metrics", package: "swift-metrics"),
         "FleetModel", .product(name: "AsyncHTTPClient", package: "async-http-client"),
-        "TUFPublish", "ChunkIndex",
+        "TUFPublish", "ChunkIndex", "CTerminalGuard",
       ]
     ),
     // The engine as a swift-service-lifecycle `Service`: one line in an app's `ServiceGroup`.

@@ -22,7 +22,8 @@ struct WatchSession<Link: EngineLink> {
 
   /// Runs until the user quits or a signal arrives, then closes the link.
   ///
-  /// - Throws: `ExitCode` with the exit status when it is not 0 (130 SIGINT, 143 SIGTERM).
+  /// - Throws: `ExitCode` with the exit status when it is not 0 (130 SIGINT, 143 SIGTERM, 129
+  ///   SIGHUP, 131 SIGQUIT under the dashboard).
   func run() async throws {
     let environment = ProcessInfo.processInfo.environment
     let code: Int32

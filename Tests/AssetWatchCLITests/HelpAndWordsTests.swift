@@ -41,8 +41,8 @@ import Testing
       OVERVIEW: Run the engine headless: keep assets fresh, serve the control socket.
 
       Logs go to stderr (one JSON object per line with --log-json). SIGTERM or SIGINT
-      shut the engine down gracefully; partial downloads are kept and resumed on the
-      next start.
+      shut the engine down gracefully, and so does SIGHUP (then exit 129); partial
+      downloads are kept and resumed on the next start.
 
       With --metrics HOST:PORT the engine's metrics are served at
       http://HOST:PORT/metrics in the Prometheus text format (:PORT alone binds

@@ -15,7 +15,8 @@ struct ServeCommand: AsyncParsableCommand {
     abstract: "Run the engine headless: keep assets fresh, serve the control socket.",
     discussion: """
       Logs go to stderr (one JSON object per line with --log-json). SIGTERM or SIGINT shut the \
-      engine down gracefully; partial downloads are kept and resumed on the next start.
+      engine down gracefully, and so does SIGHUP (then exit 129); partial downloads are kept \
+      and resumed on the next start.
 
       With --metrics HOST:PORT the engine's metrics are served at http://HOST:PORT/metrics in \
       the Prometheus text format (:PORT alone binds 127.0.0.1).
