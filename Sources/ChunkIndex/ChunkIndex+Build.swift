@@ -17,7 +17,9 @@ extension ChunkIndex {
   package static func build(
     path: String, parameters: ChunkingParameters? = nil
   ) throws(ChunkIndexError) -> ChunkIndex {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, forever; the
+    // type is checked on the open descriptor, so nothing can swap the file in between.
+    let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
     guard fd >= 0 else { throw ChunkIndexError("\(path): \(errorText(errno))") }
     defer { close(fd) }
     var info = stat()
@@ -25,6 +27,8 @@ extension ChunkIndex {
     guard info.st_mode & 0o170000 == 0o100000 else {  // S_ISREG
       throw ChunkIndexError("\(path): not a regular file")
     }
+    // A regular file's reads never wait anyway; blocking reads are restored all the same.
+    _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
     let expectedSize = Int64(info.st_size)
     var builder = ChunkIndexBuilder(parameters: parameters ?? .forFile(size: expectedSize))
     let buffer = UnsafeMutableRawBufferPointer.allocate(

@@ -63,47 +63,47 @@ public enum ConfigurationLoader {
   /// The largest config file read (a config is a few kilobytes; this stops `/dev/zero`).
   public static let maxFileBytes = 4 << 20
 
+  /// Why a file named by the config (or the config itself) cannot be read.
   struct ReadFailure: Error {
+    /// The whole reason, starting with "the file" or "is" (`is not a regular file`).
     var message: String
+    /// The reason without a subject, to follow a path: `does not exist`, `is not a regular file`.
+    var reason: String
   }
 
-  /// Reads a regular file of at most ``maxFileBytes``, never blocking on a FIFO or a device.
-  static func readConfigFile(_ path: String) -> Result<Data, ReadFailure> {
+  /// Reads a regular file of at most `maxBytes` (``maxFileBytes`` by default), never blocking on
+  /// a FIFO or a device: it is opened with `O_NONBLOCK` and refused unless `fstat` says it is a
+  /// regular file. The config itself and the PEM files a config names are read with it.
+  static func readConfigFile(
+    _ path: String, maxBytes: Int = maxFileBytes
+  ) -> Result<Data, ReadFailure> {
+    func failure(_ reason: String, subject: Bool = true) -> Result<Data, ReadFailure> {
+      .failure(ReadFailure(message: subject ? "the file \(reason)" : reason, reason: reason))
+    }
     let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
     guard fd >= 0 else {
-      let reason =
-        errno == ENOENT ? "does not exist" : "cannot be read (\(String(cString: strerror(errno))))"
-      return .failure(ReadFailure(message: "the file \(reason)"))
+      return failure(
+        errno == ENOENT ? "does not exist" : "cannot be read (\(String(cString: strerror(errno))))")
     }
     defer { close(fd) }
     var info = stat()
-    guard fstat(fd, &info) == 0 else {
-      return .failure(ReadFailure(message: "the file cannot be read"))
-    }
+    guard fstat(fd, &info) == 0 else { return failure("cannot be read") }
     guard (info.st_mode & S_IFMT) == S_IFREG else {
-      return .failure(ReadFailure(message: "is not a regular file"))
+      return failure("is not a regular file", subject: false)
     }
-    guard info.st_size <= maxFileBytes else {
-      return .failure(
-        ReadFailure(message: "the file is larger than \(ByteCountText.format(Int64(maxFileBytes)))")
-      )
-    }
+    let tooLarge = "is larger than \(ByteCountText.format(Int64(maxBytes)))"
+    guard info.st_size <= maxBytes else { return failure(tooLarge) }
     var data = Data()
     var buffer = [UInt8](repeating: 0, count: 64 << 10)
     while true {
       let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
       if n < 0 {
         if errno == EINTR { continue }
-        return .failure(
-          ReadFailure(message: "the file cannot be read (\(String(cString: strerror(errno))))"))
+        return failure("cannot be read (\(String(cString: strerror(errno))))")
       }
       if n == 0 { break }
       data.append(contentsOf: buffer[0..<n])
-      if data.count > maxFileBytes {
-        return .failure(
-          ReadFailure(
-            message: "the file is larger than \(ByteCountText.format(Int64(maxFileBytes)))"))
-      }
+      if data.count > maxBytes { return failure(tooLarge) }
     }
     return .success(data)
   }

@@ -78,7 +78,7 @@ extension TLSSettings {
 
   // MARK: - Files
 
-  /// Reads a file of at most ``maxPEMBytes``, naming the problem when it cannot.
+  /// Reads a regular file of at most ``maxPEMBytes``, naming the problem when it cannot.
   static func read(_ path: String, field: String) throws(TLSSettingsProblem) -> [UInt8] {
     let manager = FileManager.default
     var isDirectory: ObjCBool = false
@@ -88,20 +88,12 @@ extension TLSSettings {
     guard !isDirectory.boolValue else {
       throw TLSSettingsProblem(field, "\(path) is a folder, not a PEM file")
     }
-    guard let handle = FileHandle(forReadingAtPath: path) else {
-      throw TLSSettingsProblem(field, "\(path) cannot be read (check its permissions)")
+    // Opened without blocking and refused unless regular (a FIFO would hang `check` and every
+    // command forever), with the config file's own reader.
+    switch ConfigurationLoader.readConfigFile(path, maxBytes: maxPEMBytes) {
+    case .success(let data): return Array(data)
+    case .failure(let failure): throw TLSSettingsProblem(field, "\(path) \(failure.reason)")
     }
-    defer { try? handle.close() }
-    let data: Data
-    do {
-      data = try handle.read(upToCount: maxPEMBytes + 1) ?? Data()
-    } catch {
-      throw TLSSettingsProblem(field, "\(path) cannot be read (\(error.localizedDescription))")
-    }
-    guard data.count <= maxPEMBytes else {
-      throw TLSSettingsProblem(field, "\(path) is larger than \(maxPEMBytes >> 20) MiB")
-    }
-    return Array(data)
   }
 
   /// The PEM certificates in a file (at least one).
