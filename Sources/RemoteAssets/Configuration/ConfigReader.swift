@@ -33,6 +33,11 @@ struct ConfigReader {
     problems.append(ConfigProblem(path: path, line: value?.line ?? currentLine, message: message))
   }
 
+  /// A problem with a command-line option that replaced a field (`--cache-dir`).
+  mutating func optionProblem(_ option: String, _ message: String) {
+    problems.append(ConfigProblem(path: option, line: nil, message: message, isOption: true))
+  }
+
   mutating func read(
     root: LocatedJSON, path: String, appVersionOverride: String?, cacheDirectoryOverride: String?
   ) -> EngineConfiguration? {
@@ -42,15 +47,33 @@ struct ConfigReader {
     }
     currentLine = root.line
     checkKeys(root, allowed: Self.topKeys, at: "")
-    let appVersion =
-      appVersionOverride ?? string(root["appVersion"], at: "appVersion", required: true) ?? ""
-    checkAppVersion(appVersion, value: appVersionOverride == nil ? root["appVersion"] : nil)
-    let cacheText =
-      cacheDirectoryOverride ?? string(root["cacheDirectory"], at: "cacheDirectory")
-      ?? ".assetwatch-cache"
-    let cacheDirectory =
-      checkPathText(cacheText, at: "cacheDirectory", value: root["cacheDirectory"])
-      ? resolvePath(cacheText) : baseDirectory
+    // An option that replaces a field is blamed by its own name, not the file's line.
+    var appVersion = ""
+    if let appVersionOverride {
+      appVersion = appVersionOverride
+      if let why = Self.appVersionProblem(appVersion) { optionProblem("--app-version", why) }
+    } else if let text = string(root["appVersion"], at: "appVersion", required: true) {
+      appVersion = text
+      if let why = Self.appVersionProblem(text) { problem("appVersion", root["appVersion"], why) }
+    }
+    var cacheDirectory = baseDirectory
+    if let cacheDirectoryOverride {
+      if let why = Self.cacheDirectoryProblem(cacheDirectoryOverride) {
+        optionProblem("--cache-dir", why)
+      } else {
+        cacheDirectory = resolvePath(cacheDirectoryOverride)
+      }
+    } else if let value = root["cacheDirectory"] {
+      if let text = string(value, at: "cacheDirectory") {
+        if let why = Self.cacheDirectoryProblem(text) {
+          problem("cacheDirectory", value, why)
+        } else {
+          cacheDirectory = resolvePath(text)
+        }
+      }
+    } else {
+      cacheDirectory = resolvePath(".assetwatch-cache")
+    }
     var manifest: URL?
     if let text = string(root["manifest"], at: "manifest") {
       manifest = remoteURL(text, at: "manifest", value: root["manifest"], allowInsecure: false)
@@ -362,20 +385,39 @@ struct ConfigReader {
     return n
   }
 
-  /// Refuses an app version with control or invisible characters (it is shown and stored).
-  mutating func checkAppVersion(_ version: String, value: LocatedJSON?) {
-    if version.count > ConfigLimits.appVersionLength {
-      problem("appVersion", value, "is longer than \(ConfigLimits.appVersionLength) characters")
+  /// Why an app version cannot be used, or nil: it is required, so empty (or blank) is refused
+  /// like a missing one, and it is shown and stored, so control or invisible characters are too.
+  static func appVersionProblem(_ version: String) -> String? {
+    if version.allSatisfy(\.isWhitespace) {
+      return "must not be empty (give the app's version, such as \"2.3.0\")"
+    } else if version.count > ConfigLimits.appVersionLength {
+      return "is longer than \(ConfigLimits.appVersionLength) characters"
     } else if TerminalText.sanitize(version) != version {
-      problem("appVersion", value, "must not contain control or invisible characters")
+      return "must not contain control or invisible characters"
     }
+    return nil
+  }
+
+  /// Why a cache folder cannot be used, or nil. An empty one would pass here and fail every
+  /// engine command later (exit 1): it is refused now, where the field can be named.
+  static func cacheDirectoryProblem(_ text: String) -> String? {
+    if text.isEmpty {
+      return "must not be empty (leave it out to use .assetwatch-cache beside the config)"
+    }
+    return pathTextProblem(text)
+  }
+
+  /// Why a path cannot be passed to the file system (control characters; a NUL cannot be at all).
+  static func pathTextProblem(_ text: String) -> String? {
+    text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+      ? "must not contain control characters" : nil
   }
 
   /// Refuses a path with control characters (a NUL cannot be passed to the file system at all).
   @discardableResult
   mutating func checkPathText(_ text: String, at path: String, value: LocatedJSON?) -> Bool {
-    if text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
-      problem(path, value, "must not contain control characters")
+    if let why = Self.pathTextProblem(text) {
+      problem(path, value, why)
       return false
     }
     return true

@@ -6,12 +6,16 @@ public struct ConfigProblem: Sendable, Equatable, CustomStringConvertible {
   public var line: Int?
   /// What is wrong, in plain words.
   public var message: String
+  /// Whether `path` names a command-line option (`--cache-dir`) that replaced the file's value:
+  /// the problem is then the option's, and its line names neither the file nor a line in it.
+  public var isOption: Bool
 
   /// Creates a problem.
-  public init(path: String, line: Int?, message: String) {
+  public init(path: String, line: Int?, message: String, isOption: Bool = false) {
     self.path = path
     self.line = line
     self.message = message
+    self.isOption = isOption
   }
 
   /// `path: message` (or the message alone for the whole file), with control, bidi and invisible
@@ -39,10 +43,12 @@ public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConver
   }
 
   /// One line per problem, each naming the file, line, JSON path and what is wrong (all of it
-  /// sanitized for a terminal).
+  /// sanitized for a terminal); a problem with an option names the option alone
+  /// (`--cache-dir: must not be empty`).
   public var lines: [String] {
     let file = TerminalText.sanitize(self.file, maxLength: 1000)
     return problems.map { p in
+      if p.isOption { return p.description }
       let location = p.line.map { "\(file):\($0)" } ?? file
       return "\(location): \(p.description)"
     }

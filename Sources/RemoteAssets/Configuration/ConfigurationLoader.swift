@@ -39,9 +39,15 @@ public enum ConfigurationLoader {
     _ data: Data, path: String, environment: [String: String] = ProcessInfo.processInfo.environment,
     appVersionOverride: String? = nil, cacheDirectoryOverride: String? = nil
   ) throws(ConfigurationError) -> EngineConfiguration {
+    // A UTF-8 byte order mark is skipped, not refused: Windows editors (Notepad before 2019,
+    // PowerShell 5's `Out-File -Encoding utf8`) write one on every save, it is invisible in the
+    // editor, and it cannot change what the JSON means. RFC 8259 (8.1) lets a parser ignore it.
+    // Line numbers are unchanged, and line 1's columns then match what the editor shows.
+    let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
+    let text = data.starts(with: bom) ? Data(data.dropFirst(bom.count)) : data
     let root: LocatedJSON
     do {
-      root = try LocatedJSON.parse(data)
+      root = try LocatedJSON.parse(text)
     } catch {
       throw ConfigurationError(
         file: path,
