@@ -95,6 +95,25 @@ import Testing
     }
   }
 
+  @Test func aFIFOAsTUFRootIsRefusedWithoutBlocking() throws {
+    try withTemporaryDirectory { dir throws in
+      let fifo = dir.url("root.json").path
+      #expect(mkfifo(fifo, 0o600) == 0)
+      let config = try dir.file(
+        "c.json",
+        """
+        {"appVersion":"1",
+         "tuf":{"metadataURL":"https://x.example/m/","targetsURL":"https://x.example/t/","root":"root.json"},
+         "assets":[{"id":"a"}]}
+        """)
+      let lines = Self.linesOrHang(config.path, fifos: [fifo])
+      #expect(
+        lines == [
+          "\(config.path):2: tuf.root: \"root.json\" is not a regular file (looked at \(fifo))"
+        ])
+    }
+  }
+
   /// Building the client configuration (what the engine does at start) reads the same way.
   @Test func theEnginesTLSConfigurationRefusesAFIFOToo() throws {
     try withTemporaryDirectory { dir throws in

@@ -30,17 +30,19 @@ extension ConfigReader {
       checkPathText(text, at: "tuf.root", value: value["root"])
     {
       let url = resolvePath(text)
-      if let bytes = FileManager.default.contents(atPath: url.path) {
+      // Never blocking on a FIFO, never reading /dev/zero: the config file's own reader.
+      switch ConfigurationLoader.readConfigFile(url.path) {
+      case .success(let bytes):
         do {
           _ = try TrustedMetadataSet(trustedRoot: Array(bytes), now: Date())
           root = url
         } catch {
           problem("tuf.root", value["root"], "is not a usable TUF root: \(error.description)")
         }
-      } else {
+      case .failure(let failure):
         problem(
           "tuf.root", value["root"],
-          "\"\(TerminalText.sanitize(text))\" does not exist or cannot be read (looked at \(TerminalText.sanitize(url.path)))"
+          "\"\(TerminalText.sanitize(text))\" \(failure.reason) (looked at \(TerminalText.sanitize(url.path)))"
         )
       }
     }
