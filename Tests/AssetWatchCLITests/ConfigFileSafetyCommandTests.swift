@@ -59,7 +59,7 @@ import Testing
     #expect(
       result.stderr == """
         --app-version: must not be empty (give the app's version, such as "2.3.0")
-        --cache-dir: must not be empty (leave it out to use .assetwatch-cache beside the config)
+        --cache-dir: must not be empty
 
         """)
   }

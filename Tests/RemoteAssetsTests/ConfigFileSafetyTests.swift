@@ -202,7 +202,7 @@ import Testing
         """
       #expect(
         try Self.loadError(json, dir: dir, cacheDir: "")?.lines == [
-          "--cache-dir: must not be empty (leave it out to use .assetwatch-cache beside the config)"
+          "--cache-dir: must not be empty"
         ])
       #expect(
         try Self.loadError(json, dir: dir, cacheDir: "a\u{1}b")?.lines == [

@@ -59,7 +59,8 @@ struct ConfigReader {
     var cacheDirectory = baseDirectory
     if let cacheDirectoryOverride {
       if let why = Self.cacheDirectoryProblem(cacheDirectoryOverride) {
-        optionProblem("--cache-dir", why)
+        // Leaving the option out means the config's folder, not the default: no hint.
+        optionProblem("--cache-dir", cacheDirectoryOverride.isEmpty ? "must not be empty" : why)
       } else {
         cacheDirectory = resolvePath(cacheDirectoryOverride)
       }
