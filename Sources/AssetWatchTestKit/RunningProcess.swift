@@ -14,20 +14,59 @@ public final class RunningProcess: Sendable {
   private let process: Process
   private let collected = Mutex(Data())
 
+  /// Where the child's stdout goes.
+  public enum Stdout: Sendable {
+    /// Into the buffer ``output`` reads, with stderr.
+    case collected
+    /// A pipe whose read end is closed before the child starts (its first write gets EPIPE, as
+    /// under `| head` once head has its lines); stderr too when `stderrToo`, else collected.
+    case closedPipe(stderrToo: Bool)
+  }
+
+  /// How a child ended.
+  public enum Exit: Sendable, Equatable {
+    case exited(Int32)
+    case signaled(Int32)
+    /// Still running at the deadline (then killed).
+    case stillRunning
+  }
+
   /// Starts `process` (configured, not started; see ``ProcessRunner/makeProcess``) with stdout
-  /// and stderr piped into one buffer.
+  /// and stderr piped into one buffer (or stdout as `stdout` says).
   ///
   /// - Throws: The spawn error when the child cannot start.
-  public init(_ process: Process) throws {
+  public init(_ process: Process, stdout: Stdout = .collected) throws {
     let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
+    switch stdout {
+    case .collected:
+      process.standardOutput = pipe
+      process.standardError = pipe
+    case .closedPipe(let stderrToo):
+      let closed = Pipe()
+      try closed.fileHandleForReading.close()
+      process.standardOutput = closed
+      process.standardError = stderrToo ? closed : pipe
+    }
     self.process = process
     pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
       let data = handle.availableData
       self?.collected.withLock { $0.append(data) }
     }
     try process.run()
+  }
+
+  /// Polls (bounded, never blocking a thread) for the child's own exit; kills it at the
+  /// deadline. No signal is sent before: for a child told to stop by the test.
+  public func exit(within timeout: TimeInterval = 60) async -> Exit {
+    let deadline = Date().addingTimeInterval(timeout)
+    while process.isRunning, Date() < deadline { try? await Task.sleep(for: .milliseconds(50)) }
+    if process.isRunning {
+      kill(process.processIdentifier, SIGKILL)
+      process.waitUntilExit()
+      return .stillRunning
+    }
+    return process.terminationReason == .exit
+      ? .exited(process.terminationStatus) : .signaled(process.terminationStatus)
   }
 
   /// Starts `executable arguments...` (see ``ProcessRunner/makeProcess``).

@@ -158,7 +158,8 @@ extension DashboardFixture {
     }
   }
 
-  private static func withFixture(
+  /// A fixture (origin and config, no tmux), stopped whatever `body` does.
+  static func withFixture(
     extraAssets: Int = 0, _ body: (DashboardFixture) async throws -> Void
   ) async throws {
     let fixture = try await start(extraAssets: extraAssets)

@@ -38,19 +38,20 @@ import Testing
   // MARK: - SIGHUP: a clean shutdown, exit 129
 
   @Test func plainWatchShutsDownOnHangupWith129() async throws {
-    try await withFixture { fixture in
-      let child = try ChildProcess(
-        ["watch", "--config", fixture.configName, "--plain"], cwd: fixture.folder.url)
+    try await DashboardFixture.withFixture { fixture in
+      let child = try RunningProcess(
+        AssetWatchBinary.makeProcess(
+          ["watch", "--config", fixture.configName, "--plain"], cwd: fixture.folder.url))
       // A line from the printer: the signal watcher is listening by then.
-      #expect(await child.waitForOutput(containing: "flags"), "\(child.output)")
-      kill(child.pid, SIGHUP)
-      let status = await child.waitForExit()
+      #expect(await child.waitForOutput(containing: "flags", timeout: 60), "\(child.output)")
+      kill(child.processIdentifier, SIGHUP)
+      let status = await child.exit()
       #expect(status == .exited(129), "\(child.output)")
     }
   }
 
   @Test func serveShutsDownOnHangupWith129() async throws {
-    try await withFixture { fixture in
+    try await DashboardFixture.withFixture { fixture in
       let serve = try ServeProcess(folder: fixture.folder.url)
       let client = try await serve.connect()
       await client.close()
@@ -65,26 +66,28 @@ import Testing
 
   @Test func demoPlainIntoAClosedPipeExits141() async throws {
     try await withTemporaryDirectory { dir in
-      let child = try ChildProcess(
-        [
-          "demo", "--no-signed", "--plain", "--cache-dir",
-          dir.url.appendingPathComponent("cache").path,
-        ],
-        cwd: AssetWatchBinary.packageRoot, closedStdout: true)
-      let status = await child.waitForExit()
+      let child = try RunningProcess(
+        AssetWatchBinary.makeProcess(
+          [
+            "demo", "--no-signed", "--plain", "--cache-dir",
+            dir.url.appendingPathComponent("cache").path,
+          ], cwd: AssetWatchBinary.packageRoot),
+        stdout: .closedPipe(stderrToo: false))
+      let status = await child.exit()
       #expect(status == .exited(141), "stderr: \(child.output)")
       #expect(!child.output.contains("Fatal error"), "\(child.output)")
     }
   }
 
   @Test func serveLogJSONIntoAClosedPipeExits141() async throws {
-    try await withFixture { fixture in
+    try await DashboardFixture.withFixture { fixture in
       // Both stdout and stderr into the closed pipe, as `serve --log-json 2>&1 | head -1` does
       // once head has its line.
-      let child = try ChildProcess(
-        ["serve", "--config", fixture.configName, "--log-json"], cwd: fixture.folder.url,
-        closedStdout: true, stderrToStdout: true)
-      let status = await child.waitForExit()
+      let child = try RunningProcess(
+        AssetWatchBinary.makeProcess(
+          ["serve", "--config", fixture.configName, "--log-json"], cwd: fixture.folder.url),
+        stdout: .closedPipe(stderrToo: true))
+      let status = await child.exit()
       #expect(status == .exited(141))
     }
   }
@@ -129,79 +132,5 @@ import Testing
       ["serve", "--config", "none.json", "--log-level", "bogus"], timeout: 20)
     #expect(result.status == 64, "\(result.stdout) \(result.stderr)")
     #expect(result.stderr.contains("bogus"), "\(result.stderr)")
-  }
-}
-
-/// A fixture's origin and config (no tmux), stopped whatever `body` does.
-private func withFixture(_ body: (DashboardFixture) async throws -> Void) async throws {
-  let fixture = try await DashboardFixture.start()
-  do {
-    try await body(fixture)
-  } catch {
-    await fixture.shutdown()
-    throw error
-  }
-  await fixture.shutdown()
-}
-
-/// The binary as a child with its stdout (and stderr) collected, or stdout a pipe nobody reads
-/// from (its read end closed before the child starts: the first write gets EPIPE).
-private final class ChildProcess: Sendable {
-  enum Status: Equatable {
-    case exited(Int32)
-    case signaled(Int32)
-    case stillRunning
-  }
-
-  var pid: pid_t { process.processIdentifier }
-  private let process: Process
-  private let collected = Mutex(Data())
-
-  init(
-    _ arguments: [String], cwd: URL, closedStdout: Bool = false, stderrToStdout: Bool = false
-  ) throws {
-    let process = AssetWatchBinary.makeProcess(arguments, cwd: cwd)
-    let errors = Pipe()
-    if closedStdout {
-      let stdout = Pipe()
-      try stdout.fileHandleForReading.close()
-      process.standardOutput = stdout
-      process.standardError = stderrToStdout ? stdout : errors
-    } else {
-      process.standardOutput = errors
-      process.standardError = errors
-    }
-    self.process = process
-    errors.fileHandleForReading.readabilityHandler = { [weak self] handle in
-      let data = handle.availableData
-      self?.collected.withLock { $0.append(data) }
-    }
-    try process.run()
-  }
-
-  /// What the child wrote to the collected stream(s) so far.
-  var output: String { collected.withLock { String(decoding: $0, as: UTF8.self) } }
-
-  /// Polls the output (bounded) for a substring.
-  func waitForOutput(containing text: String, timeout: TimeInterval = 60) async -> Bool {
-    let deadline = Date().addingTimeInterval(timeout)
-    while Date() < deadline, process.isRunning {
-      if output.contains(text) { return true }
-      try? await Task.sleep(for: .milliseconds(50))
-    }
-    return output.contains(text)
-  }
-
-  /// Polls (bounded, never blocking a thread) for the exit; kills the child at the deadline.
-  func waitForExit(timeout: TimeInterval = 60) async -> Status {
-    let deadline = Date().addingTimeInterval(timeout)
-    while process.isRunning, Date() < deadline { try? await Task.sleep(for: .milliseconds(50)) }
-    if process.isRunning {
-      kill(pid, SIGKILL)
-      process.waitUntilExit()
-      return .stillRunning
-    }
-    return process.terminationReason == .exit
-      ? .exited(process.terminationStatus) : .signaled(process.terminationStatus)
   }
 }
