@@ -30,11 +30,8 @@ struct TextLogHandler: LogHandler {
         + merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(
           separator: " ")
     let time = Date().formatted(.iso8601)
-    // A message or a metadata value may carry a server's words: cleaned like every CLI line.
     HeldLogLines.emit(
-      OutsideText.line(
-        "\(time) \(event.level) \(label) :\(pretty) [\(event.source)] \(event.message)")
-        + "\n")
+      "\(time) \(event.level) \(label) :\(pretty) [\(event.source)] \(event.message)\n")
   }
 }
 
