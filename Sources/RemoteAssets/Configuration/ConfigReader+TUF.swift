@@ -31,7 +31,7 @@ extension ConfigReader {
     {
       let url = resolvePath(text)
       // Never blocking on a FIFO, never reading /dev/zero: the config file's own reader.
-      switch ConfigurationLoader.readConfigFile(url.path) {
+      switch ConfigurationLoader.readRegularFile(url.path) {
       case .success(let bytes):
         do {
           _ = try TrustedMetadataSet(trustedRoot: Array(bytes), now: Date())

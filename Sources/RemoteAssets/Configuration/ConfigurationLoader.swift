@@ -21,7 +21,7 @@ public enum ConfigurationLoader {
     appVersionOverride: String? = nil, cacheDirectoryOverride: String? = nil
   ) throws(ConfigurationError) -> EngineConfiguration {
     let data: Data
-    switch readConfigFile(path) {
+    switch readRegularFile(path) {
     case .success(let bytes): data = bytes
     case .failure(let reason):
       throw ConfigurationError(
@@ -79,8 +79,9 @@ public enum ConfigurationLoader {
 
   /// Reads a regular file of at most `maxBytes` (``maxFileBytes`` by default), never blocking on
   /// a FIFO or a device: it is opened with `O_NONBLOCK` and refused unless `fstat` says it is a
-  /// regular file. The config itself and the PEM files a config names are read with it.
-  static func readConfigFile(
+  /// regular file. The config itself, the PEM files and TUF root a config names, and bundled
+  /// copies are read with it.
+  static func readRegularFile(
     _ path: String, maxBytes: Int = maxFileBytes
   ) -> Result<Data, ReadFailure> {
     func failure(_ reason: String, subject: Bool = true) -> Result<Data, ReadFailure> {

@@ -436,7 +436,8 @@ public actor AssetEngine {
   /// The bytes served now for `id`, read on a blocking-I/O thread (a large asset never holds
   /// the engine up).
   ///
-  /// - Throws: ``AssetUnavailable`` when the id is unknown or no copy exists; a read error;
+  /// - Throws: ``AssetUnavailable`` when the id is unknown, no copy exists, or the bundled file
+  ///   cannot be read (or is not a regular file); a read error of the cached copy;
   ///   `CancellationError` when the calling task is cancelled before the read ran.
   public func data(_ id: String, policy: ReadPolicy = .immediate) async throws -> Data {
     switch policy {
@@ -458,7 +459,16 @@ public actor AssetEngine {
       return try await IOExecutor.run { try store.readBlob(sha) }
     }
     switch record.definition.bundled {
-    case .file(let url): return try await IOExecutor.run { try Data(contentsOf: url) }
+    case .file(let url):
+      // Never blocks on a FIFO or a device put where the bundled file was.
+      let read = try await IOExecutor.run {
+        ConfigurationLoader.readRegularFile(url.path, maxBytes: .max)
+      }
+      switch read {
+      case .success(let data): return data
+      case .failure(let failure):
+        throw AssetUnavailable(id: id, reason: "the bundled copy \(url.path): \(failure.reason)")
+      }
     case .bytes(let data): return data
     case nil: throw AssetUnavailable(id: id, reason: "no cached or bundled copy")
     }

@@ -90,7 +90,7 @@ extension TLSSettings {
     }
     // Opened without blocking and refused unless regular (a FIFO would hang `check` and every
     // command forever), with the config file's own reader.
-    switch ConfigurationLoader.readConfigFile(path, maxBytes: maxPEMBytes) {
+    switch ConfigurationLoader.readRegularFile(path, maxBytes: maxPEMBytes) {
     case .success(let data): return Array(data)
     case .failure(let failure): throw TLSSettingsProblem(field, "\(path) \(failure.reason)")
     }
