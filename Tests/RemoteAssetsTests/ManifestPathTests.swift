@@ -288,3 +288,70 @@ private func poll(timeout: Duration = .seconds(45), _ condition: () async -> Boo
   }
   return await condition()
 }
+
+/// Assets only a manifest names are read from disk like configured ones, in batches off the
+/// actor: all of them after an offline start, and one of another app version is written anew.
+@Suite struct ManifestAddedAssetLoadTests {
+  /// The batch size of the starts below, and more than two batches of assets.
+  static let batch = 16
+  static let count = 2 * batch + 7
+
+  static func body(_ n: Int) -> Data { Data(#"{"n":\#(n)}"#.utf8) }
+
+  /// A started engine over `cache` with no fetchers (every copy comes from the disk, through
+  /// the stored manifest), reading ``batch`` assets per trip off the actor.
+  static func withOfflineEngine(
+    cache: URL, manifest: URL, appVersion: String = "1.0.0",
+    _ body: (AssetEngine) async throws -> Void
+  ) async throws {
+    let engine = try makeTestEngine(
+      [], cache: cache, appVersion: appVersion, fetchers: [], manifest: manifest)
+    await engine.startProgressively(batchSize: batch)
+    do {
+      try await body(engine)
+    } catch {
+      await engine.shutdown()
+      throw error
+    }
+    await engine.shutdown()
+  }
+
+  @Test func manifestAddedAssetsAreServedFromTheCacheAfterAnOfflineStart() async throws {
+    let origin = try await LoopbackOrigin.start()
+    defer { Task { try? await origin.shutdown() } }
+    var entries: [String] = []
+    for n in 0..<Self.count {
+      await origin.setResource("/a\(n).json", body: Self.body(n), contentType: "application/json")
+      entries.append(#"{"id":"a\#(n)","url":"/a\#(n).json","version":"v\#(n)"}"#)
+    }
+    await origin.setResource(
+      "/manifest.json",
+      body: Data(#"{"version":"m1","assets":[\#(entries.joined(separator: ","))]}"#.utf8),
+      contentType: "application/json")
+    let manifest = URL(string: "\(origin.baseURL)/manifest.json")!
+    try await withTemporaryDirectory { dir in
+      try await withEngine([], cache: dir.cache, manifest: manifest) { seed in
+        let outcomes = await seed.refreshAll()
+        #expect(outcomes.count == Self.count)
+        #expect(outcomes.allSatisfy { $0.outcome.isUpdated })
+      }
+      try await Self.withOfflineEngine(cache: dir.cache, manifest: manifest) { engine throws in
+        let statuses = await engine.statuses()
+        #expect(statuses.count == Self.count)
+        #expect(statuses.allSatisfy { $0.source == .cached })
+        for n in [0, Self.batch - 1, Self.batch, Self.count - 1] {
+          #expect(try await engine.data("a\(n)") == Self.body(n))
+          #expect(await engine.status("a\(n)")?.targetVersion == "v\(n)")
+        }
+      }
+      // A new app version: the copies are the old version's; their entries are written anew.
+      try await Self.withOfflineEngine(cache: dir.cache, manifest: manifest, appVersion: "2.0.0") {
+        engine in
+        #expect(await engine.statuses().allSatisfy { $0.source != .cached })
+        let entry = try #require(try engine.store.readEntry("a\(Self.count - 1)"))
+        #expect(entry.appVersion == "2.0.0")
+        #expect(entry.current == nil)
+      }
+    }
+  }
+}

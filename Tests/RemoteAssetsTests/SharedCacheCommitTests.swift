@@ -148,7 +148,7 @@ import Testing
       let before = try #require(try store.readEntry("flags"))
       var theirs = before
       (theirs.current, theirs.previous) = (before.previous, before.current)
-      let engineStore = await a.store
+      let engineStore = a.store
       let hashed = engineStore.hashes.count
       let rollback = Task { try await a.rollback("flags") }
       try await Self.whileHoldingTheLock(dir.cache) {
@@ -174,7 +174,7 @@ import Testing
       let before = try #require(try store.readEntry("flags"))
       var theirs = before
       (theirs.current, theirs.previous) = (before.previous, nil)
-      let engineStore = await a.store
+      let engineStore = a.store
       let hashed = engineStore.hashes.count
       let verify = Task { await a.verify() }
       try await Self.whileHoldingTheLock(dir.cache) {

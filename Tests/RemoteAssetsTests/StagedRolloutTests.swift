@@ -218,4 +218,76 @@ import Testing
       }
     }
   }
+
+  // MARK: - Targets that name no URL
+
+  /// An instance of asset `flags` whose config URL is `/flags.json`, with the manifest `entry`
+  /// (JSON, without the id) published; runs `body` with the engine.
+  static func withConfigURLInstance(
+    origin: LoopbackOrigin, cache: URL, _ body: (AssetEngine) async throws -> Void
+  ) async throws {
+    let asset = AssetDefinition(
+      id: "flags", remote: URL(string: "\(origin.baseURL)/flags.json"), format: .json,
+      refresh: .manual, timeout: 30)
+    try await withEngine(
+      [asset], cache: cache, manifest: URL(string: "\(origin.baseURL)/manifest.json"),
+      configure: { $0.instance = "host-1" }, body)
+  }
+
+  static func manifest(_ origin: LoopbackOrigin, _ entry: String) async {
+    await origin.setResource(
+      "/manifest.json",
+      body: Data(#"{"assets":[{"id":"flags",\#(entry)}]}"#.utf8),
+      contentType: "application/json")
+  }
+
+  /// A `from` with a hash but no URL: the config's URL serves the target's bytes, not the
+  /// `from`'s, so a held-back instance holds what it serves instead of failing every check.
+  @Test func aFromThatNamesNoURLHoldsWhatTheInstanceServes() async throws {
+    try await withOrigin { origin in
+      try await withTemporaryDirectory { dir in
+        await origin.setResource("/flags.json", body: Self.v1, contentType: "application/json")
+        await Self.manifest(origin, #""sha256":"\#(Self.sha(Self.v1))","version":"v1""#)
+        try await Self.withConfigURLInstance(origin: origin, cache: dir.cache) { engine throws in
+          #expect(await engine.refresh("flags").isUpdated)
+          await origin.setResource("/flags.json", body: Self.v2, contentType: "application/json")
+          await Self.manifest(
+            origin,
+            #""sha256":"\#(Self.sha(Self.v2))","version":"v2","rollout":{"percent":0,"from":{"version":"v1","sha256":"\#(Self.sha(Self.v1))"}}"#
+          )
+          let outcome = await engine.refresh("flags")
+          #expect(outcome.kind != .failed, "\(outcome)")
+          #expect(try await engine.data("flags") == Self.v1)
+          let status = try #require(await engine.status("flags"))
+          #expect(status.rollout?.heldBack == true)
+          #expect(status.lastError == nil, "\(String(describing: status.lastError))")
+        }
+      }
+    }
+  }
+
+  /// After a held-back stage fetched `from`'s URL, a target that names no URL comes from the
+  /// config's URL again, not from the URL the stage set.
+  @Test func aTargetThatNamesNoURLComesFromTheConfigsURLAfterAStage() async throws {
+    try await withOrigin { origin in
+      try await withTemporaryDirectory { dir in
+        await origin.setResource("/v1.json", body: Self.v1, contentType: "application/json")
+        await origin.setResource("/flags.json", body: Self.v2, contentType: "application/json")
+        await Self.manifest(
+          origin,
+          #""sha256":"\#(Self.sha(Self.v2))","version":"v2","rollout":{"percent":0,"from":{"version":"v1","url":"/v1.json","sha256":"\#(Self.sha(Self.v1))"}}"#
+        )
+        try await Self.withConfigURLInstance(origin: origin, cache: dir.cache) { engine throws in
+          #expect(await engine.refresh("flags").isUpdated)
+          #expect(try await engine.data("flags") == Self.v1)
+          // The rollout completes; the entry names no URL.
+          await Self.manifest(origin, #""sha256":"\#(Self.sha(Self.v2))","version":"v2""#)
+          let outcome = await engine.refresh("flags")
+          #expect(outcome.isUpdated, "\(outcome)")
+          #expect(try await engine.data("flags") == Self.v2)
+          #expect(await engine.status("flags")?.remote?.hasSuffix("/flags.json") == true)
+        }
+      }
+    }
+  }
 }

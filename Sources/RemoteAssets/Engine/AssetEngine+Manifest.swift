@@ -4,7 +4,7 @@ extension AssetEngine {
   static let manifestMaxBytes: Int64 = 4 << 20
 
   /// Reads the last fetched manifest from disk so an offline start knows its targets.
-  func loadStoredManifest() {
+  func loadStoredManifest() async {
     holdUntilTrusted()  // with a `tuf` block: nothing is fetched before its target verifies
     guard configuration.manifest != nil, let data = try? store.readManifest() else { return }
     let decoder = JSONDecoder()
@@ -14,7 +14,7 @@ extension AssetEngine {
       return
     }
     manifest = stored
-    apply(stored.manifest)
+    await apply(stored.manifest)
   }
 
   /// Fetches the manifest (conditionally: a 304 costs one round trip) and applies its targets.
@@ -83,7 +83,7 @@ extension AssetEngine {
         let changed = manifest?.manifest != parsed
         manifest = stored
         if changed {
-          apply(parsed)
+          await apply(parsed)
           targetsChanged = true
           log(
             nil, .info,
@@ -114,14 +114,32 @@ extension AssetEngine {
   }
 
   /// Sets each named asset's target version, URL, size and hash; adds assets the config lacks.
-  func apply(_ manifest: Manifest) {
+  ///
+  /// An added asset gets the same checks as a configured one at start (app version, blob size
+  /// and hash), its files read off the actor first, in batches across the I/O threads: a
+  /// manifest that adds thousands of assets, or names a large cached copy whose stamp changed
+  /// (a re-hash), never holds up events and commands.
+  func apply(_ manifest: Manifest) async {
+    var seen = Set<String>()
+    let added = manifest.assets.map(\.id).filter { id in
+      records[id] == nil && loading.only.map { $0.contains(id) } != false
+        && seen.insert(id).inserted
+    }
+    var loads: [String: DiskLoad] = [:]
+    var next = 0
+    while next < added.count {
+      let ids = Array(added[next..<min(next + loading.batchSize, added.count)])
+      next += ids.count
+      for (id, load) in zip(ids, await readFromDisk(ids)) { loads[id] = load }
+    }
     // What a target leaves out falls back to the config, never to an earlier manifest: a hash
     // the publisher stopped naming must not be demanded of the next version.
     let configured = Dictionary(
       configuration.assets.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+    var rewrites: [LoadRewrite] = []
     for target in manifest.assets {
       if let only = loading.only, !only.contains(target.id) { continue }
-      if records[target.id] == nil {
+      if records[target.id] == nil, let load = loads[target.id] {
         // Default headers go only to the manifest's own origin (checked when the URL is set).
         let definition = configuration.assetDefaults.definition(
           id: target.id, remote: configuration.manifest)
@@ -129,8 +147,7 @@ extension AssetEngine {
           definition: definition,
           entry: CacheEntry(id: target.id, appVersion: configuration.appVersion))
         order.append(target.id)
-        // The same checks as a configured asset at start: app version, blob size and hash.
-        loadFromDisk(target.id)
+        if let rewrite = self.apply(load, to: target.id) { rewrites.append(rewrite) }
         if records[target.id]?.entry.nextAttemptAt == nil, schedulerTask != nil {
           records[target.id]?.entry.nextAttemptAt = clock.now()
         }
@@ -148,24 +165,31 @@ extension AssetEngine {
       switch choice {
       case .target(let chosen, let stage):
         (facts, record.rolloutStage, record.holdReason) = (chosen, stage, nil)
-      case .from(let chosen, let stage):
+      case .from(let chosen, let stage) where chosen.url != nil:
         (facts, record.rolloutStage, record.holdReason) = (chosen, stage, nil)
-      case .hold(let stage):
-        // Nothing named to go back to: keep serving what it serves, and say so.
+      case .from(_, let stage), .hold(let stage):
+        // Nothing to go back to, or a `from` that names no URL (the config's URL serves the
+        // target's bytes, not the `from`'s): keep serving what it serves, and say so.
         let held = record.entry.current
         facts = TargetFacts(
           url: nil, size: nil, sha256: held?.sha256, version: held?.version)
         (record.rolloutStage, record.holdReason) = (stage, stage.summary)
       }
+      let base =
+        configured[target.id]
+        ?? configuration.assetDefaults.definition(id: target.id, remote: configuration.manifest)
       if let text = facts.url {
         switch resolveManifestURL(text, allowInsecure: record.definition.allowInsecure) {
         case .success(let url):
-          if let configured = record.definition.remote, !HTTPFetcher.sameOrigin(configured, url) {
-            record.definition.headers = []  // tokens are never sent to another origin
-          }
+          // Tokens go only to the origin they were set up for: the config's URL, or the
+          // manifest's own for an asset only the manifest names (or one with no URL).
+          let origin = configured[target.id]?.remote ?? configuration.manifest
+          let sameOrigin = origin.map { HTTPFetcher.sameOrigin($0, url) } ?? false
+          record.definition.headers = sameOrigin ? base.headers : []
           record.definition.remote = url
           // "live" watches a local file; a URL over the network would be polled (and a failure
           // retried) ten times a second: it is checked at the default interval instead.
+          record.definition.refresh = base.refresh
           if record.definition.refresh == .live, !url.isFileURL {
             record.definition.refresh = .every(defaultInterval)
           }
@@ -174,10 +198,17 @@ extension AssetEngine {
           // stays, and the refusal is the asset's error at its next check.
           record.urlRefusal = refusal
         }
+      } else if record.holdReason != nil {
+        // Held: nothing is fetched, whatever URL the record has.
+      } else if let remote = configured[target.id]?.remote {
+        // No URL named: the config's own, never one an earlier manifest or stage set.
+        record.definition.remote = remote
+        (record.definition.headers, record.definition.refresh) = (base.headers, base.refresh)
+      } else {
+        // An asset only the manifest names, and it names no URL to fetch it from.
+        record.definition.remote = nil
+        record.urlRefusal = FetchError(.invalidURL, "the manifest names no url for this asset")
       }
-      let base =
-        configured[target.id]
-        ?? configuration.assetDefaults.definition(id: target.id, remote: configuration.manifest)
       record.definition.expectedSize = facts.size ?? base.expectedSize
       record.definition.maxBytes = max(base.maxBytes, facts.size ?? 0)
       record.definition.sha256 = facts.sha256?.lowercased() ?? base.sha256
@@ -208,6 +239,7 @@ extension AssetEngine {
       records[target.id] = record
       publishChange(target.id)
     }
+    if !rewrites.isEmpty { await commitRewrites(rewrites) }
   }
 
   /// The manifest's `url` for an asset, resolved against the manifest's own URL and checked by

@@ -184,7 +184,8 @@ public actor AssetEngine {
     let configured = order
     // Files are read and decoded off the actor, a batch at a time split across the I/O
     // threads; only the bookkeeping runs here.
-    let chunk = batchSize ?? Self.loadBatchSize
+    if let batchSize { loading.batchSize = batchSize }
+    let chunk = loading.batchSize
     var next = 0
     while next < configured.count {
       let ids = Array(configured[next..<min(next + chunk, configured.count)])
@@ -203,7 +204,7 @@ public actor AssetEngine {
       }
     }
     loading.pending.removeAll()
-    loadStoredManifest()
+    await loadStoredManifest()
     await loadRollouts()
     // Assets only the stored manifest names were read just now: their freshness too.
     for id in order.dropFirst(configured.count) { applyFreshness(notes[id], to: id) }
@@ -242,13 +243,6 @@ public actor AssetEngine {
     try? await io.ownedHTTPFetcher?.shutdown()
   }
 
-  /// Loads one asset's entry from disk: an intact entry of the same app version is used;
-  /// anything else falls back to the bundled copy with the reason kept as `lastError`.
-  func loadFromDisk(_ id: String) {
-    guard let bundled = records[id].map({ $0.definition.bundled }) else { return }
-    apply(DiskLoad.read(id, bundled: bundled, store: store), to: id)
-  }
-
   /// How many assets a plain start reads per trip off the actor.
   static let loadBatchSize = 512
 
@@ -285,7 +279,7 @@ public actor AssetEngine {
   }
 
   /// Writes a batch's rewrites off the actor (two fsyncs each), then records what was written.
-  private func commitRewrites(_ rewrites: [LoadRewrite]) async {
+  func commitRewrites(_ rewrites: [LoadRewrite]) async {
     let store = self.store
     let results = await Self.offActor {
       rewrites.map { rewrite -> (CacheEntry?, BlobStamp?) in

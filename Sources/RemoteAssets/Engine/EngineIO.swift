@@ -48,6 +48,9 @@ struct LoadScope: Sendable, Equatable {
   /// The assets whose entries the start has not read yet: left out of statuses and snapshots
   /// (all of them before ``AssetEngine/start()``; none once it returned).
   var pending: Set<String> = []
+  /// How many assets one trip off the actor reads (a progressive start's batch size, else
+  /// ``AssetEngine/loadBatchSize``); manifest-added assets are read the same way.
+  var batchSize = AssetEngine.loadBatchSize
 }
 
 /// What the look for other processes' changes to `entries/` knows, and what it decides: a
