@@ -215,6 +215,24 @@ import Testing
     await engine.shutdown()
   }
 
+  /// A 304 to a manifest request that carried no validators (no manifest held) is the
+  /// server's mistake: an error with backoff, not a success that applies nothing.
+  @Test func a304ToTheFirstManifestRequestIsAnError() async throws {
+    let origin = try await rolloutOrigin()
+    defer { Task { try? await origin.shutdown() } }
+    await origin.setHandler("/manifest.json") { _ in .text("", status: 304) }
+    try await withTemporaryDirectory { dir in
+      try await withEngine([asset(origin)], cache: dir.cache, manifest: manifestURL(origin)) {
+        engine in
+        await engine.refreshManifest()
+        let info = await engine.info()
+        #expect(info.manifestCheckedAt == nil)
+        let error = try #require(info.manifestError, "a 304 with nothing held counted as checked")
+        #expect(error.contains("304"), "\(error)")
+      }
+    }
+  }
+
   @Test func aNewTargetIsRefreshedAtOnceNotAtTheNextInterval() async throws {
     let origin = try await rolloutOrigin()
     defer { Task { try? await origin.shutdown() } }

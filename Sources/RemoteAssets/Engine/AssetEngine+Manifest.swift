@@ -68,6 +68,13 @@ extension AssetEngine {
       request.proxy = configuration.assetDefaults.proxy
       switch try await fetcher.fetch(request, into: sink) {
       case .notModified:
+        // Only an answer to the validators sent: with none (no manifest held), a 304 leaves
+        // nothing to apply and the server is wrong.
+        guard manifest != nil, request.etag != nil || request.lastModified != nil else {
+          throw FetchError(
+            .httpStatus, "the server answered 304 Not Modified to an unconditional request",
+            status: 304)
+        }
         manifest?.checkedAt = now
       case .downloaded(let metadata):
         let data = try sink.withPartial {
