@@ -60,9 +60,16 @@ extension AssetEngine {
     for action in actions {
       switch action {
       case .reloadExternalChanges:
-        reloadExternalChanges()
+        // Off the actor, one look at a time; a look still reading skips this turn.
+        if !external.isLooking {
+          external.isLooking = true
+          Task {
+            await self.reloadExternalChanges()
+            self.external.isLooking = false
+          }
+        }
       case .flushFreshness:
-        flushFreshness()
+        if freshness.writing == nil { Task { await self.flushFreshness() } }
       case .checkManifest:
         Task {
           await self.refreshManifest()

@@ -238,7 +238,7 @@ public actor AssetEngine {
     budget.wait?.cancel()  // the pause between passes; a running pass finishes
     await budget.pass?.value
     await releaseProbations()
-    flushFreshness()
+    await flushFreshness()
     hub.finishAll()
     try? await io.ownedHTTPFetcher?.shutdown()
   }
@@ -359,11 +359,21 @@ public actor AssetEngine {
     freshness.isDirty = true
   }
 
-  /// Writes the freshness journal when it changed.
-  func flushFreshness() {
+  /// Writes the freshness journal when it changed, off the actor (encoding thousands of notes
+  /// and the write never hold up events and commands). Returns once the newest notes are
+  /// written: a write already running is waited for first, so writes land in order.
+  func flushFreshness() async {
+    while let running = freshness.writing {
+      await running.value
+      if freshness.writing == running { freshness.writing = nil }
+    }
     guard freshness.isDirty else { return }
     freshness.isDirty = false
-    FreshnessJournal.write(freshness.notes, to: store)
+    let (notes, store) = (freshness.notes, self.store)
+    let task = Task { await Self.offActor { FreshnessJournal.write(notes, to: store) } }
+    freshness.writing = task
+    await task.value
+    if freshness.writing == task { freshness.writing = nil }
   }
 
   // MARK: - Reading

@@ -39,6 +39,8 @@ struct FreshnessBuffer: Sendable {
   var notes: FreshnessJournal.Notes = [:]
   /// Whether `notes` changed since the journal was last written.
   var isDirty = false
+  /// The write running off the actor, if any (one at a time, so the newest notes land last).
+  var writing: Task<Void, Never>?
 }
 
 /// Which assets a start loads and which it has not read yet.
@@ -59,6 +61,8 @@ struct LoadScope: Sendable, Equatable {
 struct ExternalChanges: Sendable, Equatable {
   /// The folder's stamp at the last look: unchanged means nothing to read.
   var stamp: BlobStamp?
+  /// Whether a look is reading off the actor now (the scheduler starts no second one).
+  var isLooking = false
 
   /// Whether a look that finds the folder at `folderStamp` has anything to read; remembers the
   /// stamp for the next look.

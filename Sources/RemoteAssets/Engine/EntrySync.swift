@@ -79,31 +79,33 @@ extension AssetEngine {
 
   /// Picks up entries other processes changed (a `drop` from the CLI while the dashboard runs),
   /// so what is served and shown follows the disk. Called by the scheduler about once a second.
-  func reloadExternalChanges() {
+  ///
+  /// The entry files are looked at and read off the actor (at fleet size, every commit changes
+  /// the folder, and each look stats thousands of files); the actor then takes what was read,
+  /// unless this process wrote the entry or started a refresh of it meanwhile.
+  func reloadExternalChanges() async {
     // Nothing written, replaced or removed in entries/ since the last look: nothing to read.
     guard external.folderChanged(store.entriesFolderStamp()) else { return }
-    for id in order where inFlight[id] == nil {
-      guard let record = records[id] else { continue }
-      let stamp = store.entryStamp(id)
-      guard ExternalChanges.mustRead(synced: record.syncedStamp, now: stamp) else { continue }
-      let disk: CacheEntry?
-      do {
-        disk = try store.readEntry(id)
-      } catch {
-        continue  // unreadable right now: a start or the next write deals with it
-      }
-      records[id]?.syncedStamp = stamp
-      guard disk != record.synced else { continue }
-      if let current = disk?.current, store.verifyBlob(current, trustingStamp: true) != nil {
-        continue
-      }
-      var entry = EntrySync.base(ours: record.entry, disk: disk, lastSynced: record.synced)
-      if disk == nil { entry.nextAttemptAt = record.entry.nextAttemptAt }
-      records[id]?.entry = entry
-      records[id]?.synced = disk
-      records[id]?.epoch &+= 1
-      publishChange(id)
-      log(id, .info, "changed by another process; now serving \(describeServed(id))")
+    let looks = order.compactMap { id -> ExternalLook? in
+      guard inFlight[id] == nil, let record = records[id] else { return nil }
+      return ExternalLook(id: id, synced: record.syncedStamp)
+    }
+    let store = self.store
+    let found = await Self.offActor { looks.compactMap { $0.read(store) } }
+    for read in found {
+      // Written by this process, or being refreshed, since the look began: ours is newer.
+      guard inFlight[read.id] == nil, let record = records[read.id],
+        record.syncedStamp == read.synced
+      else { continue }
+      records[read.id]?.syncedStamp = read.stamp
+      guard read.entry != record.synced, read.blobIntact else { continue }
+      var entry = EntrySync.base(ours: record.entry, disk: read.entry, lastSynced: record.synced)
+      if read.entry == nil { entry.nextAttemptAt = record.entry.nextAttemptAt }
+      records[read.id]?.entry = entry
+      records[read.id]?.synced = read.entry
+      records[read.id]?.epoch &+= 1
+      publishChange(read.id)
+      log(read.id, .info, "changed by another process; now serving \(describeServed(read.id))")
     }
   }
 
@@ -113,5 +115,37 @@ extension AssetEngine {
       return current.version ?? String(current.sha256.prefix(8))
     }
     return record.definition.bundled == nil ? "nothing" : "the bundled copy"
+  }
+}
+
+/// One entry file to look at for another process's change: the stamp this process last synced.
+struct ExternalLook: Sendable {
+  var id: String
+  var synced: BlobStamp?
+
+  /// What the file holds now, when it changed since `synced` and could be read.
+  struct Read: Sendable {
+    var id: String
+    var synced: BlobStamp?
+    var stamp: BlobStamp?
+    var entry: CacheEntry?
+    /// Whether the blob the entry names is there, whole (by its stamp); a half-made change is
+    /// left for the next look.
+    var blobIntact: Bool
+  }
+
+  /// Stats the entry file and reads it when it changed (nil: unchanged, or unreadable right
+  /// now, which a start or the next write deals with). Blocking I/O: run off the actor.
+  func read(_ store: CacheStore) -> Read? {
+    let stamp = store.entryStamp(id)
+    guard ExternalChanges.mustRead(synced: synced, now: stamp) else { return nil }
+    let entry: CacheEntry?  // nil: removed (a drop)
+    do {
+      entry = try store.readEntry(id)
+    } catch {
+      return nil
+    }
+    let intact = entry?.current.map { store.verifyBlob($0, trustingStamp: true) == nil } ?? true
+    return Read(id: id, synced: synced, stamp: stamp, entry: entry, blobIntact: intact)
   }
 }
