@@ -132,6 +132,24 @@ import Testing
       "\(result.stderr)")
   }
 
+  /// A Prometheus that takes no request's answer past the deadline is given up on at the
+  /// first: the round's queries are not sent to wait out the same server again.
+  @Test func aPrometheusThatDoesNotAnswerIsGivenUpOnAtTheFirstTimeout() async throws {
+    try await withOrigin { origin in
+      await origin.setHandler("/api/v1/rules") { _ in
+        try await Task.sleep(for: .seconds(30))
+        return .text("late")
+      }
+      let result = try await AssetWatchBinary.run([
+        "fleet", "--prometheus", origin.baseURL, "--plain", "--timeout", "2",
+      ])
+      #expect(result.status == 1)
+      #expect(result.stderr.contains("did not answer within 2 s"), "\(result.stderr)")
+      #expect(await origin.requestCount(path: "/api/v1/rules") == 1)
+      #expect(await origin.requestCount(path: "/api/v1/query") == 0)
+    }
+  }
+
   @Test func anErrorAnswerBecomesASentence() async throws {
     try await withOrigin { origin in
       await origin.setHandler("/api/v1/query") { _ in

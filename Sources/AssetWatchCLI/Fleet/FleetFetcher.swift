@@ -74,7 +74,7 @@ struct FleetFetcher: Sendable {
     case .auto, .recorded:
       var problem = FleetRecordingRules.unsuitable(queries)
       var evaluated: Date?
-      if problem == nil { (problem, evaluated) = await client.recordingRules() }
+      if problem == nil { (problem, evaluated) = try await client.recordingRules() }
       guard let problem else { return (.recorded, evaluated) }
       if counts == .recorded {
         throw PrometheusAPIError(

@@ -43,11 +43,15 @@ final class PrometheusClient: Sendable {
   /// - Throws: ``PrometheusAPIError`` in plain words.
   func query(_ query: String, at time: Date) async throws -> [PrometheusSample] {
     let form = endpoint.queryForm(query, at: time)
-    let (status, body) =
-      form.utf8.count <= PrometheusEndpoint.maximumGETForm
-      ? try await send(endpoint.queryURL(form: form), form: nil, what: query)
-      : try await send(endpoint.queryURL(), form: form, what: query)
-    return try PrometheusResponse.samples(from: body, status: status, query: query)
+    do {
+      let (status, body) =
+        form.utf8.count <= PrometheusEndpoint.maximumGETForm
+        ? try await send(endpoint.queryURL(form: form), form: nil, what: query)
+        : try await send(endpoint.queryURL(), form: form, what: query)
+      return try PrometheusResponse.samples(from: body, status: status, query: query)
+    } catch let noAnswer as NoAnswer {
+      throw noAnswer.error
+    }
   }
 
   /// The global scrape interval of the server's loaded configuration, nil when it cannot be read.
@@ -63,8 +67,11 @@ final class PrometheusClient: Sendable {
   /// Whether the recording rules (``FleetRecordingRules``) can be used: why not, or when their
   /// last complete evaluation started (nil when Prometheus does not say). One GET of
   /// `/api/v1/rules?type=record` (a few kB). A failed request is a reason, not an error: the
-  /// fleet view then counts the raw series.
-  func recordingRules() async -> (problem: String?, lastEvaluation: Date?) {
+  /// fleet view then counts the raw series. No answer at all (refused, timed out) is thrown:
+  /// the round's queries would wait for the same server again.
+  ///
+  /// - Throws: ``PrometheusAPIError`` when Prometheus did not answer.
+  func recordingRules() async throws -> (problem: String?, lastEvaluation: Date?) {
     do {
       let url = try endpoint.apiURL("/api/v1/rules?type=record")
       let (status, body) = try await send(url, form: nil, what: nil)
@@ -75,9 +82,16 @@ final class PrometheusClient: Sendable {
         FleetRecordingRules.problem(rulesAnswer: body),
         FleetRecordingRules.lastEvaluation(rulesAnswer: body)
       )
+    } catch let noAnswer as NoAnswer {
+      throw noAnswer.error
     } catch {
       return (OutsideText.cell(String(describing: error), maxLength: 160), nil)
     }
+  }
+
+  /// A request that got no answer (refused, unreachable, timed out before the head).
+  private struct NoAnswer: Error {
+    var error: any Error
   }
 
   private var seconds: Int64 { max(1, Int64(timeout.components.seconds)) }
@@ -100,7 +114,7 @@ final class PrometheusClient: Sendable {
     do {
       response = try await http.execute(request, deadline: deadline)
     } catch {
-      throw classify(error, answered: false, what: what)
+      throw NoAnswer(error: classify(error, answered: false, what: what))
     }
     let status = Int(response.status.code)
     if (300..<400).contains(status) {
