@@ -139,6 +139,23 @@ import Testing
     #expect(!early && due)
   }
 
+  /// A wall clock stepped back (an NTP correction, a VM restored) does not add the step to the
+  /// wait: a check scheduled from a time now in the future is due at once.
+  @Test func aClockSteppedBackMakesTheCheckDueInsteadOfWaitingOutTheStep() {
+    var schedule = ManifestSchedule()
+    _ = schedule.startIfDue(at: t0)
+    _ = schedule.begin()
+    schedule.succeeded(at: t0, interval: 300)
+    let onTime = schedule.startIfDue(at: t0 + 100)
+    #expect(!onTime, "not due yet, clock moving forward")
+    let afterStep = schedule.startIfDue(at: t0 - 86_400)
+    #expect(afterStep, "a day back: due now, not in a day and five minutes")
+    _ = schedule.begin()
+    schedule.succeeded(at: t0 - 86_400, interval: 300)
+    let next = schedule.startIfDue(at: t0 - 86_400 + 10)
+    #expect(!next, "after that check, the interval counts from the new time")
+  }
+
   @Test func failuresBackOffAndSayWhenTheErrorChanges() {
     var schedule = ManifestSchedule()
     let backoff = Backoff(base: 2, cap: 900)

@@ -22,6 +22,9 @@ struct ManifestSchedule: Sendable, Equatable {
 
   /// When the next automatic check is due; nil before the first.
   private(set) var nextAttempt: Date?
+  /// When ``nextAttempt`` was set. A `now` before it means the wall clock was stepped back
+  /// since: the check is due then, instead of waiting out the step as well.
+  private(set) var scheduledAt: Date?
   /// Failures in a row.
   private(set) var failures = 0
   /// Why the last check failed, safe for a terminal; nil after a success.
@@ -44,9 +47,14 @@ struct ManifestSchedule: Sendable, Equatable {
   /// Whether the scheduler should start a check at `now`. When it should, further automatic
   /// starts are held off until the check ends.
   mutating func startIfDue(at now: Date) -> Bool {
-    guard nextAttempt.map({ $0 <= now }) ?? true else { return false }
-    nextAttempt = now.addingTimeInterval(Self.holdWhileChecking)
+    let steppedBack = scheduledAt.map { now < $0 } ?? false
+    guard steppedBack || nextAttempt.map({ $0 <= now }) ?? true else { return false }
+    schedule(at: now, in: Self.holdWhileChecking)
     return true
+  }
+
+  private mutating func schedule(at now: Date, in delay: TimeInterval) {
+    (scheduledAt, nextAttempt) = (now, now.addingTimeInterval(delay))
   }
 
   /// The check under way succeeded at `now`; the next is due `interval` later.
@@ -59,7 +67,7 @@ struct ManifestSchedule: Sendable, Equatable {
     waiting = 0
     failures = 0
     error = nil
-    nextAttempt = now.addingTimeInterval(interval)
+    schedule(at: now, in: interval)
     return changed
   }
 
@@ -75,7 +83,7 @@ struct ManifestSchedule: Sendable, Equatable {
     waiting = 0
     failures = Backoff.failureCount(after: failures)
     let delay = backoff.delay(failures: failures, retryAfter: retryAfter, random: random)
-    nextAttempt = now.addingTimeInterval(delay)
+    schedule(at: now, in: delay)
     let shown = TerminalText.sanitize(message, maxLength: 200)
     defer { error = shown }
     return (delay, shown != error)
