@@ -126,6 +126,8 @@ struct DemoCommand: AsyncParsableCommand {
       throw ExitCode(2)
     }
     var rewritten = text.replacingOccurrences(of: "127.0.0.1:8765", with: "127.0.0.1:\(port)")
+    // What demos that could not clean up left (killed, or ended by a closed pipe).
+    Self.removeLeftoverTemporaryFiles()
     let cache = overrides.cacheDir ?? Self.temporaryCache()
     if let trustedRoot {
       // Beside the demo's own temporary cache (the cache folder itself must hold only the
@@ -205,7 +207,41 @@ struct DemoCommand: AsyncParsableCommand {
 
   /// A cache folder of this process's own under the temporary folder.
   static func temporaryCache() -> String {
-    FileManager.default.temporaryDirectory.appendingPathComponent("assetwatch-demo-\(getpid())")
-      .path
+    FileManager.default.temporaryDirectory.appendingPathComponent(
+      "\(temporaryPrefix)\(getpid())"
+    ).path
+  }
+
+  static let temporaryPrefix = "assetwatch-demo-"
+
+  /// Removes the temporary caches and roots of demos of this user whose process is gone (a
+  /// demo killed, or ended at once by a closed pipe, cannot remove its own). A name whose
+  /// process still runs, or another user's, is left alone.
+  ///
+  /// - Returns: the names removed.
+  @discardableResult
+  static func removeLeftoverTemporaryFiles(
+    in folder: URL = FileManager.default.temporaryDirectory
+  ) -> [String] {
+    guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else {
+      return []
+    }
+    var removed: [String] = []
+    for name in names where name.hasPrefix(temporaryPrefix) {
+      let rest = name.dropFirst(temporaryPrefix.count)
+      let digits = rest.prefix { $0.isASCII && $0.isNumber }
+      guard !digits.isEmpty,
+        rest.dropFirst(digits.count).isEmpty
+          || rest.dropFirst(digits.count) == "-trusted-root.json",
+        let pid = pid_t(digits), pid > 0, pid != getpid()
+      else { continue }
+      // Gone: kill(pid, 0) finds no such process (EPERM means it runs as someone else).
+      guard kill(pid, 0) != 0, errno == ESRCH else { continue }
+      let path = folder.appendingPathComponent(name).path
+      var info = stat()
+      guard lstat(path, &info) == 0, info.st_uid == getuid() else { continue }
+      if (try? FileManager.default.removeItem(atPath: path)) != nil { removed.append(name) }
+    }
+    return removed.sorted()
   }
 }
