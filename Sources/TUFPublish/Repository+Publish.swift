@@ -59,8 +59,12 @@ extension Repository {
 
   /// Lists `bytes` as target `path` (add when `replace` is false: the path must be new; update
   /// when true: it must exist). `version` goes to `custom.version`; `rollout` below 100 stages
-  /// it, with `from` the target it replaces (its version, stored name, size and SHA-256).
-  /// `bytes` nil (update only) keeps the listed bytes and changes the version or rollout.
+  /// it, with `from` what the instances held back serve: the target it replaces (its version,
+  /// stored name, size and SHA-256) when that one is fully rolled out, else (it is staged, or
+  /// halted at 0) that target's own `from`, carried over unchanged (none when it has none: held
+  /// back instances then keep what they serve), so a fix after a halt never hands the halted
+  /// bytes to the instances held back. `bytes` nil (update only) keeps the listed bytes, their
+  /// `from` too, and changes the version or rollout.
   package mutating func setTarget(
     path: String, bytes: [UInt8]?, version: String?, rollout: RolloutFields?, replace: Bool,
     into publication: inout Publication
@@ -80,20 +84,12 @@ extension Repository {
       entry = ["length": .integer(Int64(bytes.count)), "hashes": .object(["sha256": .string(sha)])]
       publication.add("targets/" + storedName(path: path, sha256: sha), bytes)
       custom["version"] = version.map(JSONValue.string)
-      if let old, let oldSHA = old["hashes"]?["sha256"]?.stringValue, oldSHA != sha,
-        let rollout, rollout.percent < 100
-      {
-        var from: [String: JSONValue] = [
-          "url": .string(storedName(path: path, sha256: oldSHA)),
-          "sha256": .string(oldSHA),
-        ]
-        if let length = old["length"] { from["size"] = length }
-        if let oldVersion = old["custom"]?["version"] { from["version"] = oldVersion }
-        custom["rollout"] = .object([
-          "percent": .integer(Int64(rollout.percent)), "from": .object(from),
-        ])
-      } else if let rollout, rollout.percent < 100 {
-        custom["rollout"] = .object(["percent": .integer(Int64(rollout.percent))])
+      if let rollout, rollout.percent < 100 {
+        var spec: [String: JSONValue] = ["percent": .integer(Int64(rollout.percent))]
+        if let old, let from = heldBackServe(replacing: old, path: path, newSHA256: sha) {
+          spec["from"] = from
+        }
+        custom["rollout"] = .object(spec)
       } else {
         custom["rollout"] = nil
       }
@@ -116,6 +112,31 @@ extension Repository {
     var list = targets.signed["targets"]?.objectValue ?? [:]
     list[path] = .object(entry)
     targets.signed["targets"] = .object(list)
+  }
+
+  /// The `from` of a staged target replacing `old` with bytes of SHA-256 `newSHA256`: what the
+  /// instances held back serve. `old` staged (a `custom.rollout` below 100 %, halted at 0
+  /// included, and not `critical`): its own `from`, unchanged, or nil when it has none (the
+  /// held-back instances never took `old`). `old` fully rolled out: `old` itself, unless it is
+  /// the same bytes.
+  func heldBackServe(replacing old: JSONValue, path: String, newSHA256: String) -> JSONValue? {
+    let custom = old["custom"]
+    if let rollout = custom?["rollout"], rollout.objectValue != nil,
+      custom?["critical"]?.boolValue != true
+    {
+      let fullyOut = rollout["percent"]?.integerValue.map { $0 >= 100 } ?? false
+      if !fullyOut { return rollout["from"].flatMap { $0.objectValue == nil ? nil : $0 } }
+    }
+    guard let oldSHA = old["hashes"]?["sha256"]?.stringValue, oldSHA != newSHA256 else {
+      return nil
+    }
+    var from: [String: JSONValue] = [
+      "url": .string(storedName(path: path, sha256: oldSHA)),
+      "sha256": .string(oldSHA),
+    ]
+    if let length = old["length"] { from["size"] = length }
+    if let oldVersion = custom?["version"] { from["version"] = oldVersion }
+    return .object(from)
   }
 
   /// Lists target `path` as `length` bytes of SHA-256 `sha256` that the caller stores (or
