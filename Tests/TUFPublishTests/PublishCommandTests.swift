@@ -135,6 +135,29 @@ import Testing
     }
   }
 
+  /// The lifetime cap is on the seconds, not the count: `9000y` used to sign a root expiring in
+  /// year 11020 and `2148908724y` to trap formatting it (exit 132).
+  @Test func expiresPastAHundredYearsIsABadOptionAndNothingIsWritten() async throws {
+    try await withTemporaryDirectory { dir in
+      for (i, lifetime) in ["root=9000y", "root=2148908724y", "targets=36501d"].enumerated() {
+        let repo = dir.path + "/r\(i)"
+        let result = try await Self.run([
+          "init", "--repo", repo, "--keys-dir", dir.path + "/k\(i)", "--expires", lifetime,
+        ])
+        #expect(result.status == 2, "\(lifetime): \(result.stderr)")
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count == 1, "\(lifetime): \(result.stderr)")
+        #expect(lines.first?.contains("--expires \(lifetime): at most 100 years") == true)
+        #expect(!FileManager.default.fileExists(atPath: repo + "/metadata/timestamp.json"))
+      }
+      let result = try await Self.run([
+        "init", "--repo", dir.path + "/ok", "--keys-dir", dir.path + "/kok", "--expires",
+        "root=100y",
+      ])
+      #expect(result.status == 0, "\(result.stderr)")
+    }
+  }
+
   @Test func rotateRootReplacesALostTimestampKey() async throws {
     try await withTemporaryDirectory { dir in
       let repo = dir.path + "/site"
