@@ -237,7 +237,9 @@ extension Repository {
 
   /// Root version N+1 with `change` applied, signed by the threshold of the old root's root
   /// keys and of the new one's; then targets, snapshot and timestamp signed anew under it (so
-  /// a rotated timestamp or snapshot key takes effect at once). Written as `N+1.root.json`.
+  /// a rotated timestamp or snapshot key takes effect at once). Written as `N+1.root.json`,
+  /// after targets and snapshot and right before the timestamp: clients fetch the next root
+  /// before anything else, so it must not be served before the files signed under it.
   package mutating func rotateRoot(
     _ change: RootChange, ring: KeyRing, expiry: ExpiryPolicy, now: Date,
     into publication: inout Publication
@@ -309,8 +311,12 @@ extension Repository {
     for s in newSigners where !all.contains(where: { $0.keyID == s.keyID }) { all.append(s) }
     try newRoot.sign(with: all)
     root = newRoot
-    publication.add("metadata/\(root.version).root.json", root.bytes)
     try publish(from: "targets", ring: ring, expiry: expiry, now: now, into: &publication)
+    // Clients take a new root as soon as it is served: list it after targets and snapshot,
+    // right before the timestamp (``RepositoryWriter`` writes it there in any case).
+    let at = publication.files.lastIndex { $0.path == "metadata/timestamp.json" }
+    publication.files.insert(
+      ("metadata/\(root.version).root.json", root.bytes), at: at ?? publication.files.endIndex)
   }
 
   static func checkRole(_ role: String) throws(PublishError) {

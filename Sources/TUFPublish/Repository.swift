@@ -130,7 +130,8 @@ package struct Repository: Sendable {
   }
 }
 
-/// Files to write, in order; ``RepositoryWriter`` writes `metadata/timestamp.json` last.
+/// Files to write, in order; ``RepositoryWriter`` writes a new root (`metadata/N.root.json`)
+/// after the others and `metadata/timestamp.json` last.
 package struct Publication: Sendable {
   package var files: [(path: String, bytes: [UInt8])] = []
 
