@@ -25,7 +25,7 @@ extension AssetEngine {
     records[id]?.probation = nil
     try await writeLedger(id) { item in
       item.probation = nil
-      item.runningPID = nil
+      item.release()
     }
     log(id, .info, "confirmed \(probation.version ?? String(probation.sha256.prefix(8)))")
     publishChange(id)
@@ -59,7 +59,7 @@ extension AssetEngine {
     try await writeLedger(id) { item in
       item.rejected = rejection
       item.probation = nil
-      item.runningPID = nil
+      item.release()
     }
     if record.entry.previous != nil {
       try await rollback(id)
@@ -99,11 +99,15 @@ extension AssetEngine {
       changed = true
     }
     guard changed else { return }
-    let running = schedulerTask != nil ? getpid() : nil
+    let running = schedulerTask != nil ? RunIdentity.current : nil
     try? await writeLedger(id) { [rejection, probation] item in
       item.rejected = rejection
       item.probation = probation
-      item.runningPID = probation == nil ? nil : running
+      if let running, probation != nil {
+        item.claim(by: running)
+      } else {
+        item.release()
+      }
     }
     records[id]?.rejection = rejection
     records[id]?.probation = probation
@@ -127,13 +131,17 @@ extension AssetEngine {
   }
 
   /// When auto-refresh starts (the app's long-running engine, not a one-shot command): a
-  /// version on probation whose last serving process ended without a clean shutdown counts a
-  /// crash; at the policy's count it is rejected (crash-loop guard). Then this process claims
-  /// the probations it serves.
+  /// version on probation whose last serving run ended without a clean shutdown counts a
+  /// crash; at the policy's count it is rejected (crash-loop guard). Then this run claims the
+  /// probations it serves.
+  ///
+  /// A run is its PID, a token made per process and the process's start time (``RunIdentity``):
+  /// a run recorded with this process's PID but another token ended (an app in a container is
+  /// PID 1 after every restart), and so did one whose PID another process has now.
   func claimProbations() async {
     let policy = configuration.probation
     guard policy.enabled, !store.isReadOnly else { return }
-    let me = getpid()
+    let me = RunIdentity.current
     let onProbation = order.filter { records[$0]?.probation != nil }
     guard !onProbation.isEmpty else { return }
     // One read of the ledger for every asset, not one per asset.
@@ -141,7 +149,7 @@ extension AssetEngine {
     let ledger = await Self.offActor { store.readRollouts() }
     for id in onProbation {
       guard var probation = records[id]?.probation else { continue }
-      if let pid = ledger.assets[id]?.runningPID, pid != me, !Self.isAlive(pid) {
+      if let item = ledger.assets[id], RunIdentity.recordedRunEnded(item, me: me) {
         probation.crashes += 1
       }
       if probation.crashes >= policy.crashes {
@@ -159,26 +167,26 @@ extension AssetEngine {
       let claimed = probation
       try? await writeLedger(id) { item in
         item.probation = claimed
-        item.runningPID = me
+        item.claim(by: me)
       }
       publishChange(id)
     }
   }
 
-  /// At a clean shutdown: this process no longer serves its probations (not a crash).
+  /// At a clean shutdown: this run no longer serves its probations (not a crash).
   func releaseProbations() async {
     guard !store.isReadOnly else { return }
-    let me = getpid()
+    let me = RunIdentity.current
     let ids = order.filter { records[$0]?.probation != nil }
     guard !ids.isEmpty else { return }
     let store = self.store
     _ = await Self.offActor {
       // A one-shot command claimed nothing: no write (and no fsync) at its exit.
       let ledger = store.readRollouts()
-      guard ids.contains(where: { ledger.assets[$0]?.runningPID == me }) else { return }
+      guard ids.contains(where: { ledger.assets[$0]?.isClaimed(by: me) == true }) else { return }
       _ = try? store.updateRollouts { ledger in
-        for id in ids where ledger.assets[id]?.runningPID == me {
-          ledger.assets[id]?.runningPID = nil
+        for id in ids where ledger.assets[id]?.isClaimed(by: me) == true {
+          ledger.assets[id]?.release()
         }
       }
     }
@@ -197,7 +205,7 @@ extension AssetEngine {
       Task {
         try? await self.writeLedger(id) {
           $0.probation = nil
-          $0.runningPID = nil
+          $0.release()
         }
       }
     }

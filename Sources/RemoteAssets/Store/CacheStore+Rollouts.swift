@@ -2,17 +2,46 @@ import AssetModel
 import Foundation
 
 /// What staged rollouts keep per asset across restarts: `<cache>/rollouts.json`.
+///
+/// Fields added after the first version are optional: an older ledger reads as it was, and an
+/// older AssetWatch reads this one (it ignores what it does not know).
 struct RolloutLedger: Codable, Sendable, Equatable {
   struct Item: Codable, Sendable, Equatable {
     /// The version on probation.
     var probation: AssetProbation?
     /// The process (pid) serving it on probation with auto-refresh running, until it shuts down
-    /// cleanly: a start that finds it set and that process gone counts a crash.
+    /// cleanly: a start that finds it set and that run gone counts a crash
+    /// (``RunIdentity/recordedRunEnded(_:me:isAlive:startTicks:)``).
     var runningPID: Int32?
+    /// The run (``RunIdentity/token``) that set `runningPID`: a PID alone names no run (an app
+    /// in a container is PID 1 after every restart). Nil in a ledger an older version wrote.
+    var runningToken: String?
+    /// When process `runningPID` started (``RunIdentity/startTicks``): a live process with that
+    /// PID that started at another time got the PID recycled. Nil when not known.
+    var runningStartTicks: UInt64?
     /// The last rejection, the blocklist of its bytes.
     var rejected: AssetRejection?
 
     var isEmpty: Bool { probation == nil && runningPID == nil && rejected == nil }
+
+    /// Run `run` serves the probation until it shuts down cleanly.
+    mutating func claim(by run: RunIdentity) {
+      runningPID = run.pid
+      runningToken = run.token
+      runningStartTicks = run.startTicks
+    }
+
+    /// No run serves the probation (a clean shutdown, or the probation ended).
+    mutating func release() {
+      runningPID = nil
+      runningToken = nil
+      runningStartTicks = nil
+    }
+
+    /// Whether `run` is the run recorded as serving the probation.
+    func isClaimed(by run: RunIdentity) -> Bool {
+      runningPID == run.pid && runningToken == run.token
+    }
   }
 
   var assets: [String: Item] = [:]

@@ -1,0 +1,107 @@
+import AssetModel
+import AssetWatchTestKit
+import DemoOrigin
+import Foundation
+import RemoteAssetsTestKit
+import Testing
+
+@testable import RemoteAssets
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The crash-loop guard's view of the run that served a version on probation before this one:
+/// a run that ended without a clean shutdown counts a crash even when this process has its PID
+/// (a container's PID 1 after every restart) or another live process got its PID since.
+@Suite struct ProbationRestartTests {
+  typealias S = StagedRolloutTests
+
+  /// Makes the ledger say that an earlier run, process `pid`, served `flags` on probation and
+  /// never shut down cleanly. The file is edited as JSON, the way another AssetWatch wrote it:
+  /// without `token` (and `startTicks`) as a version before run tokens wrote it.
+  static func recordEarlierRun(
+    cache: URL, pid: Int32, token: String? = nil, startTicks: UInt64? = nil
+  ) throws {
+    let url = cache.appendingPathComponent("rollouts.json")
+    var ledger = try #require(
+      try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+    var assets = try #require(ledger["assets"] as? [String: Any])
+    var item = try #require(assets["flags"] as? [String: Any])
+    item["runningPID"] = Int(pid)
+    item["runningToken"] = token
+    item["runningStartTicks"] = startTicks
+    assets["flags"] = item
+    ledger["assets"] = assets
+    let data = try JSONSerialization.data(withJSONObject: ledger, options: [.sortedKeys])
+    try data.write(to: url, options: .atomic)
+  }
+
+  /// Field 22 of `/proc/<pid>/stat`: when the process started, in clock ticks since boot.
+  static func startTicks(_ pid: Int32) throws -> UInt64 {
+    let text = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
+    let fields = try #require(text.range(of: ")", options: .backwards)).upperBound
+    let rest = text[fields...].split(separator: " ")
+    return try #require(UInt64(rest[19]))
+  }
+
+  /// v1 confirmed, v2 on probation (not claimed by a running engine yet).
+  static func v2OnProbation(_ engine: AssetEngine, _ origin: LoopbackOrigin) async throws {
+    #expect(await engine.refresh("flags").isUpdated)
+    try await engine.confirm("flags")
+    await S.publish(origin, target: S.v2, version: "v2", rollout: nil)
+    #expect(await engine.refresh("flags").isUpdated)
+    #expect(await engine.status("flags")?.probation?.version == "v2")
+  }
+
+  @Test func anEarlierRunWithThisProcesssPIDThatDiedCountsACrash() async throws {
+    try await withOrigin { origin in
+      try await withTemporaryDirectory { dir in
+        await S.publish(origin, target: S.v1, version: "v1", rollout: nil)
+        try await ProbationTests.withProbationEngine(origin: origin, cache: dir.cache) { engine in
+          try await Self.v2OnProbation(engine, origin)
+          // A run of an older version (no token) had this PID: it is gone, whatever the PID says.
+          try Self.recordEarlierRun(cache: dir.cache, pid: getpid())
+          await engine.claimProbations()
+          #expect(await engine.status("flags")?.probation?.crashes == 1)
+          // This run's own claim is no crash.
+          await engine.claimProbations()
+          #expect(await engine.status("flags")?.probation?.crashes == 1)
+          // A run of this version with this PID (PID 1 in a container, restarted): the second
+          // crash rejects v2.
+          try Self.recordEarlierRun(cache: dir.cache, pid: getpid(), token: "an-earlier-run")
+          await engine.claimProbations()
+          let status = try #require(await engine.status("flags"))
+          #expect(status.rejected?.version == "v2")
+          #expect(status.version == "v1")
+          let served1 = try await engine.data("flags")
+          #expect(served1 == S.v1)
+        }
+      }
+    }
+  }
+
+  @Test func aLiveProcessWithTheRecordedPIDHidesNoCrashUnlessItIsTheSameProcess() async throws {
+    try await withOrigin { origin in
+      try await withTemporaryDirectory { dir in
+        await S.publish(origin, target: S.v1, version: "v1", rollout: nil)
+        try await ProbationTests.withProbationEngine(origin: origin, cache: dir.cache) { engine in
+          try await Self.v2OnProbation(engine, origin)
+          // The parent process is alive: as the run recorded (same start), it still serves v2.
+          let parent = getppid()
+          let started = try Self.startTicks(parent)
+          try Self.recordEarlierRun(
+            cache: dir.cache, pid: parent, token: "the-parent", startTicks: started)
+          await engine.claimProbations()
+          #expect(await engine.status("flags")?.probation?.crashes == 0)
+          // The same PID, but a process started at another time: the recorded run is gone and
+          // its PID was recycled.
+          try Self.recordEarlierRun(
+            cache: dir.cache, pid: parent, token: "a-dead-run", startTicks: started + 1)
+          await engine.claimProbations()
+          #expect(await engine.status("flags")?.probation?.crashes == 1)
+        }
+      }
+    }
+  }
+}
