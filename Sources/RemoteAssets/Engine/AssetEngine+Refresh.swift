@@ -84,6 +84,10 @@ extension AssetEngine {
     case .fetch(let url, let validators, let isQuiet):
       (remote, conditional, quiet) = (url, validators, isQuiet)
     }
+    // The record holds the last rejection (`reasonToHold`); earlier ones still stand too.
+    if let sha = definition.sha256, let rejected = await standingRejection(of: sha, id) {
+      return finishHeld(id, Self.holdReason(rejected))
+    }
     guard let fetcher = fetchers.first(where: { $0.canFetch(remote) }) else {
       return await finishFailure(
         id, FetchError(.unsupported, "no fetcher for \(remote.scheme ?? "this") URLs"), quiet: false
@@ -283,10 +287,11 @@ extension AssetEngine {
         throw FetchError(.storage, "committing failed: \(error)")
       }
     }
+    let rejections = await standingRejections(id)
     guard let record = records[id], record.epoch == epoch else {
       throw FetchError(.cancelled, "overtaken by a command")
     }
-    if let rejection = record.rejection, rejection.sha256 == sha {
+    if let rejection = rejections.last(where: { $0.sha256 == sha }) {
       // The server still serves the rejected bytes (a target that names no hash): keep what
       // is served, commit nothing.
       let shown = rejection.version ?? String(sha.prefix(8))
@@ -312,10 +317,15 @@ extension AssetEngine {
       sha256: sha, size: size, version: version, etag: metadata.etag,
       lastModified: metadata.lastModified,
       remote: definition.remote?.absoluteString, fetchedAt: now)
+    // The previous generation is what a rejection goes back to: the last confirmed copy, never
+    // one on probation or rejected.
+    let unconfirmed = record.probation?.sha256
+    let rejected = Set(rejections.map(\.sha256))
     do {
       try await updateEntry(id, committing: (sink, sha)) { entry in
         markChecked(&entry)
-        if let current = entry.current, current.sha256 != sha { entry.previous = current }
+        entry.previous = Self.previousAfterCommit(
+          of: sha, over: entry, unconfirmed: unconfirmed, rejected: rejected)
         entry.current = generation
       }
     } catch {

@@ -36,6 +36,10 @@ extension AssetEngine {
   /// or committed again until the target changes. For the app when a new version breaks it at
   /// run time, a health-check script (`assetwatch reject`), or the crash-loop guard.
   ///
+  /// The previous generation is the last confirmed copy (a commit over a version on probation
+  /// keeps it); when it holds bytes rejected before, it goes back to the bundled copy instead.
+  /// The last ``RolloutLedger/Item/maxRejections`` rejections stand together.
+  ///
   /// ```swift
   /// try await engine.reject("flags", reason: "checkout crashed on launch")
   /// ```
@@ -47,9 +51,19 @@ extension AssetEngine {
     guard let current = record.entry.current else {
       throw CommandError(message: "\(id) serves no downloaded version to reject")
     }
-    guard record.entry.previous != nil || record.definition.bundled != nil else {
+    let blocked = Set(await standingRejections(id).map(\.sha256)).union([current.sha256])
+    // Going back never lands on rejected bytes: after a rollback the previous generation is the
+    // copy just rejected.
+    let previous = record.entry.previous.flatMap { blocked.contains($0.sha256) ? nil : $0 }
+    guard previous != nil || record.definition.bundled != nil else {
+      guard let rejected = record.entry.previous else {
+        throw CommandError(
+          message: "cannot reject \(id): no previous copy and no bundled copy to go back to")
+      }
       throw CommandError(
-        message: "cannot reject \(id): no previous copy and no bundled copy to go back to")
+        message:
+          "cannot reject \(id): the previous copy (\(Self.shown(rejected))) was rejected too, and there is no bundled copy to go back to"
+      )
     }
     let cleaned = TerminalText.sanitize(reason.isEmpty ? "no reason given" : reason, maxLength: 200)
     let rejection = AssetRejection(
@@ -57,11 +71,11 @@ extension AssetEngine {
     records[id]?.rejection = rejection
     records[id]?.probation = nil
     try await writeLedger(id) { item in
-      item.rejected = rejection
+      item.reject(rejection)
       item.probation = nil
       item.release()
     }
-    if record.entry.previous != nil {
+    if previous != nil {
       try await rollback(id)
     } else {
       try await resetToBundled(id)
@@ -75,10 +89,56 @@ extension AssetEngine {
     publishChange(id)
   }
 
+  // MARK: - Rejections
+
+  /// Every rejection of `id` that stands, oldest first: the ledger's (which keeps the last
+  /// ``RolloutLedger/Item/maxRejections``), and the record's last one. Reads the ledger only
+  /// while a rejection stands.
+  func standingRejections(_ id: String) async -> [AssetRejection] {
+    guard let last = records[id]?.rejection else { return [] }
+    let store = self.store
+    let ledger = await Self.offActor { store.readRollouts() }
+    var all = ledger.assets[id]?.rejections ?? []
+    if !all.contains(where: { $0.sha256 == last.sha256 }) { all.append(last) }
+    return all
+  }
+
+  /// The rejection of bytes `sha` of `id` that stands, if one does.
+  func standingRejection(of sha: String, _ id: String) async -> AssetRejection? {
+    guard let last = records[id]?.rejection else { return nil }
+    if last.sha256 == sha { return last }
+    return await standingRejections(id).last { $0.sha256 == sha }
+  }
+
+  /// Why a check fetches nothing while the target is a rejected version's bytes.
+  static func holdReason(_ rejection: AssetRejection) -> String {
+    let version = rejection.version.map { " \($0)" } ?? ""
+    return SentenceText.joined([
+      "rejected\(version): \(rejection.reason)", "not fetched until the target changes",
+    ])
+  }
+
+  /// What `entry` keeps as its previous generation, the copy a rejection goes back to, when
+  /// bytes `sha` are committed over it: the copy served, unless it is still on probation
+  /// (`unconfirmed`): then the previous one stays, the last confirmed copy. A copy of rejected
+  /// bytes is never kept to go back to (nil when no copy qualifies).
+  static func previousAfterCommit(
+    of sha: String, over entry: CacheEntry, unconfirmed: String?, rejected: Set<String>
+  ) -> Generation? {
+    if entry.current?.sha256 == sha { return entry.previous }
+    return [entry.current, entry.previous].compactMap { $0 }.first {
+      $0.sha256 != sha && $0.sha256 != unconfirmed && !rejected.contains($0.sha256)
+    }
+  }
+
+  private static func shown(_ generation: Generation) -> String {
+    generation.version ?? String(generation.sha256.prefix(8))
+  }
+
   // MARK: - Hooks
 
   /// After new bytes were committed from the network: with a probation policy they are on
-  /// probation; a rejection of other bytes no longer stands (the target moved on).
+  /// probation; rejections of other bytes no longer stand (the target moved on).
   ///
   /// The ledger is written before the record shows it: a snapshot (or `status`) that shows the
   /// probation shows what a process killed right after will find at the next start, so the
@@ -101,7 +161,7 @@ extension AssetEngine {
     guard changed else { return }
     let running = schedulerTask != nil ? RunIdentity.current : nil
     try? await writeLedger(id) { [rejection, probation] item in
-      item.rejected = rejection
+      if rejection == nil { item.clearRejections() }
       item.probation = probation
       if let running, probation != nil {
         item.claim(by: running)

@@ -21,8 +21,36 @@ struct RolloutLedger: Codable, Sendable, Equatable {
     var runningStartTicks: UInt64?
     /// The last rejection, the blocklist of its bytes.
     var rejected: AssetRejection?
+    /// Rejections of other bytes before `rejected` that still stand, oldest first: with it at
+    /// most ``maxRejections``. Nil in a ledger an older version wrote.
+    var earlierRejections: [AssetRejection]?
 
-    var isEmpty: Bool { probation == nil && runningPID == nil && rejected == nil }
+    /// The most rejections kept per asset (the oldest goes first).
+    static let maxRejections = 8
+
+    var isEmpty: Bool {
+      probation == nil && runningPID == nil && rejected == nil
+        && (earlierRejections ?? []).isEmpty
+    }
+
+    /// Every rejection that stands, oldest first (the last is `rejected`).
+    var rejections: [AssetRejection] {
+      (earlierRejections ?? []) + (rejected.map { [$0] } ?? [])
+    }
+
+    /// Records `rejection` as the last one; the earlier ones (of other bytes) still stand.
+    mutating func reject(_ rejection: AssetRejection) {
+      var earlier = rejections.filter { $0.sha256 != rejection.sha256 }
+      earlier.removeFirst(max(0, earlier.count - (Self.maxRejections - 1)))
+      earlierRejections = earlier.isEmpty ? nil : earlier
+      rejected = rejection
+    }
+
+    /// No rejection stands any more (the target moved on).
+    mutating func clearRejections() {
+      rejected = nil
+      earlierRejections = nil
+    }
 
     /// Run `run` serves the probation until it shuts down cleanly.
     mutating func claim(by run: RunIdentity) {
