@@ -103,4 +103,55 @@ import Testing
     item.clearRejections()
     #expect(item.rejections.isEmpty && item.isEmpty)
   }
+
+  @Test func aRejectionWhosePreviousCopyIsGoneGoesToTheBundledCopy() async throws {
+    try await withOrigin { origin in
+      try await withTemporaryDirectory { dir in
+        await S.publish(origin, target: S.v1, version: "v1", rollout: nil)
+        try await Self.withEngine(origin: origin, dir: dir, bundled: true) { engine in
+          #expect(await engine.refresh("flags").isUpdated)
+          try await engine.confirm("flags")
+          await S.publish(origin, target: S.v2, version: "v2", rollout: nil)
+          #expect(await engine.refresh("flags").isUpdated)
+          try FileManager.default.removeItem(atPath: engine.store.objectPath(S.sha(S.v1)))
+
+          try await engine.reject("flags", reason: "bad")
+          let status = try #require(await engine.status("flags"))
+          #expect(status.source == .bundled)
+          let served6 = try await engine.data("flags")
+          #expect(served6 == Self.bundled)
+          #expect(status.rejected?.version == "v2")
+          #expect(await engine.refresh("flags") == .notModified, "v2 is not fetched again")
+        }
+      }
+    }
+  }
+
+  @Test func aRejectionWithNowhereToGoRecordsNothingAndSaysWhy() async throws {
+    try await withOrigin { origin in
+      try await withTemporaryDirectory { dir in
+        await S.publish(origin, target: S.v1, version: "v1", rollout: nil)
+        try await Self.withEngine(origin: origin, dir: dir, bundled: false) { engine in
+          #expect(await engine.refresh("flags").isUpdated)
+          try await engine.confirm("flags")
+          await S.publish(origin, target: S.v2, version: "v2", rollout: nil)
+          #expect(await engine.refresh("flags").isUpdated)
+          try FileManager.default.removeItem(atPath: engine.store.objectPath(S.sha(S.v1)))
+
+          let error = await #expect(throws: CommandError.self) {
+            try await engine.reject("flags", reason: "bad")
+          }
+          #expect(error?.message.contains("missing") == true, "\(String(describing: error))")
+          // Nothing half done: v2 is served, still on probation, and not recorded as rejected
+          // (a rejection would hold the target while its bytes are served).
+          let status = try #require(await engine.status("flags"))
+          #expect(status.version == "v2")
+          let served7 = try await engine.data("flags")
+          #expect(served7 == S.v2)
+          #expect(status.rejected == nil)
+          #expect(status.probation?.version == "v2")
+        }
+      }
+    }
+  }
 }

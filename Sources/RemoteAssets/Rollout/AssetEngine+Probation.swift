@@ -44,49 +44,86 @@ extension AssetEngine {
   /// try await engine.reject("flags", reason: "checkout crashed on launch")
   /// ```
   ///
+  /// It goes back first and records the rejection after: when no copy to go back to is usable
+  /// (the previous one missing or damaged, and no bundled copy), it still serves the version,
+  /// records nothing and says why.
+  ///
   /// - Throws: ``CommandError`` for an unknown id, when nothing downloaded is served (the
-  ///   bundled copy is not rejected), when there is nothing to go back to, or a disk failure.
+  ///   bundled copy is not rejected), when it cannot go back (nothing changed then), or when the
+  ///   rejection could not be saved after going back (this engine keeps it).
   public func reject(_ id: String, reason: String) async throws {
     guard let record = records[id] else { throw CommandError(message: "no asset named \(id)") }
     guard let current = record.entry.current else {
       throw CommandError(message: "\(id) serves no downloaded version to reject")
     }
     let blocked = Set(await standingRejections(id).map(\.sha256)).union([current.sha256])
-    // Going back never lands on rejected bytes: after a rollback the previous generation is the
-    // copy just rejected.
-    let previous = record.entry.previous.flatMap { blocked.contains($0.sha256) ? nil : $0 }
-    guard previous != nil || record.definition.bundled != nil else {
-      guard let rejected = record.entry.previous else {
-        throw CommandError(
-          message: "cannot reject \(id): no previous copy and no bundled copy to go back to")
+    let shown = Self.shown(current)
+    // Back first, recorded after: a rejection recorded while its bytes are still served would
+    // keep them served for good (neither fetched again nor replaced).
+    var problems: [String] = []
+    if let previous = record.entry.previous {
+      if blocked.contains(previous.sha256) {
+        // After a rollback the previous generation is the copy rejected then.
+        problems.append("the previous copy (\(Self.shown(previous))) was rejected too")
+      } else {
+        do { try await rollback(id) } catch { problems.append(Self.message(error, of: id)) }
       }
-      throw CommandError(
-        message:
-          "cannot reject \(id): the previous copy (\(Self.shown(rejected))) was rejected too, and there is no bundled copy to go back to"
-      )
+    } else {
+      problems.append("there is no previous copy")
+    }
+    // Still the rejected bytes (no other process replaced them meanwhile): the bundled copy.
+    if records[id]?.entry.current?.sha256 == current.sha256 {
+      let unchanged = "it still serves \(shown) and no rejection was recorded"
+      guard records[id]?.definition.bundled != nil else {
+        throw CommandError(
+          message:
+            "cannot reject \(id): \(problems.joined(separator: "; ")), and there is no bundled copy to go back to; \(unchanged)"
+        )
+      }
+      if record.entry.previous != nil {
+        log(id, .warning, "\(problems.joined(separator: "; ")); going back to the bundled copy")
+      }
+      do {
+        try await resetToBundled(id)
+      } catch {
+        throw CommandError(
+          message:
+            "cannot reject \(id): \(problems.joined(separator: "; ")), and going back to the bundled copy failed: \(Self.message(error, of: id)); \(unchanged)"
+        )
+      }
     }
     let cleaned = TerminalText.sanitize(reason.isEmpty ? "no reason given" : reason, maxLength: 200)
     let rejection = AssetRejection(
       version: current.version, sha256: current.sha256, reason: cleaned, at: clock.now())
+    // On disk before the record shows it: what a snapshot shows as rejected, a process killed
+    // right after finds rejected at its next start.
+    let saved: (any Error)?
+    do {
+      try await writeLedger(id) { item in
+        item.reject(rejection)
+        item.probation = nil
+        item.release()
+      }
+      saved = nil
+    } catch {
+      saved = error
+    }
     records[id]?.rejection = rejection
     records[id]?.probation = nil
-    try await writeLedger(id) { item in
-      item.reject(rejection)
-      item.probation = nil
-      item.release()
+    publishChange(id)
+    if let error = saved {
+      // This engine keeps the rejection (it neither fetches nor commits those bytes); the
+      // next start does not know it.
+      throw CommandError(
+        message:
+          "\(id): went back from \(shown), but recording its rejection failed (\(Self.message(error, of: id))): after a restart it may be fetched again"
+      )
     }
-    if previous != nil {
-      try await rollback(id)
-    } else {
-      try await resetToBundled(id)
-    }
-    let shown = current.version ?? String(current.sha256.prefix(8))
     log(
       id, .warning,
       SentenceText.joined([
         "rejected \(shown): \(cleaned)", "not fetched again until the target changes",
       ]))
-    publishChange(id)
   }
 
   // MARK: - Rejections
@@ -129,6 +166,12 @@ extension AssetEngine {
     return [entry.current, entry.previous].compactMap { $0 }.first {
       $0.sha256 != sha && $0.sha256 != unconfirmed && !rejected.contains($0.sha256)
     }
+  }
+
+  /// A command's error without the asset id it starts with (the caller names the asset).
+  private static func message(_ error: any Error, of id: String) -> String {
+    let text = "\(error)"
+    return text.hasPrefix("\(id): ") ? String(text.dropFirst(id.count + 2)) : text
   }
 
   private static func shown(_ generation: Generation) -> String {
@@ -216,12 +259,19 @@ extension AssetEngine {
         let shown = probation.version ?? String(probation.sha256.prefix(8))
         let ended = CountText.of(probation.crashes, "time")
         log(id, .warning, "\(shown) was on probation when the app ended \(ended)")
-        try? await reject(
-          id,
-          reason:
-            "the app ended \(ended) without a clean shutdown while it was on probation"
-        )
-        continue
+        do {
+          try await reject(
+            id,
+            reason:
+              "the app ended \(ended) without a clean shutdown while it was on probation"
+          )
+          continue
+        } catch {
+          // It still serves the version (and claims it below, the crashes counted), unless it
+          // went back and only recording the rejection failed.
+          log(id, .error, "\(error)")
+          guard records[id]?.probation != nil else { continue }
+        }
       }
       records[id]?.probation = probation
       let claimed = probation
