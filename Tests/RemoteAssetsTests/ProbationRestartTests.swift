@@ -104,4 +104,43 @@ import Testing
       }
     }
   }
+
+  /// Another container on the same cache volume: its own PID namespace, so its run has this
+  /// process's PID (both PID 1). Its lock, held while it runs, says it still serves v2; once
+  /// its process is gone the lock is free and the run counts a crash.
+  @Test func aLiveRunWithThisPIDInAnotherNamespaceIsKnownByItsLock() async throws {
+    try await withOrigin { origin in
+      try await withTemporaryDirectory { dir in
+        await S.publish(origin, target: S.v1, version: "v1", rollout: nil)
+        try await ProbationTests.withProbationEngine(origin: origin, cache: dir.cache) { engine in
+          try await Self.v2OnProbation(engine, origin)
+          let token = UUID().uuidString.lowercased()
+          let lock = dir.cache.appendingPathComponent("tmp/run-\(token).lock").path
+          // The other run: a process holding its lock until its stdin closes.
+          let holder = Process()
+          holder.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+          holder.arguments = [
+            "-c",
+            "import fcntl,sys; f=open(sys.argv[1],'a'); fcntl.flock(f,fcntl.LOCK_EX); "
+              + "print('held',flush=True); sys.stdin.read()",
+            lock,
+          ]
+          let stdin = Pipe()
+          holder.standardInput = stdin
+          let running = try RunningProcess(holder)
+          #expect(await running.waitForOutput(containing: "held"))
+          try Self.recordEarlierRun(cache: dir.cache, pid: getpid(), token: token)
+          await engine.claimProbations()
+          #expect(await engine.status("flags")?.probation?.crashes == 0, "it still runs")
+          // It ends without a clean shutdown (its claim stays in the ledger).
+          try stdin.fileHandleForWriting.close()
+          #expect(await running.exit(within: 20) == .exited(0))
+          try Self.recordEarlierRun(cache: dir.cache, pid: getpid(), token: token)
+          await engine.claimProbations()
+          #expect(await engine.status("flags")?.probation?.crashes == 1, "its run ended")
+          #expect(!FileManager.default.fileExists(atPath: lock), "the free lock is removed")
+        }
+      }
+    }
+  }
 }

@@ -203,6 +203,10 @@ extension AssetEngine {
     }
     guard changed else { return }
     let running = schedulerTask != nil ? RunIdentity.current : nil
+    if let running, probation != nil {
+      let store = self.store
+      _ = await Self.offActor { store.holdRunLock(token: running.token) }
+    }
     try? await writeLedger(id) { [rejection, probation] item in
       if rejection == nil { item.clearRejections() }
       item.probation = probation
@@ -247,14 +251,22 @@ extension AssetEngine {
     let me = RunIdentity.current
     let onProbation = order.filter { records[$0]?.probation != nil }
     guard !onProbation.isEmpty else { return }
-    // One read of the ledger for every asset, not one per asset.
+    // One read of the ledger for every asset, not one per asset. This run's lock is held
+    // before it claims anything: another process asks it whether this run still runs.
     let store = self.store
-    let ledger = await Self.offActor { store.readRollouts() }
+    let ended = await Self.offActor { () -> Set<String> in
+      store.holdRunLock(token: me.token)
+      let ledger = store.readRollouts()
+      return Set(
+        onProbation.filter { id in
+          guard let item = ledger.assets[id] else { return false }
+          return RunIdentity.recordedRunEnded(
+            item, me: me, runLive: { store.runIsLive(token: $0) })
+        })
+    }
     for id in onProbation {
       guard var probation = records[id]?.probation else { continue }
-      if let item = ledger.assets[id], RunIdentity.recordedRunEnded(item, me: me) {
-        probation.crashes += 1
-      }
+      if ended.contains(id) { probation.crashes += 1 }
       if probation.crashes >= policy.crashes {
         let shown = probation.version ?? String(probation.sha256.prefix(8))
         let ended = CountText.of(probation.crashes, "time")

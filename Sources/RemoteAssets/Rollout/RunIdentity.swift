@@ -20,6 +20,12 @@ struct RunIdentity: Sendable, Equatable {
   /// where there is no `/proc`.
   var startTicks: UInt64?
 
+  /// Whether `text` is a token as ``current`` makes them (a lowercase UUID).
+  static func isToken(_ text: String) -> Bool {
+    text.count == 36
+      && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) || $0 == 45 }
+  }
+
   /// This process's run.
   static let current: RunIdentity = {
     let pid = getpid()
@@ -46,13 +52,21 @@ struct RunIdentity: Sendable, Equatable {
   /// (another run of this PID, or one of a version that wrote no token) or its PID is free;
   /// for a live process with its PID, yes when that process started at another time than the
   /// recorded run (a recycled PID), else (the same process, or no start time to tell) no.
+  ///
+  /// First of all, a recorded run's lock (`runLive`: ``CacheStore/runIsLive(token:)``) says
+  /// whether its process still runs, across PID namespaces (containers sharing a cache, each
+  /// its own PID 1) and PID reuse alike; the PID rules apply where no lock answers (a ledger of
+  /// an older version, a lock the sweep removed after its run ended).
   static func recordedRunEnded(
     _ item: RolloutLedger.Item, me: RunIdentity,
+    runLive: (String) -> Bool? = { _ in nil },
     isAlive: (Int32) -> Bool = AssetEngine.isAlive,
     startTicks: (Int32) -> UInt64? = RunIdentity.startTicks(of:)
   ) -> Bool {
     guard let pid = item.runningPID else { return false }
-    if pid == me.pid { return item.runningToken != me.token }
+    if pid == me.pid, item.runningToken == me.token { return false }
+    if let token = item.runningToken, let live = runLive(token) { return !live }
+    if pid == me.pid { return true }  // another run of this PID, or an older version's
     guard isAlive(pid) else { return true }
     if let recorded = item.runningStartTicks, let started = startTicks(pid) {
       return recorded != started

@@ -13,6 +13,7 @@
 /// <cache>/control.sock                  the control socket, when enabled
 /// <cache>/tmp/<name>.<n>.part           a download in progress (flock'ed while written)
 /// <cache>/tmp/<id>.resume.part|.json    a kept partial and its resume record
+/// <cache>/tmp/run-<token>.lock          flock'ed by a live process serving a probation
 /// <cache>/objects/<sha256>              immutable blobs
 /// <cache>/objects/<sha256>.chunks       a blob's chunk index (text), removed with its blob
 /// <cache>/objects/<sha256>.chunks.<n>.tmp  one being written (removed by the sweep if left)
@@ -52,10 +53,20 @@ enum CacheLayout {
     case resumeRecord(id: String)
     /// `<id>.resume.json.<n>.tmp`: a record being written.
     case resumeRecordTemp(id: String)
+    /// `run-<token>.lock`: held (flock) by the live process of run `token` (``RunIdentity``).
+    case runLock(token: String)
   }
+
+  /// The name of run `token`'s lock in `tmp/`.
+  static func runLock(token: String) -> String { "run-\(token).lock" }
 
   /// Parses a `tmp/` name; nil for a name the engine never makes.
   static func tmpName(_ name: String) -> TmpName? {
+    if name.hasPrefix("run-"), let token = strip(String(name.dropFirst(4)), suffix: ".lock"),
+      RunIdentity.isToken(token)
+    {
+      return .runLock(token: token)
+    }
     if let id = strip(name, suffix: ".resume.part"), isID(id) { return .resumePart(id: id) }
     if let id = strip(name, suffix: ".resume.json"), isID(id) { return .resumeRecord(id: id) }
     if let base = strip(name, suffix: ".tmp"), let (stem, n) = splitNumber(base), !n.isEmpty,

@@ -151,6 +151,8 @@ extension CacheStore {
         }
       case .resumeRecordTemp:
         if tmp.remove(name) { report.temps += 1 }
+      case .runLock:
+        tmp.removeIfUnlocked(name)  // the run is over (its process held it until it ended)
       }
     }
   }
