@@ -54,6 +54,9 @@ import Testing
           #expect(served1 == S.v1)
           #expect(status.rejected?.version == "v3")
           #expect(status.probation == nil)
+          // A manual rollback would go back onto v3, the rejected bytes: refused.
+          await #expect(throws: CommandError.self) { try await engine.rollback("flags") }
+          #expect(await engine.status("flags")?.version == "v1")
 
           // The app rejects v1 too: going back must not land on the rejected v3.
           try await engine.reject("flags", reason: "v1 breaks too")

@@ -104,6 +104,12 @@ extension AssetEngine {
     guard let previous else {
       throw CommandError(message: "\(id): there is no previous generation to roll back to")
     }
+    // Never back onto bytes a rejection blocks (the copy a `reject` went back from).
+    if let rejection = await standingRejection(of: previous.sha256, id) {
+      let shown = rejection.version ?? String(previous.sha256.prefix(8))
+      throw CommandError(
+        message: "\(id): cannot roll back: the previous generation, \(shown), was rejected")
+    }
     if !store.isReadOnly {
       // The copy hashed may have been replaced meanwhile; the lock says whether it still stands
       // (and, when the hash failed, whether it really is bad).
