@@ -10,16 +10,41 @@ enum EngineEventReducer {
       apply(event, to: &state, now: now)
       return
     }
-    // A snapshot supersedes everything queued before it; this also bounds the queue.
-    if case .snapshot = event { state.pendingEvents.removeAll() }
-    state.pendingEvents.append(event)
+    // Folded per asset, so a dialog left open under an event storm keeps a bounded queue.
+    // (Taken out while it grows, so the state it reads is not also being written.)
+    var pending = state.pendingEvents
+    state.pendingEvents = PendingEvents()
+    pending.add(event, over: state)
+    state.pendingEvents = pending
   }
 
-  /// Applies the events queued while the table was frozen, in order.
+  /// Applies the events queued while the table was frozen: the same state as applying each of
+  /// them in order.
   static func flushPending(_ state: inout DashboardState, now: Date) {
     let pending = state.pendingEvents
-    state.pendingEvents.removeAll()
-    for event in pending { apply(event, to: &state, now: now) }
+    state.pendingEvents = PendingEvents()
+    if let snapshot = pending.snapshot {
+      state.info = snapshot.info
+      state.assets = snapshot.assets
+      let ids = Set(snapshot.assets.map(\.id))
+      state.changedAt = state.changedAt.filter { ids.contains($0.key) }
+      for id in pending.snapshotHighlights { state.changedAt[id] = now }
+      state.refreshRows(at: now)  // indexes the new assets for the lookups below
+    }
+    for id in pending.changeOrder {
+      guard let change = pending.changes[id] else { continue }
+      if let index = state.assetIndex(of: id) {
+        if state.assets[index] != change.value {
+          state.replaceAsset(at: index, with: change.value, now: now)
+        }
+      } else {
+        state.appendAsset(change.value, now: now)
+      }
+      if change.highlights { state.changedAt[id] = now }
+    }
+    for (id, progress) in pending.progress { updateProgress(id, progress, in: &state, now: now) }
+    if let info = pending.info { state.info = info }
+    for entry in pending.log { state.log.append(entry) }
   }
 
   /// Applies one event to the table, the header facts or the log.

@@ -46,8 +46,9 @@ public struct DashboardState: Sendable, Equatable {
   public internal(set) var changedAt: [String: Date] = [:]
   /// Events per second and the last arrival.
   public internal(set) var health = StreamHealth()
-  /// Engine events that arrived while a confirm dialog froze the table, oldest first.
-  public internal(set) var pendingEvents: [EngineEvent] = []
+  /// Engine events that arrived while a confirm dialog froze the table, folded (bounded by the
+  /// asset count and the log's capacity).
+  public internal(set) var pendingEvents = PendingEvents()
   /// The terminal size: the one given at creation, then the last one a resize key reported; nil
   /// only for a state created without one.
   public internal(set) var terminalSize: TerminalSize?
