@@ -10,7 +10,9 @@ public enum DashboardRenderer {
   {
     var buffer = ScreenBuffer(width: width, height: height)
     let context = RenderContext(state: state, now: now)
-    guard let layout = ScreenLayout(state: state, width: width, height: height, now: now) else {
+    guard ScreenLayout.fits(width: width, height: height),
+      let layout = ScreenLayout(state: state, width: width, height: height, now: now)
+    else {
       TooSmallWidget(glyphs: context.glyphs)
         .render(in: Rect(x: 0, y: 0, width: width, height: height), into: &buffer)
       return buffer

@@ -10,6 +10,20 @@ struct ScreenLayout: Equatable {
   static let minimumWidth = 40
   static let minimumHeight = 10
 
+  /// Whether a `width` x `height` terminal is large enough for the dashboard. When it is not,
+  /// the renderer draws only the "terminal too small" notice and the reducer ignores every key
+  /// but quit and resize (nothing unseen can be answered).
+  static func fits(width: Int, height: Int) -> Bool {
+    width >= minimumWidth && height >= minimumHeight
+  }
+
+  /// Whether `size` fits (see ``fits(width:height:)``); a state created without a size is taken
+  /// to fit.
+  static func fits(_ size: TerminalSize?) -> Bool {
+    guard let size else { return true }
+    return fits(width: size.width, height: size.height)
+  }
+
   let header: Rect
   /// The column titles row plus the rows under it.
   let table: Rect
@@ -23,7 +37,7 @@ struct ScreenLayout: Equatable {
   init?(
     width: Int, height: Int, rowCount: Int, showsDetail: Bool, showsEvents: Bool, showsFilter: Bool
   ) {
-    guard width >= Self.minimumWidth, height >= Self.minimumHeight else { return nil }
+    guard Self.fits(width: width, height: height) else { return nil }
     header = Rect(x: 0, y: 0, width: width, height: 1)
     footer = Rect(x: 0, y: height - 1, width: width, height: 1)
     filterLine = showsFilter ? Rect(x: 0, y: height - 2, width: width, height: 1) : .empty

@@ -9,9 +9,14 @@ enum KeyReducer {
   static func press(_ key: Key, on state: inout DashboardState, now: Date) -> [DashboardEffect] {
     if case .resize(let width, let height) = key {
       state.terminalSize = TerminalSize(width: width, height: height)
+      if !ScreenLayout.fits(state.terminalSize) { cancelHiddenDialog(&state, now: now) }
       return []
     }
     if key == .interrupt { return [.quit] }
+    // Only the "terminal too small" notice is drawn: no key may answer something unseen.
+    guard ScreenLayout.fits(state.terminalSize) else {
+      return key == .character("q") ? [.quit] : []
+    }
     switch state.overlay {
     case .confirm(let dialog): return ConfirmKeys.press(key, dialog, &state, now: now)
     case .help:
@@ -25,6 +30,16 @@ enum KeyReducer {
     }
     if state.filter.isEditing { return FilterKeys.press(key, &state, now: now) }
     return tableKey(key, &state, now: now)
+  }
+
+  /// Cancels an open confirm dialog, as a No, once the terminal is too small to show it.
+  private static func cancelHiddenDialog(_ state: inout DashboardState, now: Date) {
+    guard case .confirm(let dialog) = state.overlay else { return }
+    state.overlay = nil
+    EngineEventReducer.flushPending(&state, now: now)
+    state.notice = Notice(
+      text: "\(dialog.action.title) of \(dialog.targetID) cancelled: the terminal became too small",
+      postedAt: now)
   }
 
   private static func tableKey(_ key: Key, _ state: inout DashboardState, now: Date)
