@@ -36,22 +36,30 @@ final class ScreenPainter {
         continue
       }
       for x in 0..<columns {
-        draw(buffer[x, y], x: x, y: y, columnsLeft: columns - x)
+        draw(buffer, x: x, y: y, columns: columns)
       }
     }
     wnoutrefresh(window)
     doupdate()
   }
 
-  private func draw(_ cell: Cell, x: Int, y: Int, columnsLeft: Int) {
-    // The left half already drew the wide character over this column.
-    if cell.isContinuation { return }
+  /// Draws the cell at (`x`, `y`) over the columns the buffer gave it: two when the next cell is
+  /// its continuation. Every column is written, so no character of an earlier frame stays.
+  private func draw(_ buffer: ScreenBuffer, x: Int, y: Int, columns: Int) {
+    let cell = buffer[x, y]
+    // The cell before, a wide one, already covered this column (with its glyph or a space).
+    if cell.isContinuation, x > 0, !buffer[x - 1, y].isContinuation { return }
+    let wide = x + 1 < buffer.width && buffer[x + 1, y].isContinuation && !cell.isContinuation
     let look = palette.look(for: cell.style)
-    let characters = CellGlyph.characters(
-      for: cell.text, unicode: unicode, columnsLeft: columnsLeft, maxCharacters: maxCharacters)
-    // The bottom-right cell reports ERR (the cursor cannot advance) yet is drawn: ignore.
-    _ = characters.withUnsafeBufferPointer {
-      cncurses_put(window, Int32(y), Int32(x), $0.baseAddress, look.attributes, look.pair)
+    let cells = CellGlyph.cells(
+      for: cell.text, unicode: unicode, assumedWidth: min(wide ? 2 : 1, columns - x),
+      maxCharacters: maxCharacters)
+    for (offset, characters) in cells.enumerated() {
+      // The bottom-right cell reports ERR (the cursor cannot advance) yet is drawn: ignore.
+      _ = characters.withUnsafeBufferPointer {
+        cncurses_put(
+          window, Int32(y), Int32(x + offset), $0.baseAddress, look.attributes, look.pair)
+      }
     }
   }
 }
