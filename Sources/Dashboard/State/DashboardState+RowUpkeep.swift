@@ -30,12 +30,12 @@ extension DashboardState {
       at: now)
   }
 
-  /// Adds `status` after the others at `now`; in the engine's order with no filter, it simply
-  /// becomes the last row.
+  /// Adds `status` after the others at `now`; in the engine's order (not reversed) with no
+  /// filter, it simply becomes the last row.
   mutating func appendAsset(_ status: AssetStatus, now: Date) {
     let indexWasCurrent = rowOrder.indexIsCurrent && rowOrder.assetIndex[status.id] == nil
     let keepsOrder =
-      sort.column == .config && filter.text.isEmpty
+      sort.column == .config && !sort.reversed && filter.text.isEmpty
       && rowOrder.isCurrent(sort: sort, filter: filter, at: now)
     let tallyWasCurrent = tally.holds(at: now)
     assets.append(status)

@@ -40,9 +40,9 @@ public struct TableSort: Sendable, Equatable {
   }
 
   /// The positions `indices` (ascending, into `assets`) in this order at `now`; ties keep the
-  /// engine's order so the result is stable.
+  /// engine's order so the result is stable. The engine's order reversed is simply backwards.
   func apply(_ indices: [Int], of assets: [AssetStatus], now: Date) -> [Int] {
-    if column == .config { return indices }
+    if column == .config { return reversed ? indices.reversed() : indices }
     // The STATE word is worked out once per asset, not once per comparison.
     var urgency: [Int] = []
     if column == .state {

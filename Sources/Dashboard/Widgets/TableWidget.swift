@@ -20,7 +20,7 @@ struct TableWidget: Widget {
       scrollOffset: context.state.scrollOffset, emptyMessage: emptyMessage,
       glyphs: context.glyphs, theme: context.theme,
       sortMarker: { column in
-        guard sort.column != .config, column.sortColumn == sort.column else { return nil }
+        guard column == Self.markedColumn(sort) else { return nil }
         return sort.reversed ? context.glyphs.descending : context.glyphs.ascending
       },
       look: { index in
@@ -32,6 +32,14 @@ struct TableWidget: Widget {
       cell: { column, index, width in cells.cell(column, context.rows[index], width: width) }
     )
     .render(in: area, into: &buffer)
+  }
+
+  /// The column whose title carries the sort marker: the one sorted by; in the engine's order,
+  /// which has no column of its own, none, or the ID column once `S` reversed it (as the fleet
+  /// view marks its default order).
+  static func markedColumn(_ sort: TableSort) -> TableColumn? {
+    if sort.column == .config { return sort.reversed ? .id : nil }
+    return TableColumn.allCases.first { $0.sortColumn == sort.column }
   }
 
   private var emptyMessage: String {
