@@ -77,4 +77,14 @@ import Testing
     #expect(state.selectedID == "model")
     #expect(state.filter.isEditing)
   }
+
+  @Test func combiningMarksCountTowardTheLimit() {
+    var state = Fixtures.loadedState()
+    Fixtures.press("/e", &state)
+    Fixtures.press(Array(repeating: Key.character("\u{301}"), count: 300), &state)
+    #expect(state.filter.text.unicodeScalars.count == FilterKeys.maximumLength)
+    #expect(state.filter.text.first?.unicodeScalars.first == "e")
+    Fixtures.press("x", &state)  // full: nothing more is typed
+    #expect(state.filter.text.unicodeScalars.count == FilterKeys.maximumLength)
+  }
 }

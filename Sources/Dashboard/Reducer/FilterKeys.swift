@@ -4,7 +4,8 @@ import TerminalCore
 
 /// Keys while the filter line is being typed.
 enum FilterKeys {
-  /// The longest filter kept; a held key cannot grow it without bound.
+  /// The longest filter kept, in Unicode scalars (not characters: combining marks pile onto one
+  /// character); a held key cannot grow it without bound.
   static let maximumLength = 64
 
   /// Edits the filter with `key`: printable characters append, Backspace deletes, Enter keeps
@@ -14,7 +15,9 @@ enum FilterKeys {
   {
     switch key {
     case .character(let c) where isPrintable(c):
-      if state.filter.text.count < maximumLength { state.filter.text.append(c) }
+      if state.filter.text.unicodeScalars.count + c.unicodeScalars.count <= maximumLength {
+        state.filter.text.append(c)
+      }
     case .backspace:
       if !state.filter.text.isEmpty { state.filter.text.removeLast() }
     case .enter:
