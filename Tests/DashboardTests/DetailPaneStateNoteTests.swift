@@ -42,4 +42,16 @@ import Testing
     #expect(rollout.contains("rejected v7: checkout fails, held back (rollout 10 %)"), "\(rollout)")
     #expect(lines.contains { $0.hasPrefix(" Instance ") && $0.contains("canary-3") })
   }
+
+  @Test(arguments: [
+    (AssetSource.cached, "cached copy,"), (.bundled, "bundled copy,"), (.none, "no copy,"),
+  ])
+  func theServingLineSaysWhatIsServedInWords(source: AssetSource, words: String) {
+    var state = Fixtures.loadedState([Fixtures.vocab.with { $0.source = source }], withLog: false)
+    Fixtures.press([.enter], &state)
+    let buffer = DashboardRenderer.render(state, width: 100, height: 30, now: Fixtures.now)
+    let line = ScreenText.characters(buffer).first { $0.hasPrefix(" Serving ") } ?? ""
+    #expect(line.contains(" \(words) version"), "\(line)")
+    #expect(!line.contains("none copy"))
+  }
 }

@@ -77,10 +77,19 @@ struct DetailPaneWidget: Widget {
     let version = Formatting.safe(asset.version)
     let target = Formatting.safe(asset.targetVersion)
     var text =
-      "\(asset.source.rawValue) copy, version \(version), target \(target), \(asset.format)"
+      "\(Self.copyWords(asset.source)), version \(version), target \(target), \(asset.format)"
     if asset.essential { text += ", essential" }
     if asset.isLive { text += ", live" }
     return text
+  }
+
+  /// What the asset serves, in words: "cached copy", "bundled copy", "no copy".
+  static func copyWords(_ source: AssetSource) -> String {
+    switch source {
+    case .cached: "cached copy"
+    case .bundled: "bundled copy"
+    case .none: "no copy"
+    }
   }
 
   private func time(_ date: Date?) -> String {
