@@ -82,7 +82,9 @@ extension HTTPFetcher {
         guard let location = response.headers.first(name: "Location") else {
           throw FetchError(.redirect, "HTTP \(status) without a Location header")
         }
-        await Self.drain(response.body, upTo: Self.errorSnippetBytes)
+        await Self.drain(
+          response.body, upTo: Self.errorSnippetBytes,
+          within: Self.unusedBodyTime(original.timeout))
         let next = try nextHop(from: url, location: location, allowInsecure: original.allowInsecure)
         if first.origin != next.origin { headers = [] }
         url = next
@@ -124,7 +126,8 @@ extension HTTPFetcher {
         // The body is not read: dropping it closes the connection, cheaper than a whole file.
         return .ignored(status: 200)
       default:
-        let snippet = await Self.errorSnippet(response.body, redactor: redactor)
+        let snippet = await Self.errorSnippet(
+          response.body, redactor: redactor, within: Self.unusedBodyTime(original.timeout))
         throw FetchError(
           .httpStatus,
           "HTTP \(status) \(response.status.reasonPhrase) to a range request\(snippet.isEmpty ? "" : ": \(snippet)")",

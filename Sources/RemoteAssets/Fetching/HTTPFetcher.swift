@@ -19,6 +19,9 @@ import Synchronization
 ///   `timeout + bytes / minimumBytesPerSecond`, where `bytes` is the largest the body can be (the
 ///   expected size, else the announced length, else `maxBytes`; 200 bytes for an error body).
 ///
+/// A body that is not used (a redirect's, a 304's) is read for at most min(`timeout` / 4, 1 s),
+/// then dropped with its connection; an error body's 200 bytes are left to the overall deadline.
+///
 /// A request that ``FetchRequest/acceptsCompressed`` (and resumes nothing) asks for
 /// `Accept-Encoding: gzip` and goes through a client that decodes gzip (``HTTPClientPool``), with
 /// a ratio limit against decompression bombs; the sink sees decoded bytes, so `maxBytes`, the
@@ -283,13 +286,17 @@ package final class HTTPFetcher: AssetFetcher {
       // Read the (empty) body to its end: a response dropped before the client saw its end is
       // cancelled, and the cancel closes the connection; a thousand revalidations would then
       // open hundreds of connections instead of reusing eight.
-      await Self.drain(response.body, upTo: Self.errorSnippetBytes)
+      await Self.drain(
+        response.body, upTo: Self.errorSnippetBytes, within: Self.unusedBodyTime(request.timeout))
       return .done(.notModified(metadata))
     case 301, 302, 303, 307, 308:
       guard let location = headers.first(name: "Location") else {
         throw FetchError(.redirect, "HTTP \(status) without a Location header")
       }
-      await Self.drain(response.body, upTo: Self.errorSnippetBytes)
+      // The body of a redirect is not used, and no watchdog times it: a server dripping it
+      // would hold the refresh until the overall deadline.
+      await Self.drain(
+        response.body, upTo: Self.errorSnippetBytes, within: Self.unusedBodyTime(request.timeout))
       return .redirect(location)
     case 200:
       let coding = try Self.contentCoding(headers, decoded: asksForGzip)
@@ -308,7 +315,9 @@ package final class HTTPFetcher: AssetFetcher {
       }
       guard try Self.contentCoding(headers, decoded: false) == .identity else {
         // A part of an encoded representation: its bytes do not continue the ones held.
-        await Self.drain(response.body, upTo: Self.errorSnippetBytes)
+        await Self.drain(
+          response.body, upTo: Self.errorSnippetBytes,
+          within: Self.unusedBodyTime(request.timeout))
         try sink.reset()
         return .restartWithoutRange
       }
@@ -336,8 +345,11 @@ package final class HTTPFetcher: AssetFetcher {
           FetchMetadata(etag: resume.etag, lastModified: nil, freshness: FreshnessHeaders(headers)))
       )
     default:
+      // The overall deadline, now at most `timeout` + 200 bytes at the minimum throughput, ends
+      // an error body dripped slowly (as a timeout): no bound of its own, which would race it.
       deadline.limitBody(to: Int64(Self.errorSnippetBytes))
-      let snippet = await Self.errorSnippet(response.body, redactor: redactor)
+      let snippet = await Self.errorSnippet(
+        response.body, redactor: redactor, within: TransferDeadline.ceiling)
       if let refusal = TransportFailure.clientCertificateRefusal(
         status: status, snippet: snippet, url: url, tls: request.tls)
       {
@@ -474,33 +486,61 @@ package final class HTTPFetcher: AssetFetcher {
   /// How much of an error body is read for the message.
   static let errorSnippetBytes = 200
 
-  /// The start of an error body, for the message (never more than ``errorSnippetBytes`` is read),
-  /// with header values redacted before it is cut to length.
+  /// The longest a body that is not used (a redirect's, a 304's, an encoded part's, a range
+  /// error's) is read: the throughput watchdog times 2xx bodies only, and the overall deadline
+  /// allows for the largest body, so a server dripping such a body a byte at a time would
+  /// otherwise hold the transfer for minutes or hours. Past it the body is dropped, which closes
+  /// the connection. A quarter of the timeout at most: the time is taken from the overall
+  /// deadline, which the next hop's head and body still need. A body sent with its head (every
+  /// ordinary redirect's) is read whole well within it, and the connection is reused.
+  static func unusedBodyTime(_ timeout: TimeInterval) -> TimeInterval {
+    min(TransferDeadline.clampSeconds(timeout) / 4, 1)
+  }
+
+  /// The start of an error body, for the message (never more than ``errorSnippetBytes`` is read,
+  /// nor for longer than `seconds`), with header values redacted before it is cut to length.
   static func errorSnippet(
-    _ body: HTTPClientResponse.Body, redactor: SecretRedactor = SecretRedactor(values: [])
+    _ body: HTTPClientResponse.Body, redactor: SecretRedactor = SecretRedactor(values: []),
+    within seconds: TimeInterval
   ) async -> String {
-    var collected = [UInt8]()
-    do {
-      for try await buffer in body {
-        collected += buffer.readableBytesView.prefix(errorSnippetBytes - collected.count)
-        if collected.count >= errorSnippetBytes { break }
-      }
-    } catch {}
+    let collected = await readPrefix(body, upTo: errorSnippetBytes, within: seconds)
     let text = redactor.redact(String(decoding: collected, as: UTF8.self))
     return redactor.redact(
       TerminalText.sanitize(text, maxLength: 120).trimmingCharacters(in: .whitespaces))
   }
 
   /// Reads a body that is not used to its end, so the connection goes back to the pool; stops
-  /// (and lets the client close the connection) after `limit` bytes.
-  static func drain(_ body: HTTPClientResponse.Body, upTo limit: Int) async {
-    var seen = 0
-    do {
-      for try await buffer in body {
-        seen += buffer.readableBytes
-        if seen > limit { return }
+  /// (and lets the client close the connection) after `limit` bytes or `seconds`, whichever
+  /// comes first.
+  static func drain(
+    _ body: HTTPClientResponse.Body, upTo limit: Int, within seconds: TimeInterval
+  ) async {
+    _ = await readPrefix(body, upTo: limit, within: seconds)
+  }
+
+  /// The first `limit` bytes of `body`, read until more than `limit` bytes arrived, the body
+  /// ended, or `seconds` passed (then the read is cancelled, and the client drops the
+  /// connection): what arrived by then.
+  static func readPrefix(
+    _ body: HTTPClientResponse.Body, upTo limit: Int, within seconds: TimeInterval
+  ) async -> [UInt8] {
+    let kept = BodyPrefix()
+    await withTaskGroup(of: Void.self) { group in
+      group.addTask {
+        var seen = 0
+        do {
+          for try await buffer in body {
+            seen += buffer.readableBytes
+            kept.append(buffer.readableBytesView, upTo: limit)
+            if seen > limit { return }
+          }
+        } catch {}
       }
-    } catch {}
+      group.addTask { try? await Task.sleep(for: TransferDeadline.duration(seconds)) }
+      await group.next()
+      group.cancelAll()
+    }
+    return kept.bytes
   }
 
   /// `Retry-After` as delay-seconds (digits only) or an HTTP date, clamped to 0...86400.
@@ -513,6 +553,17 @@ package final class HTTPFetcher: AssetFetcher {
     }
     guard let date = HTTPDate.parse(value) else { return nil }
     return min(max(date.timeIntervalSinceNow, 0), 86400)
+  }
+}
+
+/// The bytes of a body read so far, shared between the reading task and the one that gives up.
+private final class BodyPrefix: Sendable {
+  private let state = Mutex<[UInt8]>([])
+
+  var bytes: [UInt8] { state.withLock { $0 } }
+
+  func append(_ more: ByteBufferView, upTo limit: Int) {
+    state.withLock { $0 += more.prefix(max(0, limit - $0.count)) }
   }
 }
 
