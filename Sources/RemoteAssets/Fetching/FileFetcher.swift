@@ -65,9 +65,15 @@ package struct FileFetcher: AssetFetcher {
     return .downloaded(metadata)
   }
 
-  /// Modification time in microseconds.
+  /// Modification time in microseconds, saturated at the ends of `Int64` (a file system such
+  /// as tmpfs holds any `Int64` of seconds). Never traps.
   private static func stamp(_ info: stat) -> Int64 {
-    Int64(info.st_mtim.tv_sec) * 1_000_000 + Int64(info.st_mtim.tv_nsec) / 1000
+    let seconds = Int64(info.st_mtim.tv_sec)
+    let saturated: Int64 = seconds < 0 ? .min : .max
+    let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000)
+    guard !overflow else { return saturated }
+    let (sum, carried) = scaled.addingReportingOverflow(Int64(info.st_mtim.tv_nsec) / 1000)
+    return carried ? saturated : sum
   }
 
   private static func kind(_ mode: mode_t) -> String {

@@ -25,9 +25,18 @@ package enum HTTPDate {
 
   // MARK: - Formatting
 
+  /// The earliest date formatted: 0001-01-01 00:00:00 (the grammar's year has four digits).
+  static let earliestSeconds: Int64 = -62_135_596_800
+  /// The latest date formatted: 9999-12-31 23:59:59.
+  static let latestSeconds: Int64 = 253_402_300_799
+
   /// Formats `date` as an IMF-fixdate, in whole seconds (fractions are dropped).
+  ///
+  /// Total: a date outside the years 1-9999 (a file's mtime can be anything up to `Int64.max`
+  /// seconds, an interval can be infinite) is written as the nearest of those years' ends, and
+  /// a NaN interval as 1970-01-01.
   public static func format(_ date: Date) -> String {
-    let seconds = Int64(date.timeIntervalSince1970.rounded(.down))
+    let seconds = clampedSeconds(date.timeIntervalSince1970)
     let days = seconds >= 0 ? seconds / 86400 : (seconds - 86399) / 86400
     let secondOfDay = seconds - days * 86400
     let (year, month, day) = CivilCalendar.date(fromDays: days)
@@ -36,6 +45,15 @@ package enum HTTPDate {
     return "\(dayNames[weekday]), \(two(day)) \(monthNames[month - 1]) \(four(year)) "
       + "\(two(Int(secondOfDay / 3600))):\(two(Int(secondOfDay / 60 % 60)))"
       + ":\(two(Int(secondOfDay % 60))) GMT"
+  }
+
+  /// `interval` in whole seconds (rounded down), within ``earliestSeconds``...``latestSeconds``;
+  /// NaN is 0. Never traps.
+  static func clampedSeconds(_ interval: TimeInterval) -> Int64 {
+    guard !interval.isNaN else { return 0 }
+    if interval <= TimeInterval(earliestSeconds) { return earliestSeconds }
+    if interval >= TimeInterval(latestSeconds) { return latestSeconds }
+    return Int64(interval.rounded(.down))
   }
 
   // MARK: - Parsing
