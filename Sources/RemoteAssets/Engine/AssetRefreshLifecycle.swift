@@ -33,6 +33,11 @@ enum AssetRefreshLifecycle {
     /// Whether the copy served came from this same URL (else a 304 would leave nothing to serve
     /// and the request goes out unconditionally).
     var haveCurrent = false
+
+    /// Whether the request carries a validator (`If-None-Match` or `If-Modified-Since`): only
+    /// then can a 304 answer it. A copy held without an ETag or Last-Modified is asked for
+    /// unconditionally.
+    var isConditional: Bool { etag != nil || lastModified != nil }
   }
 
   /// What a 304 means.
@@ -92,7 +97,8 @@ enum AssetRefreshLifecycle {
   /// What a 304 to a request made with `conditional` means for `entry`.
   static func notModified(_ entry: CacheEntry, conditional: Validators) -> NotModified {
     if conditional.aboutRejected { return .stillRejected }
-    guard conditional.haveCurrent else { return .unconditional }
+    // A 304 to a request that sent no validator says nothing about the copy held.
+    guard conditional.haveCurrent, conditional.isConditional else { return .unconditional }
     return entry.consecutiveFailures == 0 && entry.lastError == nil ? .bookkeeping : .clearFailure
   }
 
