@@ -46,9 +46,9 @@ extension HTTPFetcher {
         }
         throw FetchError(.network, "the range request ended without a result")
       }
-    } catch let error as FetchError {
-      throw error
     } catch {
+      // Every message, a FetchError's too (it can quote the server: a Content-Range, a body),
+      // passes through the redactor, as a whole download's do.
       throw Self.translate(error, phase: "fetching a range", redactor: redactor)
     }
   }

@@ -7,11 +7,18 @@
 /// that ends inside a value (a snippet cut at its length limit) loses that tail too. Values
 /// shorter than ``minimumLength`` characters are not searched for: they cannot be told from
 /// ordinary words ("1", "yes") and a secret that short is no secret.
+///
+/// A server may echo only the credential of a value (`invalid token abc...` for
+/// `Authorization: Bearer abc...`), so each whitespace-separated word of a value that has at
+/// least ``minimumWordLength`` characters is a secret of its own, in the same forms.
 package struct SecretRedactor: Sendable {
   /// What replaces a secret.
   public static let placeholder = "<redacted>"
   /// The shortest value searched for.
   public static let minimumLength = 4
+  /// The shortest word of a value searched for on its own: long enough for a credential, longer
+  /// than a scheme such as `Bearer` or `Basic`.
+  public static let minimumWordLength = 8
 
   private let secrets: [String]
 
@@ -23,7 +30,12 @@ package struct SecretRedactor: Sendable {
   /// A redactor for `values`.
   public init(values: [String]) {
     var all = Set<String>()
-    for value in values {
+    let words = values.flatMap { value in
+      value.unicodeScalars.split { $0.properties.isWhitespace }
+        .map { String(String.UnicodeScalarView($0)) }
+        .filter { $0.count >= Self.minimumWordLength && $0 != value }
+    }
+    for value in values + words {
       // As given; as sanitized; as Swift escapes it when an error describes an array of
       // strings; and, around control bytes, each piece between them.
       let escaped = String(value.debugDescription.dropFirst().dropLast())
