@@ -444,14 +444,19 @@ package final class HTTPFetcher: AssetFetcher {
 
   /// The body's coding, from the `Content-Encoding` values (split at commas).
   ///
+  /// Each value is compared as the client's gzip decoder reads it: trimmed of ASCII spaces and
+  /// tabs only (as `HTTPHeaders[canonicalForm:]` does), without regard to ASCII case, whole. A
+  /// value the decoder would not take for gzip (`gzip` followed by U+00A0, say) is not gzip here
+  /// either, so it is refused rather than taken for a body the decoder checked.
+  ///
   /// - Parameter decoded: whether the request asked for gzip (its client decodes exactly one
   ///   `gzip`).
-  /// - Throws: ``FetchError`` `.invalid` for any other coding (deflate, br, zstd, a chain): none
-  ///   was asked for, and its bytes would reach the cache still encoded.
+  /// - Throws: ``FetchError`` `.invalid` for any other coding (deflate, br, zstd, a chain, an
+  ///   unknown token): none was asked for, and its bytes would reach the cache still encoded.
   static func contentCoding(_ encodings: [String], decoded: Bool) throws(FetchError)
     -> ContentCoding
   {
-    let values = encodings.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+    let values = encodings.map(Self.codingToken)
     let codings = values.filter { !$0.isEmpty && $0 != "identity" }
     if codings.isEmpty { return .identity }
     // The client's decoder reads the first value only: accept exactly one `gzip`.
@@ -462,6 +467,20 @@ package final class HTTPFetcher: AssetFetcher {
       .invalid,
       "refused a body with Content-Encoding: \(shown), which was not asked for (the request accepts \(decoded ? "gzip or identity" : "identity"))"
     )
+  }
+
+  /// A `Content-Encoding` value trimmed of ASCII spaces and tabs, its ASCII letters lowercased;
+  /// every other character kept as it is.
+  static func codingToken(_ value: String) -> String {
+    let blank: (Unicode.Scalar) -> Bool = { $0 == " " || $0 == "\t" }
+    var scalars = Substring(value).unicodeScalars
+    while let first = scalars.first, blank(first) { scalars.removeFirst() }
+    while let last = scalars.last, blank(last) { scalars.removeLast() }
+    var out = String.UnicodeScalarView()
+    for scalar in scalars {
+      out.append(("A"..."Z").contains(scalar) ? Unicode.Scalar(UInt8(scalar.value) | 0x20) : scalar)
+    }
+    return String(out)
   }
 
   /// An error in plain words (``TransportFailure/plain(_:endpoint:phase:timeout:)``), never
