@@ -4,8 +4,11 @@ import Foundation
   import Glibc
 #endif
 
-/// Fetches `file://` assets through the same pipeline as HTTP: the file's modification time and
-/// size stand in for an ETag, so an unchanged file is `notModified`.
+/// Fetches `file://` assets through the same pipeline as HTTP: the file's identity (device and
+/// inode), change and modification times and size stand in for an ETag, so an unchanged file is
+/// `notModified`. The modification time and size alone are not enough: a new file moved over the
+/// old one with its mtime preserved (tar, `SOURCE_DATE_EPOCH`) can match both, but it is another
+/// inode, and a rename sets its change time.
 ///
 /// Only regular files are read, and nothing blocks: the file is opened with `O_NONBLOCK`, so a
 /// FIFO (or a device) at the path is refused at once instead of hanging the refresh.
@@ -38,8 +41,7 @@ package struct FileFetcher: AssetFetcher {
         "\(path) is not a regular file (\(Self.kind(before.st_mode))); only files are read")
     }
     let size = Int64(before.st_size)
-    let stamp = Self.stamp(before)
-    let etag = "\"\(stamp)-\(size)\""
+    let etag = Self.etag(before)
     let modified = Date(timeIntervalSince1970: TimeInterval(before.st_mtim.tv_sec))
     let metadata = FetchMetadata(
       etag: etag, lastModified: HTTPDate.format(modified))
@@ -56,23 +58,28 @@ package struct FileFetcher: AssetFetcher {
     }
     // An editor may be writing the file right now: only a read that saw one stable version counts.
     var after = stat()
-    guard stat(path, &after) == 0, Self.stamp(after) == stamp, Int64(after.st_size) == size,
-      after.st_ino == before.st_ino, sink.bytesWritten == size
-    else {
+    guard stat(path, &after) == 0, Self.etag(after) == etag, sink.bytesWritten == size else {
       throw FetchError(.truncated, "\(path) changed while it was read; reading it again")
     }
     sink.flushProgress()
     return .downloaded(metadata)
   }
 
-  /// Modification time in microseconds, saturated at the ends of `Int64` (a file system such
-  /// as tmpfs holds any `Int64` of seconds). Never traps.
-  private static func stamp(_ info: stat) -> Int64 {
-    let seconds = Int64(info.st_mtim.tv_sec)
+  /// The version of a file as an ETag: device, inode, change time, modification time, size.
+  private static func etag(_ info: stat) -> String {
+    let identity = "\(UInt64(info.st_dev)):\(UInt64(info.st_ino))"
+    return
+      "\"\(identity)-\(stamp(info.st_ctim))-\(stamp(info.st_mtim))-\(Int64(info.st_size))\""
+  }
+
+  /// A time in microseconds, saturated at the ends of `Int64` (a file system such as tmpfs
+  /// holds any `Int64` of seconds). Never traps.
+  private static func stamp(_ time: timespec) -> Int64 {
+    let seconds = Int64(time.tv_sec)
     let saturated: Int64 = seconds < 0 ? .min : .max
     let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000)
     guard !overflow else { return saturated }
-    let (sum, carried) = scaled.addingReportingOverflow(Int64(info.st_mtim.tv_nsec) / 1000)
+    let (sum, carried) = scaled.addingReportingOverflow(Int64(time.tv_nsec) / 1000)
     return carried ? saturated : sum
   }
 
