@@ -29,7 +29,8 @@ import Testing
 
   @Test func rejectsWhatIsNotADateAndFallsBackForOtherForms() {
     for bad in [
-      "", "2026-13-01T00:00:00Z", "2026-01-01 00:00:00Z", "2026-01-01T00:00:00", "２０２６-01-01T00:00:00Z", "yesterday",
+      "", "2026-13-01T00:00:00Z", "2026-01-01 00:00:00Z", "2026-01-01T00:00:00",
+      "２０２６-01-01T00:00:00Z", "yesterday",
     ] {
       #expect(ISO8601Time.parse(bad) == nil, "\(bad)")
     }
