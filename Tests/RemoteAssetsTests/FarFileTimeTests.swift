@@ -35,6 +35,20 @@ import Testing
     return stat(path, &info) == 0 && Int64(info.st_mtim.tv_sec) == seconds
   }
 
+  /// The body of every far file.
+  static let body = Data(#"{"far": true}"#.utf8)
+
+  /// A folder of its own under ``farFolder`` holding `far.json` (``body``) modified at
+  /// `seconds` since 1970; the caller removes the folder.
+  static func farFile(seconds: Int64) throws -> (folder: URL, file: URL) {
+    let folder = URL(fileURLWithPath: "\(farFolder)/aw-far-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let file = folder.appendingPathComponent("far.json")
+    try body.write(to: file)
+    try #require(setTimes(file.path, seconds: seconds))
+    return (folder, file)
+  }
+
   static let latest = "Fri, 31 Dec 9999 23:59:59 GMT"
   static let earliest = "Mon, 01 Jan 0001 00:00:00 GMT"
 
@@ -42,13 +56,8 @@ import Testing
     .enabled(if: farTimesSettable, "needs a tmpfs at /dev/shm that holds any time"),
     arguments: [Int64.max, .min, 1 << 40, -(1 << 40)])
   func aFileWithAFarModificationTimeIsRead(seconds: Int64) async throws {
-    let folder = URL(fileURLWithPath: "\(Self.farFolder)/aw-far-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let (folder, file) = try Self.farFile(seconds: seconds)
     defer { try? FileManager.default.removeItem(at: folder) }
-    let file = folder.appendingPathComponent("far.json")
-    let body = Data(#"{"far": true}"#.utf8)
-    try body.write(to: file)
-    try #require(Self.setTimes(file.path, seconds: seconds))
     try await withTemporaryDirectory { dir in
       let fetcher = FileFetcher()
       let sink = try makeSink(in: dir.url, maxBytes: 1 << 20, expectedSize: nil)
@@ -60,7 +69,7 @@ import Testing
         Issue.record("expected a download")
         return
       }
-      #expect(sink.bytesWritten == Int64(body.count))
+      #expect(sink.bytesWritten == Int64(Self.body.count))
       #expect(metadata.lastModified == (seconds > 0 ? Self.latest : Self.earliest))
       let etag = try #require(metadata.etag)
       let again = try makeSink(in: dir.url, maxBytes: 1 << 20, expectedSize: nil)
@@ -73,17 +82,12 @@ import Testing
   /// The engine refreshes such a file end to end (entry written, freshness noted).
   @Test(.enabled(if: farTimesSettable, "needs a tmpfs at /dev/shm that holds any time"))
   func theEngineRefreshesAFileFromTheFarFuture() async throws {
-    let folder = URL(fileURLWithPath: "\(Self.farFolder)/aw-far-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let (folder, file) = try Self.farFile(seconds: .max)
     defer { try? FileManager.default.removeItem(at: folder) }
-    let file = folder.appendingPathComponent("far.json")
-    let body = Data(#"{"far": true}"#.utf8)
-    try body.write(to: file)
-    try #require(Self.setTimes(file.path, seconds: .max))
     let asset = AssetDefinition(id: "far", remote: file, format: .json)
     try await withEngine([asset]) { engine, _ throws in
       #expect(await engine.refresh("far").isUpdated)
-      #expect(try await engine.data("far") == body)
+      #expect(try await engine.data("far") == Self.body)
       #expect(await engine.refresh("far") == .notModified)
     }
   }

@@ -54,54 +54,57 @@ import Testing
     #expect(await engine.status("flags")?.probation?.version == "v2")
   }
 
-  @Test func anEarlierRunWithThisProcesssPIDThatDiedCountsACrash() async throws {
+  /// An engine with probation on over a fresh cache: v1 confirmed, v2 on probation.
+  static func withV2OnProbation(
+    _ body: (AssetEngine, TemporaryDirectory) async throws -> Void
+  ) async throws {
     try await withOrigin { origin in
       try await withTemporaryDirectory { dir in
         await S.publish(origin, target: S.v1, version: "v1", rollout: nil)
         try await ProbationTests.withProbationEngine(origin: origin, cache: dir.cache) { engine in
-          try await Self.v2OnProbation(engine, origin)
-          // A run of an older version (no token) had this PID: it is gone, whatever the PID says.
-          try Self.recordEarlierRun(cache: dir.cache, pid: getpid())
-          await engine.claimProbations()
-          #expect(await engine.status("flags")?.probation?.crashes == 1)
-          // This run's own claim is no crash.
-          await engine.claimProbations()
-          #expect(await engine.status("flags")?.probation?.crashes == 1)
-          // A run of this version with this PID (PID 1 in a container, restarted): the second
-          // crash rejects v2.
-          try Self.recordEarlierRun(cache: dir.cache, pid: getpid(), token: "an-earlier-run")
-          await engine.claimProbations()
-          let status = try #require(await engine.status("flags"))
-          #expect(status.rejected?.version == "v2")
-          #expect(status.version == "v1")
-          let served1 = try await engine.data("flags")
-          #expect(served1 == S.v1)
+          try await v2OnProbation(engine, origin)
+          try await body(engine, dir)
         }
       }
     }
   }
 
+  @Test func anEarlierRunWithThisProcesssPIDThatDiedCountsACrash() async throws {
+    try await Self.withV2OnProbation { engine, dir in
+      // A run of an older version (no token) had this PID: it is gone, whatever the PID says.
+      try Self.recordEarlierRun(cache: dir.cache, pid: getpid())
+      await engine.claimProbations()
+      #expect(await engine.status("flags")?.probation?.crashes == 1)
+      // This run's own claim is no crash.
+      await engine.claimProbations()
+      #expect(await engine.status("flags")?.probation?.crashes == 1)
+      // A run of this version with this PID (PID 1 in a container, restarted): the second
+      // crash rejects v2.
+      try Self.recordEarlierRun(cache: dir.cache, pid: getpid(), token: "an-earlier-run")
+      await engine.claimProbations()
+      let status = try #require(await engine.status("flags"))
+      #expect(status.rejected?.version == "v2")
+      #expect(status.version == "v1")
+      let served1 = try await engine.data("flags")
+      #expect(served1 == S.v1)
+    }
+  }
+
   @Test func aLiveProcessWithTheRecordedPIDHidesNoCrashUnlessItIsTheSameProcess() async throws {
-    try await withOrigin { origin in
-      try await withTemporaryDirectory { dir in
-        await S.publish(origin, target: S.v1, version: "v1", rollout: nil)
-        try await ProbationTests.withProbationEngine(origin: origin, cache: dir.cache) { engine in
-          try await Self.v2OnProbation(engine, origin)
-          // The parent process is alive: as the run recorded (same start), it still serves v2.
-          let parent = getppid()
-          let started = try Self.startTicks(parent)
-          try Self.recordEarlierRun(
-            cache: dir.cache, pid: parent, token: "the-parent", startTicks: started)
-          await engine.claimProbations()
-          #expect(await engine.status("flags")?.probation?.crashes == 0)
-          // The same PID, but a process started at another time: the recorded run is gone and
-          // its PID was recycled.
-          try Self.recordEarlierRun(
-            cache: dir.cache, pid: parent, token: "a-dead-run", startTicks: started + 1)
-          await engine.claimProbations()
-          #expect(await engine.status("flags")?.probation?.crashes == 1)
-        }
-      }
+    try await Self.withV2OnProbation { engine, dir in
+      // The parent process is alive: as the run recorded (same start), it still serves v2.
+      let parent = getppid()
+      let started = try Self.startTicks(parent)
+      try Self.recordEarlierRun(
+        cache: dir.cache, pid: parent, token: "the-parent", startTicks: started)
+      await engine.claimProbations()
+      #expect(await engine.status("flags")?.probation?.crashes == 0)
+      // The same PID, but a process started at another time: the recorded run is gone and
+      // its PID was recycled.
+      try Self.recordEarlierRun(
+        cache: dir.cache, pid: parent, token: "a-dead-run", startTicks: started + 1)
+      await engine.claimProbations()
+      #expect(await engine.status("flags")?.probation?.crashes == 1)
     }
   }
 
@@ -109,38 +112,32 @@ import Testing
   /// process's PID (both PID 1). Its lock, held while it runs, says it still serves v2; once
   /// its process is gone the lock is free and the run counts a crash.
   @Test func aLiveRunWithThisPIDInAnotherNamespaceIsKnownByItsLock() async throws {
-    try await withOrigin { origin in
-      try await withTemporaryDirectory { dir in
-        await S.publish(origin, target: S.v1, version: "v1", rollout: nil)
-        try await ProbationTests.withProbationEngine(origin: origin, cache: dir.cache) { engine in
-          try await Self.v2OnProbation(engine, origin)
-          let token = UUID().uuidString.lowercased()
-          let lock = dir.cache.appendingPathComponent("tmp/run-\(token).lock").path
-          // The other run: a process holding its lock until its stdin closes.
-          let holder = Process()
-          holder.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-          holder.arguments = [
-            "-c",
-            "import fcntl,sys; f=open(sys.argv[1],'a'); fcntl.flock(f,fcntl.LOCK_EX); "
-              + "print('held',flush=True); sys.stdin.read()",
-            lock,
-          ]
-          let stdin = Pipe()
-          holder.standardInput = stdin
-          let running = try RunningProcess(holder)
-          #expect(await running.waitForOutput(containing: "held"))
-          try Self.recordEarlierRun(cache: dir.cache, pid: getpid(), token: token)
-          await engine.claimProbations()
-          #expect(await engine.status("flags")?.probation?.crashes == 0, "it still runs")
-          // It ends without a clean shutdown (its claim stays in the ledger).
-          try stdin.fileHandleForWriting.close()
-          #expect(await running.exit(within: 20) == .exited(0))
-          try Self.recordEarlierRun(cache: dir.cache, pid: getpid(), token: token)
-          await engine.claimProbations()
-          #expect(await engine.status("flags")?.probation?.crashes == 1, "its run ended")
-          #expect(!FileManager.default.fileExists(atPath: lock), "the free lock is removed")
-        }
-      }
+    try await Self.withV2OnProbation { engine, dir in
+      let token = UUID().uuidString.lowercased()
+      let lock = dir.cache.appendingPathComponent("tmp/run-\(token).lock").path
+      // The other run: a process holding its lock until its stdin closes.
+      let holder = Process()
+      holder.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+      holder.arguments = [
+        "-c",
+        "import fcntl,sys; f=open(sys.argv[1],'a'); fcntl.flock(f,fcntl.LOCK_EX); "
+          + "print('held',flush=True); sys.stdin.read()",
+        lock,
+      ]
+      let stdin = Pipe()
+      holder.standardInput = stdin
+      let running = try RunningProcess(holder)
+      #expect(await running.waitForOutput(containing: "held"))
+      try Self.recordEarlierRun(cache: dir.cache, pid: getpid(), token: token)
+      await engine.claimProbations()
+      #expect(await engine.status("flags")?.probation?.crashes == 0, "it still runs")
+      // It ends without a clean shutdown (its claim stays in the ledger).
+      try stdin.fileHandleForWriting.close()
+      #expect(await running.exit(within: 20) == .exited(0))
+      try Self.recordEarlierRun(cache: dir.cache, pid: getpid(), token: token)
+      await engine.claimProbations()
+      #expect(await engine.status("flags")?.probation?.crashes == 1, "its run ended")
+      #expect(!FileManager.default.fileExists(atPath: lock), "the free lock is removed")
     }
   }
 }
