@@ -140,4 +140,45 @@ import Testing
       #expect(!FileManager.default.fileExists(atPath: lock), "the free lock is removed")
     }
   }
+
+  /// The sweep removes the locks of runs that ended (free) and keeps those still held, by this
+  /// process or another; a name that is not a run lock is not ours and stays.
+  @Test func theSweepRemovesOnlyFreeRunLocks() async throws {
+    try await withTemporaryDirectory { dir in
+      let store = try CacheStore(root: dir.cache)
+      let ended = UUID().uuidString.lowercased()
+      let other = UUID().uuidString.lowercased()
+      let mine = UUID().uuidString.lowercased()
+      let tmp = dir.cache.appendingPathComponent("tmp")
+      func path(_ token: String) -> String { tmp.appendingPathComponent("run-\(token).lock").path }
+      #expect(FileManager.default.createFile(atPath: path(ended), contents: nil))
+      #expect(
+        FileManager.default.createFile(
+          atPath: tmp.appendingPathComponent("run-x.lock").path, contents: nil))
+      #expect(store.holdRunLock(token: mine))
+      let holder = Process()
+      holder.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+      holder.arguments = [
+        "-c",
+        "import fcntl,sys; f=open(sys.argv[1],'a'); fcntl.flock(f,fcntl.LOCK_EX); "
+          + "print('held',flush=True); sys.stdin.read()",
+        path(other),
+      ]
+      let stdin = Pipe()
+      holder.standardInput = stdin
+      let running = try RunningProcess(holder)
+      #expect(await running.waitForOutput(containing: "held"))
+      _ = try #require(try store.sweep(keep: []))
+      #expect(!FileManager.default.fileExists(atPath: path(ended)), "its run ended")
+      #expect(FileManager.default.fileExists(atPath: path(other)), "held by another process")
+      #expect(FileManager.default.fileExists(atPath: path(mine)), "held by this one")
+      #expect(FileManager.default.fileExists(atPath: tmp.appendingPathComponent("run-x.lock").path))
+      #expect(store.runIsLive(token: other) == true)
+      try stdin.fileHandleForWriting.close()
+      #expect(await running.exit(within: 20) == .exited(0))
+      _ = try #require(try store.sweep(keep: []))
+      #expect(!FileManager.default.fileExists(atPath: path(other)), "its run ended now")
+      #expect(store.runIsLive(token: other) == nil, "no lock left to ask")
+    }
+  }
 }
