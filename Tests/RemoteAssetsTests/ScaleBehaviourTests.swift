@@ -205,6 +205,36 @@ import Testing
     }
   }
 
+  /// A wall clock stepped back a day (an NTP correction, a VM restored) does not make every
+  /// asset wait a day more: the step moves their next checks back with it.
+  @Test func aClockSteppedBackMovesTheAssetsNextChecksBackWithIt() async throws {
+    try await withTemporaryDirectory { dir in
+      let clock = ManualClock(now: Date(timeIntervalSince1970: 1_800_000_000))
+      let fetcher = ScriptedFetcher()
+      fetcher.set("[1]", etag: "\"1\"")
+      let asset = AssetDefinition(
+        id: "s", remote: URL(string: "scripted://s"), format: .json, refresh: .every(300))
+      try await withEngine(
+        [asset], cache: dir.url.appendingPathComponent("c"), clock: clock, fetchers: [fetcher]
+      ) { engine in
+        #expect(await engine.refresh("s").isUpdated)
+        await engine.tick()
+        #expect(await engine.status("s")?.nextAttemptAt == clock.now().addingTimeInterval(300))
+        clock.advance(by: -86_400)
+        await engine.tick()
+        #expect(
+          await engine.status("s")?.nextAttemptAt == clock.now().addingTimeInterval(300),
+          "due five minutes after the step, not a day and five minutes")
+        clock.advance(by: 300)
+        await engine.tick()
+        for _ in 0..<10_000 where fetcher.fetches < 2 {
+          try await Task.sleep(for: .milliseconds(1))
+        }
+        #expect(fetcher.fetches == 2)
+      }
+    }
+  }
+
   /// The scheduler's sleep deadline, once it is asleep (bounded wait).
   func pendingSleep(_ clock: ManualClock) async throws -> Date {
     for _ in 0..<10_000 {

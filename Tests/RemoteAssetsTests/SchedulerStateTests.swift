@@ -110,6 +110,23 @@ import Testing
   }
 }
 
+/// The scheduler notices a wall clock stepped back, and nothing else.
+@Suite struct ClockStepTests {
+  let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+
+  @Test func onlyAStepBackBeyondTheToleranceIsReportedAndMakesEverythingDue() {
+    var state = SchedulerState()
+    #expect(state.noteClock(t0) == nil, "the first tick has nothing to compare")
+    _ = state.due(at: t0, paused: false, manifestDue: false)
+    state.scanned(at: t0, soonest: t0 + 3600, waiting: false)
+    #expect(state.noteClock(t0 + 5000) == nil, "forward is not a step back")
+    #expect(state.noteClock(t0 + 4999) == nil, "within the tolerance")
+    #expect(state.noteClock(t0 + 4000) == 999)
+    let actions = state.due(at: t0 + 4000, paused: false, manifestDue: false)
+    #expect(actions == [.reloadExternalChanges, .scanAssets], "everything is looked at again")
+  }
+}
+
 /// The manifest's single flight and backoff, driven directly.
 @Suite struct ManifestScheduleTests {
   let t0 = Date(timeIntervalSince1970: 1_800_000_000)

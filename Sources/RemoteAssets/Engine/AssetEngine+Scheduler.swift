@@ -39,6 +39,20 @@ extension AssetEngine {
     }
   }
 
+  /// The wall clock went back by `step`: every asset's next check moves back with it, so none
+  /// waits out the step on top of its interval or backoff (the manifest's schedule notices the
+  /// step itself: ``ManifestSchedule``).
+  func moveSchedulesBack(by step: TimeInterval) {
+    for id in order {
+      guard let next = records[id]?.entry.nextAttemptAt else { continue }
+      records[id]?.entry.nextAttemptAt = next.addingTimeInterval(-step)
+    }
+    log(
+      nil, .info,
+      "the clock went back \(DurationText.format(step)); the assets' next checks moved back with it"
+    )
+  }
+
   /// Ends the scheduler's current sleep so it looks at every asset's schedule again now.
   func wakeScheduler() {
     scheduler.wake()
@@ -51,6 +65,7 @@ extension AssetEngine {
   @discardableResult
   func tick() -> TimeInterval {
     let now = clock.now()
+    if let step = scheduler.noteClock(now) { moveSchedulesBack(by: step) }
     expireProbations(at: now)
     let manifestDue =
       !lifecycle.paused && configuration.followsTargets && manifestSchedule.startIfDue(at: now)

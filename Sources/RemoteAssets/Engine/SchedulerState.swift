@@ -49,6 +49,28 @@ struct SchedulerState: Sendable, Equatable {
   private(set) var nextFullScan = Date.distantPast
   /// The soonest check the look in this tick found (nil: no look this tick).
   private var scannedSoonest: Date?
+  /// The wall clock at the last tick.
+  private(set) var lastTick: Date?
+
+  /// A wall clock that went back by more than this between two ticks was stepped (an NTP
+  /// correction, a VM restored from a snapshot), not read a little out of order.
+  static let clockStepTolerance: TimeInterval = 2
+
+  /// Notes the wall clock at a tick. When it went back (by more than ``clockStepTolerance``)
+  /// since the last tick, everything this state scheduled is due at once (nothing waits out
+  /// the step) and the step is returned, for the engine to move the assets' schedules back.
+  mutating func noteClock(_ now: Date) -> TimeInterval? {
+    defer { lastTick = now }
+    guard let last = lastTick, last.timeIntervalSince(now) > Self.clockStepTolerance else {
+      return nil
+    }
+    nextExternalCheck = .distantPast
+    nextFreshnessFlush = .distantPast
+    heldFreshnessFlush = nil
+    assetsDueAt = .distantPast
+    nextFullScan = .distantPast
+    return last.timeIntervalSince(now)
+  }
 
   /// What is due at `now`. `manifestDue` is the manifest schedule's answer for this tick;
   /// `freshnessWaiting` whether freshness from 304s is not in the journal yet, and
