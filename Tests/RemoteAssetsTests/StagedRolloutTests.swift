@@ -59,6 +59,13 @@ import Testing
     #expect(
       RolloutChoice.choose(target, rollout: spec, critical: false, instance: "a", asset: "f")
         == .hold(stage: RolloutStage(percent: 0, version: "v2", heldBack: true)))
+    // A `from` with a hash but no URL names nothing to fetch: a hold too.
+    let hashOnly = TargetFacts(url: nil, size: nil, sha256: Self.sha(Self.v1), version: "v1")
+    #expect(
+      RolloutChoice.choose(
+        target, rollout: RolloutSpec(percent: 0, from: hashOnly), critical: false,
+        instance: "a", asset: "f")
+        == .hold(stage: RolloutStage(percent: 0, version: "v2", heldBack: true)))
   }
 
   /// What a hostile or careless manifest can put in `rollout`: refused with the field named, or

@@ -172,11 +172,11 @@ extension AssetEngine {
       switch choice {
       case .target(let chosen, let stage):
         (facts, record.rolloutStage, record.holdReason) = (chosen, stage, nil)
-      case .from(let chosen, let stage) where chosen.url != nil:
+      case .from(let chosen, let stage):
         (facts, record.rolloutStage, record.holdReason) = (chosen, stage, nil)
-      case .from(_, let stage), .hold(let stage):
-        // Nothing to go back to, or a `from` that names no URL (the config's URL serves the
-        // target's bytes, not the `from`'s): keep serving what it serves, and say so.
+      case .hold(let stage):
+        // Nothing to go back to (``RolloutChoice/choose``): keep serving what it serves, and
+        // say so.
         let held = record.entry.current
         facts = TargetFacts(
           url: nil, size: nil, sha256: held?.sha256, version: held?.version)

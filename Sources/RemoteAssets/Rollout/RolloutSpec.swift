@@ -53,9 +53,10 @@ package struct TargetFacts: Sendable, Equatable, Codable {
 package enum RolloutChoice: Sendable, Equatable {
   /// The target itself; `stage` when the rollout is staged (the instance is in the cohort).
   case target(TargetFacts, stage: RolloutStage?)
-  /// Held back: the rollout's `from`.
+  /// Held back: the rollout's `from` (which names a URL).
   case from(TargetFacts, stage: RolloutStage)
-  /// Held back with no `from` named: keep serving what it serves, fetch nothing.
+  /// Held back with no `from` named, or one without a URL: keep serving what it serves, fetch
+  /// nothing.
   case hold(stage: RolloutStage)
 
   /// The choice for `instance` and `asset`. A `critical` target, no rollout, or 100 % take the
@@ -75,7 +76,9 @@ package enum RolloutChoice: Sendable, Equatable {
         stage: RolloutStage(percent: rollout.percent, version: target.version, heldBack: false))
     }
     let stage = RolloutStage(percent: rollout.percent, version: target.version, heldBack: true)
-    guard let from = rollout.from, from.url != nil || from.sha256 != nil else {
+    // A `from` without a URL names nothing to fetch (the asset's own URL serves the target's
+    // bytes, not the `from`'s): hold what is served.
+    guard let from = rollout.from, from.url != nil else {
       return .hold(stage: stage)
     }
     return .from(from, stage: stage)
