@@ -38,11 +38,8 @@ import Testing
       try await withTemporaryDirectory { dir in
         await S.publish(origin, target: S.v1, version: "v1", rollout: nil)
         try await Self.withEngine(origin: origin, dir: dir, bundled: true) { engine in
-          #expect(await engine.refresh("flags").isUpdated)
-          try await engine.confirm("flags")
           // v2 and then v3 arrive while neither is confirmed.
-          await S.publish(origin, target: S.v2, version: "v2", rollout: nil)
-          #expect(await engine.refresh("flags").isUpdated)
+          try await ProbationRestartTests.v2OnProbation(engine, origin)
           await S.publish(origin, target: S.v3, version: "v3", rollout: nil)
           #expect(await engine.refresh("flags").isUpdated)
           #expect(await engine.status("flags")?.probation?.version == "v3")
@@ -112,10 +109,7 @@ import Testing
       try await withTemporaryDirectory { dir in
         await S.publish(origin, target: S.v1, version: "v1", rollout: nil)
         try await Self.withEngine(origin: origin, dir: dir, bundled: true) { engine in
-          #expect(await engine.refresh("flags").isUpdated)
-          try await engine.confirm("flags")
-          await S.publish(origin, target: S.v2, version: "v2", rollout: nil)
-          #expect(await engine.refresh("flags").isUpdated)
+          try await ProbationRestartTests.v2OnProbation(engine, origin)
           try FileManager.default.removeItem(atPath: engine.store.objectPath(S.sha(S.v1)))
 
           try await engine.reject("flags", reason: "bad")
@@ -135,10 +129,7 @@ import Testing
       try await withTemporaryDirectory { dir in
         await S.publish(origin, target: S.v1, version: "v1", rollout: nil)
         try await Self.withEngine(origin: origin, dir: dir, bundled: false) { engine in
-          #expect(await engine.refresh("flags").isUpdated)
-          try await engine.confirm("flags")
-          await S.publish(origin, target: S.v2, version: "v2", rollout: nil)
-          #expect(await engine.refresh("flags").isUpdated)
+          try await ProbationRestartTests.v2OnProbation(engine, origin)
           try FileManager.default.removeItem(atPath: engine.store.objectPath(S.sha(S.v1)))
 
           let error = await #expect(throws: CommandError.self) {

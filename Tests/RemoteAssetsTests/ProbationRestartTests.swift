@@ -108,6 +108,24 @@ import Testing
     }
   }
 
+  /// Another process holding an exclusive `flock` on `path` (made if missing) until the pipe's
+  /// write end is closed, as a run's process holds its lock while it lives.
+  static func holdLock(at path: String) async throws -> (RunningProcess, Pipe) {
+    let holder = Process()
+    holder.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+    holder.arguments = [
+      "-c",
+      "import fcntl,sys; f=open(sys.argv[1],'a'); fcntl.flock(f,fcntl.LOCK_EX); "
+        + "print('held',flush=True); sys.stdin.read()",
+      path,
+    ]
+    let stdin = Pipe()
+    holder.standardInput = stdin
+    let running = try RunningProcess(holder)
+    #expect(await running.waitForOutput(containing: "held"))
+    return (running, stdin)
+  }
+
   /// Another container on the same cache volume: its own PID namespace, so its run has this
   /// process's PID (both PID 1). Its lock, held while it runs, says it still serves v2; once
   /// its process is gone the lock is free and the run counts a crash.
@@ -116,18 +134,7 @@ import Testing
       let token = UUID().uuidString.lowercased()
       let lock = dir.cache.appendingPathComponent("tmp/run-\(token).lock").path
       // The other run: a process holding its lock until its stdin closes.
-      let holder = Process()
-      holder.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-      holder.arguments = [
-        "-c",
-        "import fcntl,sys; f=open(sys.argv[1],'a'); fcntl.flock(f,fcntl.LOCK_EX); "
-          + "print('held',flush=True); sys.stdin.read()",
-        lock,
-      ]
-      let stdin = Pipe()
-      holder.standardInput = stdin
-      let running = try RunningProcess(holder)
-      #expect(await running.waitForOutput(containing: "held"))
+      let (running, stdin) = try await Self.holdLock(at: lock)
       try Self.recordEarlierRun(cache: dir.cache, pid: getpid(), token: token)
       await engine.claimProbations()
       #expect(await engine.status("flags")?.probation?.crashes == 0, "it still runs")
@@ -156,18 +163,7 @@ import Testing
         FileManager.default.createFile(
           atPath: tmp.appendingPathComponent("run-x.lock").path, contents: nil))
       #expect(store.holdRunLock(token: mine))
-      let holder = Process()
-      holder.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-      holder.arguments = [
-        "-c",
-        "import fcntl,sys; f=open(sys.argv[1],'a'); fcntl.flock(f,fcntl.LOCK_EX); "
-          + "print('held',flush=True); sys.stdin.read()",
-        path(other),
-      ]
-      let stdin = Pipe()
-      holder.standardInput = stdin
-      let running = try RunningProcess(holder)
-      #expect(await running.waitForOutput(containing: "held"))
+      let (running, stdin) = try await Self.holdLock(at: path(other))
       _ = try #require(try store.sweep(keep: []))
       #expect(!FileManager.default.fileExists(atPath: path(ended)), "its run ended")
       #expect(FileManager.default.fileExists(atPath: path(other)), "held by another process")
