@@ -146,29 +146,38 @@ import Testing
     }
   }
 
-  @Test func theSchedulerSleepsUntilTheNextDueTime() async throws {
+  /// A started engine with one asset `s` refreshed every `interval` by a scripted fetcher
+  /// (`[1]`, ETag `"1"`), over a fresh cache, on a manual clock.
+  static func withScriptedAsset(
+    every interval: TimeInterval,
+    _ body: (AssetEngine, ManualClock, ScriptedFetcher) async throws -> Void
+  ) async throws {
     try await withTemporaryDirectory { dir in
       let clock = ManualClock(now: Date(timeIntervalSince1970: 1_800_000_000))
       let fetcher = ScriptedFetcher()
       fetcher.set("[1]", etag: "\"1\"")
       let asset = AssetDefinition(
-        id: "s", remote: URL(string: "scripted://s"), format: .json, refresh: .every(0.5))
+        id: "s", remote: URL(string: "scripted://s"), format: .json, refresh: .every(interval))
       try await withEngine(
         [asset], cache: dir.url.appendingPathComponent("c"), clock: clock, fetchers: [fetcher]
-      ) { engine in
-        #expect(await engine.refresh("s").isUpdated)
-        await engine.startAutoRefresh()
-        // Not a 100 ms poll: one sleep, until the asset is due half a second after its check.
-        let deadline = try await pendingSleep(clock)
-        #expect(abs(deadline.timeIntervalSince(clock.now()) - 0.5) < 0.001)
-        #expect(fetcher.fetches == 1)
-        clock.advance(by: 0.5)
-        for _ in 0..<10_000 where fetcher.fetches < 2 {
-          try await Task.sleep(for: .milliseconds(1))
-        }
-        #expect(fetcher.fetches == 2)
-        await engine.stopAutoRefresh()
+      ) { engine in try await body(engine, clock, fetcher) }
+    }
+  }
+
+  @Test func theSchedulerSleepsUntilTheNextDueTime() async throws {
+    try await Self.withScriptedAsset(every: 0.5) { engine, clock, fetcher in
+      #expect(await engine.refresh("s").isUpdated)
+      await engine.startAutoRefresh()
+      // Not a 100 ms poll: one sleep, until the asset is due half a second after its check.
+      let deadline = try await pendingSleep(clock)
+      #expect(abs(deadline.timeIntervalSince(clock.now()) - 0.5) < 0.001)
+      #expect(fetcher.fetches == 1)
+      clock.advance(by: 0.5)
+      for _ in 0..<10_000 where fetcher.fetches < 2 {
+        try await Task.sleep(for: .milliseconds(1))
       }
+      #expect(fetcher.fetches == 2)
+      await engine.stopAutoRefresh()
     }
   }
 
@@ -208,30 +217,21 @@ import Testing
   /// A wall clock stepped back a day (an NTP correction, a VM restored) does not make every
   /// asset wait a day more: the step moves their next checks back with it.
   @Test func aClockSteppedBackMovesTheAssetsNextChecksBackWithIt() async throws {
-    try await withTemporaryDirectory { dir in
-      let clock = ManualClock(now: Date(timeIntervalSince1970: 1_800_000_000))
-      let fetcher = ScriptedFetcher()
-      fetcher.set("[1]", etag: "\"1\"")
-      let asset = AssetDefinition(
-        id: "s", remote: URL(string: "scripted://s"), format: .json, refresh: .every(300))
-      try await withEngine(
-        [asset], cache: dir.url.appendingPathComponent("c"), clock: clock, fetchers: [fetcher]
-      ) { engine in
-        #expect(await engine.refresh("s").isUpdated)
-        await engine.tick()
-        #expect(await engine.status("s")?.nextAttemptAt == clock.now().addingTimeInterval(300))
-        clock.advance(by: -86_400)
-        await engine.tick()
-        #expect(
-          await engine.status("s")?.nextAttemptAt == clock.now().addingTimeInterval(300),
-          "due five minutes after the step, not a day and five minutes")
-        clock.advance(by: 300)
-        await engine.tick()
-        for _ in 0..<10_000 where fetcher.fetches < 2 {
-          try await Task.sleep(for: .milliseconds(1))
-        }
-        #expect(fetcher.fetches == 2)
+    try await Self.withScriptedAsset(every: 300) { engine, clock, fetcher in
+      #expect(await engine.refresh("s").isUpdated)
+      await engine.tick()
+      #expect(await engine.status("s")?.nextAttemptAt == clock.now().addingTimeInterval(300))
+      clock.advance(by: -86_400)
+      await engine.tick()
+      #expect(
+        await engine.status("s")?.nextAttemptAt == clock.now().addingTimeInterval(300),
+        "due five minutes after the step, not a day and five minutes")
+      clock.advance(by: 300)
+      await engine.tick()
+      for _ in 0..<10_000 where fetcher.fetches < 2 {
+        try await Task.sleep(for: .milliseconds(1))
       }
+      #expect(fetcher.fetches == 2)
     }
   }
 
