@@ -8,25 +8,64 @@ package struct CommandError: Error, Sendable, CustomStringConvertible {
 }
 
 extension AssetEngine {
-  /// Carries out a command from the dashboard or the CLI; failures are reported as log events.
+  /// Carries out a command from the dashboard or the CLI; a refusal is reported as a log event
+  /// (a failed refresh or verify shows in the asset's state).
   public func perform(_ command: AssetCommand) async {
+    let reply = await execute(command)
+    if reply.isRefusal, let error = reply.error { log(nil, .error, error) }
+  }
+
+  /// Answers `command`: the one place a command is carried out, for this process's link and the
+  /// control socket alike. An asset the engine does not know is refused for every command that
+  /// names one; a failed refresh or verify answers `ok: false` with its results.
+  package func execute(_ command: AssetCommand) async -> CommandReply {
+    if let id = command.assetID, records[id] == nil {
+      return .refused("no asset named \(id)")
+    }
     do {
       switch command {
-      case .refresh(let id): _ = await refresh(id)
-      case .refreshAll: _ = await refreshAll()
+      case .refresh(let id): return await refreshReply([(id, await refresh(id))])
+      case .refreshAll: return await refreshReply(await refreshAll())
       case .resetToBundled(let id): try await resetToBundled(id)
       case .dropCache(let id): try await dropCache(id)
       case .rollback(let id): try await rollback(id)
       case .pauseAutoRefresh: pauseAutoRefresh()
       case .resumeAutoRefresh: resumeAutoRefresh()
-      case .verify(let id): _ = await verify([id])
-      case .verifyAll: _ = await verify(nil)
+      case .verify(let id): return verifyReply(await verify([id]))
+      case .verifyAll: return verifyReply(await verify(nil))
       case .confirm(let id): try await confirm(id)
       case .reject(let id, let reason): try await reject(id, reason: reason)
       }
+      return CommandReply(ok: true)
     } catch {
-      log(nil, .error, "\(error)")
+      return .refused("\(error)")
     }
+  }
+
+  /// The reply to a refresh: each outcome with the version served afterwards; not ok when one
+  /// failed (the first failure is the reply's error).
+  private func refreshReply(_ list: [(id: String, outcome: RefreshOutcome)]) -> CommandReply {
+    let items = list.map { item -> ControlRefreshResult in
+      var error: String?
+      if case .failed(let failure) = item.outcome { error = failure.message }
+      return ControlRefreshResult(
+        asset: item.id, outcome: item.outcome.kind, version: status(item.id)?.version,
+        error: error)
+    }
+    let failed = items.first { $0.error != nil }
+    return CommandReply(
+      ok: failed == nil, error: failed.map { "\($0.asset): \($0.error ?? "")" }, results: items)
+  }
+
+  /// The reply to a verify: what re-hashing found; not ok when a copy is damaged.
+  private func verifyReply(_ list: [VerifyResult]) -> CommandReply {
+    let items = list.map {
+      ControlVerifyResult(asset: $0.id, checked: $0.checked, problem: $0.problem)
+    }
+    let damaged = items.first { $0.problem != nil }
+    return CommandReply(
+      ok: damaged == nil, error: damaged.map { "\($0.asset): \($0.problem ?? "")" },
+      verified: items)
   }
 
   /// Stops serving the cached copy and serves the bundled one (the cached copy is kept as the

@@ -52,24 +52,13 @@ package protocol EngineLink: Sendable {
   /// - Throws: ``EngineLinkError/unreachable(_:)`` when the engine cannot be reached.
   func followsManifest() async throws(EngineLinkError) -> Bool
 
-  /// Refreshes `ids` one after another (every asset when empty) and reports each outcome with
-  /// the version served afterwards. A failed refresh is an outcome, not an error.
+  /// Answers `command` through ``AssetEngine/execute(_:)``, the one path every command takes,
+  /// here or in the engine's process; ``refresh(_:)``, ``verify(_:)`` and ``perform(_:)`` are
+  /// built on it, so both conformances answer every command alike.
   ///
-  /// - Throws: ``EngineLinkError`` when the engine refused or cannot be reached.
-  func refresh(_ ids: [String]) async throws(EngineLinkError) -> [ControlRefreshResult]
-
-  /// Re-reads and re-hashes the cached copies of `ids` (every asset when empty). A damaged copy
-  /// is a result, not an error.
-  ///
-  /// - Throws: ``EngineLinkError`` when the engine refused or cannot be reached.
-  func verify(_ ids: [String]) async throws(EngineLinkError) -> [ControlVerifyResult]
-
-  /// Carries out `command` and waits for it (a refresh's or a verify's failure shows in the
-  /// asset's state, not here).
-  ///
-  /// - Throws: ``EngineLinkError`` when the engine refused (an unknown asset, a disk failure,
-  ///   another process changed the copy) or cannot be reached.
-  func perform(_ command: AssetCommand) async throws(EngineLinkError)
+  /// - Throws: ``EngineLinkError/unreachable(_:)`` when the engine cannot be reached (a refusal
+  ///   is a reply, not an error).
+  func execute(_ command: AssetCommand) async throws(EngineLinkError) -> CommandReply
 
   /// Keeps `id`'s whole status, history included, current in ``updates()`` (nil: no asset):
   /// the dashboard's detail pane calls it for the asset it shows. An engine in this process
@@ -80,6 +69,52 @@ package protocol EngineLink: Sendable {
   /// Ends the link: this process's engine shuts down; an attached link closes its connection
   /// (the engine goes on).
   func close() async
+}
+
+extension EngineLink {
+  /// Refreshes `ids` one after another (every asset when empty) and reports each outcome with
+  /// the version served afterwards. A failed refresh is an outcome, not an error.
+  ///
+  /// - Throws: ``EngineLinkError`` when the engine refused (an unknown asset) or cannot be
+  ///   reached.
+  package func refresh(_ ids: [String]) async throws(EngineLinkError) -> [ControlRefreshResult] {
+    try await collect(ids.isEmpty ? [.refreshAll] : ids.map { .refresh(id: $0) }, \.results)
+  }
+
+  /// Re-reads and re-hashes the cached copies of `ids` (every asset when empty). A damaged copy
+  /// is a result, not an error.
+  ///
+  /// - Throws: ``EngineLinkError`` when the engine refused (an unknown asset) or cannot be
+  ///   reached.
+  package func verify(_ ids: [String]) async throws(EngineLinkError) -> [ControlVerifyResult] {
+    try await collect(ids.isEmpty ? [.verifyAll] : ids.map { .verify(id: $0) }, \.verified)
+  }
+
+  /// Carries out `command` and waits for it (a refresh's or a verify's failure shows in the
+  /// asset's state, not here).
+  ///
+  /// - Throws: ``EngineLinkError`` when the engine refused (an unknown asset, a disk failure,
+  ///   another process changed the copy) or cannot be reached.
+  package func perform(_ command: AssetCommand) async throws(EngineLinkError) {
+    let reply = try await execute(command)
+    guard !reply.isRefusal else { throw .refused(reply.error ?? "the engine refused the command") }
+  }
+
+  /// Sends `commands` one after another and gathers the results each reply carries at `results`;
+  /// a reply without them is the engine's refusal.
+  private func collect<Result>(
+    _ commands: [AssetCommand], _ results: KeyPath<CommandReply, [Result]?>
+  ) async throws(EngineLinkError) -> [Result] {
+    var gathered: [Result] = []
+    for command in commands {
+      let reply = try await execute(command)
+      guard let list = reply[keyPath: results] else {
+        throw .refused(reply.error ?? "the engine refused the command")
+      }
+      gathered += list
+    }
+    return gathered
+  }
 }
 
 /// What ``EngineLink/updates()`` reports.

@@ -41,48 +41,8 @@ package struct LocalEngineLink: EngineLink {
     engine.configuration.followsTargets
   }
 
-  package func refresh(_ ids: [String]) async throws(EngineLinkError) -> [ControlRefreshResult] {
-    var outcomes: [(id: String, outcome: RefreshOutcome)] = []
-    if ids.isEmpty {
-      outcomes = await engine.refreshAll()
-    } else {
-      for id in ids { outcomes.append((id, await engine.refresh(id))) }
-    }
-    let statuses = await engine.statuses()
-    let versions = Dictionary(statuses.map { ($0.id, $0.version) }, uniquingKeysWith: { a, _ in a })
-    return outcomes.map { item in
-      var error: String?
-      if case .failed(let failure) = item.outcome { error = failure.message }
-      return ControlRefreshResult(
-        asset: item.id, outcome: item.outcome.kind, version: versions[item.id] ?? nil,
-        error: error)
-    }
-  }
-
-  package func verify(_ ids: [String]) async throws(EngineLinkError) -> [ControlVerifyResult] {
-    await engine.verify(ids.isEmpty ? nil : ids).map {
-      ControlVerifyResult(asset: $0.id, checked: $0.checked, problem: $0.problem)
-    }
-  }
-
-  package func perform(_ command: AssetCommand) async throws(EngineLinkError) {
-    do {
-      switch command {
-      case .refresh(let id): _ = await engine.refresh(id)
-      case .refreshAll: _ = await engine.refreshAll()
-      case .resetToBundled(let id): try await engine.resetToBundled(id)
-      case .dropCache(let id): try await engine.dropCache(id)
-      case .rollback(let id): try await engine.rollback(id)
-      case .pauseAutoRefresh: await engine.pauseAutoRefresh()
-      case .resumeAutoRefresh: await engine.resumeAutoRefresh()
-      case .verify(let id): _ = await engine.verify([id])
-      case .verifyAll: _ = await engine.verify(nil)
-      case .confirm(let id): try await engine.confirm(id)
-      case .reject(let id, let reason): try await engine.reject(id, reason: reason)
-      }
-    } catch {
-      throw .refused("\(error)")
-    }
+  package func execute(_ command: AssetCommand) async throws(EngineLinkError) -> CommandReply {
+    await engine.execute(command)
   }
 
   /// Nothing to do: this process's engine publishes whole statuses, history included.

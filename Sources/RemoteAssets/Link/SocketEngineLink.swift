@@ -85,37 +85,8 @@ package final class SocketEngineLink: EngineLink {
     return info.manifestVersion != nil || info.manifestCheckedAt != nil || info.trust != nil
   }
 
-  package func refresh(_ ids: [String]) async throws(EngineLinkError) -> [ControlRefreshResult] {
-    try await collect(ids.isEmpty ? [.refreshAll] : ids.map { .refresh(id: $0) }, \.results)
-  }
-
-  package func verify(_ ids: [String]) async throws(EngineLinkError) -> [ControlVerifyResult] {
-    try await collect(ids.isEmpty ? [.verifyAll] : ids.map { .verify(id: $0) }, \.verified)
-  }
-
-  /// Sends `commands` one after another and gathers the results each reply carries at `results`;
-  /// a reply without them is the engine's refusal.
-  private func collect<Result>(
-    _ commands: [AssetCommand], _ results: KeyPath<ControlReply, [Result]?>
-  ) async throws(EngineLinkError) -> [Result] {
-    var gathered: [Result] = []
-    for command in commands {
-      let reply = try await send(command)
-      guard let list = reply[keyPath: results] else {
-        throw .refused(reply.error ?? "the engine refused the command")
-      }
-      gathered += list
-    }
-    return gathered
-  }
-
-  package func perform(_ command: AssetCommand) async throws(EngineLinkError) {
-    let reply = try await send(command)
-    // A refresh or verify that ran but found a problem answers `ok: false` with its results;
-    // that shows in the asset's state, so it is not a refusal.
-    guard reply.ok || reply.results != nil || reply.verified != nil else {
-      throw .refused(reply.error ?? "the engine refused the command")
-    }
+  package func execute(_ command: AssetCommand) async throws(EngineLinkError) -> CommandReply {
+    try await send(command).commandReply
   }
 
   package func focus(_ id: String?) async { session.focus(id) }
