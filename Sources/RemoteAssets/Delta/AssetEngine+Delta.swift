@@ -41,14 +41,15 @@ extension AssetEngine {
   /// Tries to assemble the asset's new version from the chunks its cached copies hold plus
   /// `Range` requests for the rest (``DeltaPlan``, ``DeltaTransfer``).
   ///
-  /// Applies only with an index reference, an `HTTPFetcher` and a cached copy (current or
+  /// Applies only with an index reference, a fetcher that offers ranges
+  /// (``AssetFetcher/canFetchRanges(_:)``) and a cached copy (current or
   /// previous) that is not the target; a kept partial is continued only when it is a delta of
   /// the same index (`resumeTag`). Any failure other than the network's (the index missing or
   /// invalid, a server that ignores `Range`, a chunk whose bytes differ from the index, a
   /// whole-file hash that differs) empties the sink, is logged once, and the caller downloads
   /// the whole file as it always did: a delta never fails an update.
   func deltaDownload(
-    _ id: String, definition: AssetDefinition, fetcher: HTTPFetcher, request: FetchRequest,
+    _ id: String, definition: AssetDefinition, fetcher: any AssetFetcher, request: FetchRequest,
     sink: DownloadSink, resumeTag: String?
   ) async -> DeltaResult {
     guard let reference = definition.chunkIndex, let record = records[id] else {
@@ -212,7 +213,7 @@ extension AssetEngine {
   /// no pass over the cached copy to index it (1.2 to 1.4 s per GiB). Best effort: any trouble
   /// only leaves that pass to the next delta, and is logged at debug level.
   func keepPublishedIndex(
-    _ id: String, definition: AssetDefinition, fetcher: HTTPFetcher, request: FetchRequest
+    _ id: String, definition: AssetDefinition, fetcher: any AssetFetcher, request: FetchRequest
   ) async {
     guard let reference = definition.chunkIndex, !store.isReadOnly,
       let current = records[id]?.entry.current?.sha256
@@ -243,7 +244,7 @@ extension AssetEngine {
   /// Fetches and parses a chunk index: its exact size and SHA-256 are checked before it is
   /// parsed; the asset's headers go with it only to the asset's own origin.
   private func fetchChunkIndex(
-    _ reference: ChunkIndexReference, for asset: FetchRequest, fetcher: HTTPFetcher
+    _ reference: ChunkIndexReference, for asset: FetchRequest, fetcher: any AssetFetcher
   ) async throws(DeltaFailure) -> ChunkIndex {
     guard let scratch = store.tmpFolder else {
       throw DeltaFailure("the cache has no tmp folder")

@@ -28,7 +28,7 @@ package struct DeltaFailure: Error, Sendable, Equatable, CustomStringConvertible
 /// whole new file as it is written, as for a whole download.
 struct DeltaTransfer: Sendable {
   /// Where the ranges come from (URL, headers, TLS, proxy, timeout of the asset's request).
-  let fetcher: HTTPFetcher
+  let fetcher: any AssetFetcher
   let request: FetchRequest
   /// The new file's size, which every `Content-Range` must name.
   let total: Int64

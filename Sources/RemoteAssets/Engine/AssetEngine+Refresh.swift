@@ -139,9 +139,9 @@ extension AssetEngine {
       var delta: DeltaStats?
       let response: FetchResponse
       let attempt: DeltaResult =
-        if let http = fetcher as? HTTPFetcher {
+        if fetcher.canFetchRanges(remote) {
           await deltaDownload(
-            id, definition: definition, fetcher: http, request: request, sink: sink,
+            id, definition: definition, fetcher: fetcher, request: request, sink: sink,
             resumeTag: resume?.etag)
         } else { .wholeDownload }
       switch attempt {
@@ -181,8 +181,8 @@ extension AssetEngine {
         do {
           let outcome = try await commitDownload(
             id, sink: sink, metadata: metadata, epoch: epoch, delta: delta)
-          if delta == nil, case .updated = outcome, let http = fetcher as? HTTPFetcher {
-            await keepPublishedIndex(id, definition: definition, fetcher: http, request: request)
+          if delta == nil, case .updated = outcome, fetcher.canFetchRanges(remote) {
+            await keepPublishedIndex(id, definition: definition, fetcher: fetcher, request: request)
           }
           return outcome
         } catch let error as FetchError where error.kind.isValidation {

@@ -106,4 +106,46 @@ public protocol AssetFetcher: Sendable {
   ///
   /// - Throws: ``FetchError`` (or any error, reported as a network failure).
   func fetch(_ request: FetchRequest, into sink: DownloadSink) async throws -> FetchResponse
+
+  /// Whether this fetcher can fetch byte ranges of `url` with ``fetchRange(_:range:total:)``, a
+  /// capability delta updates need (a large asset whose chunk index names the chunks a cached
+  /// copy already holds moves only the others). The default is `false`: the engine then always
+  /// downloads whole files through this fetcher.
+  func canFetchRanges(_ url: URL) -> Bool
+
+  /// Fetches `range` of `request.url` (the request's headers, TLS, proxy and timeout; never
+  /// conditional, never compressed) into memory: the engine asks for ranges of at most a few
+  /// MiB, several at once. Called only when ``canFetchRanges(_:)`` said yes.
+  ///
+  /// ```swift
+  /// func fetchRange(_ request: FetchRequest, range: Range<Int64>, total: Int64) async throws
+  ///   -> RangeAnswer
+  /// {
+  ///   let bytes = try await myCDN.read(request.url, range)           // exactly range.count bytes
+  ///   return .partial([ByteBuffer(bytes: bytes)], FetchMetadata(etag: myCDN.etag))
+  /// }
+  /// ```
+  ///
+  /// - Parameter total: the whole file's size (a `Content-Range` names it).
+  /// - Returns: the bytes asked for, or ``RangeAnswer/ignored(status:)`` when the source sent the
+  ///   whole body instead (the engine then downloads the whole file once).
+  /// - Throws: ``FetchError``: a transport failure stops the update and keeps what was
+  ///   assembled for the next attempt; any other error gives the delta up for one whole
+  ///   download.
+  func fetchRange(_ request: FetchRequest, range: Range<Int64>, total: Int64) async throws
+    -> RangeAnswer
+}
+
+extension AssetFetcher {
+  /// No ranges: whole downloads only.
+  public func canFetchRanges(_ url: URL) -> Bool { false }
+
+  /// Refuses: a fetcher that offers no ranges is never asked for one.
+  ///
+  /// - Throws: ``FetchError`` always.
+  public func fetchRange(_ request: FetchRequest, range: Range<Int64>, total: Int64) async throws
+    -> RangeAnswer
+  {
+    throw FetchError(.network, "this fetcher does not fetch byte ranges")
+  }
 }

@@ -2,15 +2,20 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 
-/// The answer to one `Range` request of a delta update.
-package enum RangeAnswer: Sendable {
-  /// A 206 with exactly the bytes asked for.
+/// The answer to one byte-range request of a delta update
+/// (``AssetFetcher/fetchRange(_:range:total:)``).
+public enum RangeAnswer: Sendable {
+  /// Exactly the bytes asked for (an HTTP 206), in order, with the response's validators.
   case partial([ByteBuffer], FetchMetadata)
-  /// The server sent the whole body (200) or no `Accept-Ranges`-style answer: it ignores `Range`.
+  /// The source sent the whole body (an HTTP 200) or otherwise ignored the range.
   case ignored(status: Int)
 }
 
 extension HTTPFetcher {
+  /// HTTP(S) URLs: servers answer `Range` with 206 (those that do not are noticed and get one
+  /// whole download).
+  public func canFetchRanges(_ url: URL) -> Bool { canFetch(url) }
+
   /// Fetches `range` of `request.url` (`Range: bytes=a-b`, identity encoding, the request's
   /// headers, redirects followed as for a whole download) into memory: ranges are at most a few
   /// MiB (``DeltaPlan/maxRangeBytes``), so several can be in flight.
@@ -21,7 +26,7 @@ extension HTTPFetcher {
   /// - Parameter total: the whole file's size, which the `Content-Range` must name.
   /// - Throws: ``FetchError``: a status other than 200/206, a `Content-Range` that is not the
   ///   range asked for, a body of another length, a transport failure or the deadline.
-  package func fetchRange(_ request: FetchRequest, range: Range<Int64>, total: Int64)
+  public func fetchRange(_ request: FetchRequest, range: Range<Int64>, total: Int64)
     async throws(FetchError) -> RangeAnswer
   {
     let redactor = SecretRedactor(headers: request.headers)
