@@ -127,10 +127,16 @@ import Testing
         try await Self.withProbationEngine(
           origin: origin, cache: dir.cache, clock: clock, policy: policy
         ) { engine in
+          let start = clock.now()
           #expect(await engine.refresh("flags").isUpdated)
-          #expect(await engine.status("flags")?.probation?.until != nil)
+          #expect(await engine.status("flags")?.probation?.until == start.addingTimeInterval(600))
+          // A second before confirmAfter, a scheduler tick leaves it on probation.
+          clock.advance(by: 599)
+          _ = await engine.tick()
+          #expect(await engine.status("flags")?.probation?.version == "v1", "still on probation")
           let events = await engine.events()
-          clock.advance(by: 601)
+          // Two seconds later (past the deadline), the scheduler ends it by itself.
+          clock.advance(by: 2)
           await engine.startAutoRefresh()
           let confirmed = await firstEvent(in: events, timeout: .seconds(30)) { event in
             if case .assetChanged(let status) = event {
