@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import AssetJSON
@@ -10,10 +11,25 @@ import Testing
     return String(decoding: bytes, as: UTF8.self)
   }
 
-  @Test func foundationStyleEscapesAsJSONEncoder() {
+  @Test func foundationStyleEscapesAsJSONEncoder() throws {
     #expect(quoted(#"a"b\c/d"#, .foundation) == #""a\"b\\c\/d""#)
     #expect(quoted("\n\r\t\u{8}\u{c}", .foundation) == #""\n\r\t\b\f""#)
     #expect(quoted("\u{0}\u{1}\u{1f}", .foundation) == #""\u0000\u0001\u001f""#)
+    // Byte for byte what JSONEncoder itself writes (the cache's files were written by it):
+    // every ASCII character alone and between others, and non-ASCII text.
+    let encoder = JSONEncoder()
+    var texts = (UInt8(0)...0x7F).flatMap { byte -> [String] in
+      let character = String(UnicodeScalar(byte))
+      return [character, "a\(character)b"]
+    }
+    texts += [
+      "", #"a"b\c/d"#, "</script>", "é", "日本語", "😀", "\u{2028}\u{2029}", "\u{85}", "\u{FEFF}",
+      "\u{10FFFF}", "👩‍👩‍👧", "\\u0041", "\r\n",
+    ]
+    for text in texts {
+      let expected = String(decoding: try encoder.encode(text), as: UTF8.self)
+      #expect(quoted(text, .foundation) == expected, "\(text.debugDescription)")
+    }
   }
 
   @Test func outputStyleLeavesSlashesAndSpellsBackspaceAsHex() {
