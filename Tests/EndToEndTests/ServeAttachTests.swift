@@ -175,12 +175,17 @@ struct ServeAttachTests {
       }
       try await first.waitForTable()
       try await second.waitForTable()
+      let paused: (TmuxScreen) -> Bool = { ($0.lines.first ?? "").contains("PAUSED") }
+      let before = try await first.screen()
+      #expect(!paused(before), "not paused before the key: \(before.text)")
+      // A pause from either watcher shows in both headers, and so does the resume: each wait
+      // below starts from the opposite state, so none can pass on its first look.
       try await first.press("p")
-      try await second.waitFor("PAUSED")
+      try await first.waitFor("paused in the first watcher", paused)
+      try await second.waitFor("paused in the second watcher", paused)
       try await second.press("p")
-      try await first.waitFor("resumed in the first watcher") { screen in
-        !(screen.lines.first ?? "").contains("PAUSED")
-      }
+      try await first.waitFor("resumed in the first watcher") { !paused($0) }
+      try await second.waitFor("resumed in the second watcher") { !paused($0) }
       await first.kill()
       await second.kill()
     }
