@@ -11,11 +11,12 @@ import Testing
 /// The client checks who serves the socket, as the server checks its peers: a socket another
 /// user put at the path is never read; a service's engine in its own folder is attached to.
 @Suite struct ControlClientPeerTests {
-  /// Root, with util-linux's `setpriv` and the system's Python (a user's pyenv shim is not
-  /// readable by `nobody`).
-  static let canRunAsNobody =
-    getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
-    && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")
+  /// The system's Python (a user's pyenv shim is not readable by `nobody`).
+  static let python = "/usr/bin/python3"
+
+  /// Root, with util-linux's `setpriv` and the system's Python; always under CI, where a
+  /// missing piece fails the tests instead of skipping them.
+  static let canRunAsNobody = OtherUser.shouldRun(executables: [python])
 
   @Test func whomTheClientTrusts() {
     #expect(ControlClient.trusts(serverUID: 1000, clientUID: 1000, folderOwner: 1000))
@@ -41,14 +42,10 @@ import Testing
       s.bind(sys.argv[1]); s.listen(1); print("listening", flush=True)
       c, _ = s.accept(); c.sendall(sys.argv[2].encode()); c.recv(1)
       """
-    try await withRunningProcess(
-      executable: "/usr/bin/setpriv",
-      [
-        "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", script,
-        socket,
-        String(decoding: hello, as: UTF8.self),
-      ]
-    ) { server in
+    let asNobody = try OtherUser.command([
+      python, "-c", script, socket, String(decoding: hello, as: UTF8.self),
+    ])
+    try await withRunningProcess(executable: asNobody.executable, asNobody.arguments) { server in
       #expect(await server.waitForOutput(containing: "listening"), "\(server.output)")
       try await body()
     }
