@@ -27,7 +27,7 @@ import Testing
 
   @Test func killedRefreshesNeverLeaveABrokenServedCopy() async throws {
     try await withOrigin { origin in
-      let served = Served()
+      let versions = Served()
       let counter = Mutex<UInt64>(0)
       // Each request gets a new version of a different length, streamed fast enough to finish
       // sometimes and slowly enough to be cut other times.
@@ -38,7 +38,7 @@ import Testing
             return $0
           }
           let content = GeneratedBytes(length: 300_000 + Int(n % 7) * 150_000, seed: n)
-          served.record(content)
+          versions.record(content)
           return OriginResponse(
             headers: [OriginHeader("ETag", "\"v\(n)\"")], body: .generated(content),
             pacing: .rateLimit(bytesPerSecond: 4 << 20))
@@ -55,9 +55,15 @@ import Testing
             ] }
           """)
         var generator = SystemRandomNumberGenerator()
+        // What the checks below saw: a build that never commits (or never gets killed) would
+        // pass them vacuously, so the run counts both.
+        var served = [String: String]()
+        var committed = 0
+        var killed = 0
         for trial in 0..<Self.trials {
           // Every third trial, two processes refresh the same cache at once.
           let count = trial % 3 == 2 ? 2 : 1
+          let requestsBefore = counter.withLock { $0 }
           let children = try (0..<count).map { _ in
             let child = AssetWatchBinary.makeProcess(["refresh"], cwd: dir.url)
             child.standardOutput = FileHandle.nullDevice
@@ -65,19 +71,39 @@ import Testing
             try child.run()
             return child
           }
-          try await Task.sleep(for: .milliseconds(Int.random(in: 20...400, using: &generator)))
+          // The kill lands at a random moment counted from the first request (a loaded machine
+          // starts the binary slowly: counted from the spawn, the kill came before any refresh
+          // could commit), from mid-download (70-290 ms at this rate) to after the commit.
+          let deadline = Date().addingTimeInterval(30)
+          while counter.withLock({ $0 }) == requestsBefore, Date() < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+          }
+          try await Task.sleep(for: .milliseconds(Int.random(in: 0...400, using: &generator)))
           for child in children {
             kill(child.processIdentifier, SIGKILL)
             child.waitUntilExit()
           }
-          try await checkServedCopies(dir: dir, served: served, trial: trial)
+          // A child that had exited already was not cut by the signal.
+          if children.contains(where: { $0.terminationReason == .uncaughtSignal }) { killed += 1 }
+          let now = try await checkServedCopies(dir: dir, served: versions, trial: trial)
+          // Every request is a new version: a copy that changed is one this trial committed.
+          if now.contains(where: { served[$0.key] != $0.value }) { committed += 1 }
+          served = now
         }
+        print(
+          "crash trials: \(Self.trials), committed in \(committed), killed mid-way in \(killed)")
+        #expect(committed > 0, "no trial committed a copy: nothing above checked a served one")
+        #expect(killed > 0, "no trial killed a refresh still running")
       }
     }
   }
 
-  /// Starts a fresh process on the cache and checks what it would serve.
-  func checkServedCopies(dir: TemporaryDirectory, served: Served, trial: Int) async throws {
+  /// Starts a fresh process on the cache and checks what it would serve; returns the cached
+  /// copies' hashes by asset id.
+  func checkServedCopies(dir: TemporaryDirectory, served: Served, trial: Int) async throws
+    -> [String: String]
+  {
+    var cached: [String: String] = [:]
     let status = try await AssetWatchBinary.run(["status", "--json"], cwd: dir.url)
     let json = try #require(
       try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any],
@@ -85,6 +111,7 @@ import Testing
     let assets = try #require(json["assets"] as? [[String: Any]])
     for asset in assets where asset["source"] as? String == "cached" {
       let sha = try #require(asset["sha256"] as? String)
+      cached[asset["id"] as? String ?? ""] = sha
       let path = try #require(asset["path"] as? String)
       let known = served.versions.withLock { $0[sha] }
       #expect(known != nil, "trial \(trial): serves a version the origin never sent")
@@ -93,5 +120,6 @@ import Testing
       let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int
       #expect(size == known, "trial \(trial): a torn blob")
     }
+    return cached
   }
 }
