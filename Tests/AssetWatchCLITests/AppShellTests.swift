@@ -126,6 +126,26 @@ import Testing
     inbox.post(.snapshot(Self.fleetSnapshot))
     let frame = app.frame(width: 80, height: 24, now: Self.now)
 
+    // What the screen must show, written out rather than computed by the reducer and renderer
+    // under test: the snapshot's rollouts in the header, numbers just taken, the failure
+    // before them cleared by them (the inputs applied in order), no colour on a monochrome
+    // terminal.
+    #expect(frame.width == 80 && frame.height == 24)
+    let lines = (0..<frame.height).map { y in
+      (0..<frame.width).map { frame[$0, y].text }.joined()
+    }
+    let header = lines[0]
+    for words in ["AssetWatch fleet", "converged", "flags 2/4", "motd 4/4", "updated 0s ago"] {
+      #expect(header.contains(words), "\(words) in \(header)")
+    }
+    #expect(!lines.contains { $0.contains("connection refused") }, "\(lines)")
+    #expect(lines[1].contains("INSTANCE") && lines[1].contains("ROLLOUT"), "\(lines[1])")
+    #expect(lines[23].contains("q quit"), "the footer: \(lines[23])")
+    let coloured = (0..<frame.height).flatMap { y in (0..<frame.width).map { frame[$0, y] } }
+      .filter { $0.style.foreground != nil || $0.style.background != nil }
+    #expect(coloured.isEmpty, "\(coloured.count) coloured cells on a monochrome terminal")
+
+    // And it is exactly the pure renderer's screen for the state the inputs reduce to.
     var expected = FleetState(
       options: DashboardOptions(color: false), source: "http://prometheus:9090", interval: 5,
       terminalSize: Self.size)
