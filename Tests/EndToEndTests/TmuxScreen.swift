@@ -36,6 +36,21 @@ struct TmuxScreen: Sendable {
     usesColor = parser.sawColor
   }
 
+  /// How many cells differ (in character or style) between two captures of one pane.
+  static func changedCells(from old: TmuxScreen, to new: TmuxScreen) -> Int {
+    var count = 0
+    for row in 0..<max(old.styledLines.count, new.styledLines.count) {
+      let a = row < old.styledLines.count ? old.styledLines[row] : []
+      let b = row < new.styledLines.count ? new.styledLines[row] : []
+      for column in 0..<max(a.count, b.count) {
+        let x = column < a.count ? a[column] : nil
+        let y = column < b.count ? b[column] : nil
+        if x?.scalar != y?.scalar || x?.style != y?.style { count += 1 }
+      }
+    }
+    return count
+  }
+
   /// The lines as plain text.
   var lines: [String] {
     styledLines.map { cells in

@@ -93,6 +93,17 @@ struct TmuxSession: Sendable {
     try await tmux(["send-keys", "-t", name] + keys)
   }
 
+  /// Appends everything the pane's program writes to its terminal from now on (the raw bytes,
+  /// escapes included) to `file`, until ``stopPipingOutput()``.
+  func pipeOutput(to file: URL) async throws {
+    try await tmux(["pipe-pane", "-o", "-t", name, "cat >> " + Self.shellQuoted(file.path)])
+  }
+
+  /// Ends ``pipeOutput(to:)``.
+  func stopPipingOutput() async throws {
+    try await tmux(["pipe-pane", "-t", name])
+  }
+
   /// Types `text` literally (no key-name lookup).
   func type(_ text: String) async throws {
     try await tmux(["send-keys", "-t", name, "-l", text])
