@@ -295,22 +295,46 @@ dash_fill() { # N...: configs n<N> with every asset cached
   done
 }
 
+# Starts piping what the pane's program writes to its terminal into FILE (tmux pipe-pane).
+dash_pipe_start() { : >"$1"; tmux -L awbench pipe-pane -o -t bench "cat >> $1"; }
+# Stops it; prints the bytes written per second over the NS nanoseconds measured.
+dash_pipe_rate() { # FILE NS
+  tmux -L awbench pipe-pane -t bench
+  sleep 0.2 # the cat behind the pipe drains
+  awk -v b="$(wc -c <"$1")" -v ns="$2" 'BEGIN{printf "%.0f", b / (ns / 1e9)}'
+}
+
+# CPU of an idle dashboard (1,000 and 3,000 assets against 7) and, for 7, the bytes it writes to
+# its terminal over the same window against htop's in the same pane size (a test checks that
+# idle output is only what changes on screen; the amounts are measured here).
 bench_dashboard_idle() {
   dash_fill 7 1000 3000
-  local hz n c0 c1 s0 s1
+  local hz n c0 c1 s0 s1 bytes7 bytesHtop
   hz=$(getconf CLK_TCK)
   declare -A IDLE
   for n in 7 1000 3000; do
     dash_start "$WORK/n$n.json" >/dev/null
     sleep 2
+    [ "$n" = 7 ] && dash_pipe_start "$WORK/idle-bytes"
     c0=$(cpu_ticks "$DPID"); s0=$(date +%s%N)
     sleep "$IDLE_SECONDS"
     c1=$(cpu_ticks "$DPID"); s1=$(date +%s%N)
+    [ "$n" = 7 ] && bytes7=$(dash_pipe_rate "$WORK/idle-bytes" $((s1 - s0)))
     IDLE[$n]=$(awk -v c=$((c1 - c0)) -v hz="$hz" -v ns=$((s1 - s0)) 'BEGIN{printf "%.2f", 100 * c / hz / (ns / 1e9)}')
   done
+  bytesHtop="-"
+  if command -v htop >/dev/null 2>&1; then
+    dash_kill
+    tmux -L awbench new-session -d -s bench -x 140 -y 45 -e TERM=tmux-256color htop
+    sleep 2
+    dash_pipe_start "$WORK/idle-bytes"
+    s0=$(date +%s%N); sleep "$IDLE_SECONDS"; s1=$(date +%s%N)
+    bytesHtop=$(dash_pipe_rate "$WORK/idle-bytes" $((s1 - s0)))
+  fi
   dash_kill
   row "dashboard idle ${IDLE_SECONDS}s, 1,000 assets vs 7" "${IDLE[1000]}% vs ${IDLE[7]}% of a core" "-"
   row "dashboard idle ${IDLE_SECONDS}s, 3,000 assets vs 7" "${IDLE[3000]}% vs ${IDLE[7]}% of a core" "-"
+  row "dashboard idle ${IDLE_SECONDS}s, 7 assets: bytes to the terminal vs htop" "${bytes7} B/s vs ${bytesHtop} B/s" "-"
 }
 
 bench_dashboard_firstframe() {
