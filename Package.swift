@@ -215,6 +215,9 @@ let package = Package(
       name: "TUFTests", dependencies: ["TUF", "AssetJSON", "AssetModel", "AssetWatchTestKit"],
       exclude: ["Fixtures"]),
     .testTarget(name: "AssetJSONTests", dependencies: ["AssetJSON"]),
+    // The documents against the sources: links resolve, ARCHITECTURE's numbers are computed from
+    // the code, the DocC landing page lists every public type. Reads files only; no modules.
+    .testTarget(name: "DocumentationTests"),
     .testTarget(
       name: "ChunkIndexTests",
       dependencies: [

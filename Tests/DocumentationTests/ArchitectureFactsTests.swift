@@ -1,0 +1,123 @@
+import Foundation
+import Testing
+
+/// The public types a module declares at the top level of its sources: `public` (or `open`)
+/// `struct`, `enum`, `class`, `actor`, `protocol` and `typealias` at the start of a line.
+/// Nested types and `package` declarations do not count.
+enum PublicTypes {
+  static func declared(inModule module: String) throws -> [String] {
+    let pattern =
+      #"^(?:@\w+(?:\([^)]*\))?\s+)*(?:public|open)\s+(?:(?:final|indirect)\s+)*(?:struct|enum|class|actor|protocol|typealias)\s+(\w+)"#
+    var names: [String] = []
+    for file in RepositoryText.files(under: "Sources/\(module)", endingWith: ".swift") {
+      let text = try RepositoryText.read(file)
+      names += RepositoryText.matches(pattern, in: text, options: [.anchorsMatchLines]).map {
+        $0[1]
+      }
+    }
+    return names.sorted()
+  }
+}
+
+/// Every number ARCHITECTURE.md states about the code is computed here from the sources, and any
+/// other number written in it fails the test: a number added to the map needs a check here.
+@Suite struct ArchitectureFactsTests {
+  /// A claim: a pattern whose first capture group is the number ARCHITECTURE.md states, and the
+  /// value the sources give.
+  struct Claim: CustomStringConvertible {
+    var pattern: String
+    var actual: Int
+    var description: String { pattern }
+  }
+
+  static func claims() throws -> [Claim] {
+    let remoteURL = try RepositoryText.read("Sources/AssetModel/RemoteURL.swift")
+    let portRange = RepositoryText.matches(#"\((\d+)\.\.\.(\d+)\)\.contains"#, in: remoteURL)
+    let maximumLength = RepositoryText.matches(
+      #"static let maximumLength = (\d+)"#, in: remoteURL)
+    return [
+      Claim(
+        pattern: #"`RemoteAssets` declares (\d+) public types"#,
+        actual: try PublicTypes.declared(inModule: "RemoteAssets").count),
+      Claim(
+        pattern: #"re-exports the (\d+) public types of `AssetModel`"#,
+        actual: try PublicTypes.declared(inModule: "AssetModel").count),
+      Claim(
+        pattern: #"a port from (\d+) to \d+"#, actual: Int(portRange.first?[1] ?? "") ?? -1),
+      Claim(
+        pattern: #"a port from \d+ to (\d+)"#, actual: Int(portRange.first?[2] ?? "") ?? -1),
+      Claim(
+        pattern: #"at most\s+(\d+) KiB"#,
+        actual: (Int(maximumLength.first?[1] ?? "") ?? -1) / 1024),
+    ]
+  }
+
+  @Test func theNumbersStatedAreTheSources() throws {
+    let architecture = try RepositoryText.read("ARCHITECTURE.md")
+    for claim in try Self.claims() {
+      let found = RepositoryText.matches(claim.pattern, in: architecture)
+      #expect(found.count == 1, "ARCHITECTURE.md should state \(claim) once")
+      for match in found {
+        #expect(
+          Int(match[1]) == claim.actual,
+          "ARCHITECTURE.md says \"\(match[0])\"; the sources say \(claim.actual)")
+      }
+    }
+  }
+
+  /// Digits in ARCHITECTURE.md that are not part of a name (`SHA256`, `HTTP/1.1`, `P-256`) and
+  /// not one of the claims above, an RFC number, an ordered list's marker or an HTTP status
+  /// code (a name of the protocol, not a fact about this code).
+  @Test func noNumberIsLeftUnchecked() throws {
+    let architecture = try RepositoryText.read("ARCHITECTURE.md")
+    var covered = try Self.claims().flatMap { claim in
+      RepositoryText.matchRanges(claim.pattern, in: architecture)
+    }
+    for allowed in [
+      #"RFC \d+"#, #"^\s*\d+\. "#, #"(?<![\w.])(?:200|206|304|401|403|404|416|429)(?!\d)"#,
+    ] {
+      covered += RepositoryText.matchRanges(allowed, in: architecture)
+    }
+    let numbers = RepositoryText.matchRanges(
+      #"(?<![\p{L}\p{N}_\-/.<§])\p{N}+(?:[.,]\p{N}+)*(?![\p{L}\p{N}_])"#, in: architecture)
+    let unchecked = numbers.filter { number in
+      !covered.contains { $0.contains(number.lowerBound) }
+    }
+    let report = unchecked.map { range -> String in
+      let line = architecture[..<range.lowerBound].filter { $0 == "\n" }.count + 1
+      return "line \(line): \(architecture[range])"
+    }
+    #expect(
+      report.isEmpty,
+      "ARCHITECTURE.md states numbers no test checks (add a Claim or write it without the number): \(report)"
+    )
+  }
+
+  @Test func theMapAndTheReadmeStayShort() throws {
+    for (file, limit) in [("README.md", 400), ("ARCHITECTURE.md", 400)] {
+      let lines = try RepositoryText.read(file).split(
+        separator: "\n", omittingEmptySubsequences: false
+      ).count
+      // A file ending in a newline splits into one more, empty, piece.
+      #expect(lines - 1 <= limit, "\(file) has \(lines - 1) lines; at most \(limit)")
+    }
+  }
+
+  /// The DocC landing page lists every public type `RemoteAssets` declares, names no type that
+  /// is not public, and states their number correctly.
+  @Test func theDocCLandingPageListsEveryPublicType() throws {
+    let page = try RepositoryText.read("Sources/RemoteAssets/RemoteAssets.docc/RemoteAssets.md")
+    let declared = Set(try PublicTypes.declared(inModule: "RemoteAssets"))
+    let reExported = Set(try PublicTypes.declared(inModule: "AssetModel"))
+    let listed = Set(
+      RepositoryText.matches(#"^- ``(\w+)``"#, in: page, options: [.anchorsMatchLines]).map {
+        $0[1]
+      })
+    #expect(declared.subtracting(listed).sorted() == [], "public types missing from the page")
+    #expect(
+      listed.subtracting(declared).subtracting(reExported).sorted() == [],
+      "the page lists types that are not public")
+    let stated = RepositoryText.matches(#"\((\d+) types\)"#, in: page).map { Int($0[1]) }
+    #expect(stated == [declared.count], "the page should say (\(declared.count) types)")
+  }
+}
