@@ -91,10 +91,14 @@ completion fish usr/share/fish/vendor_completions.d/assetwatch.fish
 
 install -D -m 0644 deploy/systemd/assetwatch.service "$stage/lib/systemd/system/assetwatch.service"
 
-# Docs: the README and the example config with the bundled files it names (relative paths
-# resolve from the config's folder, so `assetwatch check --config` works on it as installed).
+# Docs: the README, the guides it links to (docs/, so its relative links resolve as installed)
+# and the example config with the bundled files it names (relative paths resolve from the
+# config's folder, so `assetwatch check --config` works on it as installed).
 doc=$stage/usr/share/doc/assetwatch
 install -D -m 0644 README.md "$doc/README.md"
+for file in docs/*.md; do
+    install -D -m 0644 "$file" "$doc/$file"
+done
 install -D -m 0644 assets.example.json "$doc/assets.example.json"
 for file in examples/bundled/* examples/live/*; do
     install -D -m 0644 "$file" "$doc/$file"
