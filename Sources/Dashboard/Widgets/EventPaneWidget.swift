@@ -1,7 +1,10 @@
 import AssetModel
+import Foundation
 import TerminalCore
 
-/// The event log under the table, newest first: `20:41:05 model       download started (50 MiB)`.
+/// The event log under the table, newest first: `20:41:05 model       download started (50 MiB)`;
+/// a line that came again and again says how often and when last:
+/// `20:41:05 engine      signed targets verified: 6 assets (x12, last 3s ago)`.
 struct EventPaneWidget: Widget {
   let context: RenderContext<DashboardState>
 
@@ -20,23 +23,33 @@ struct EventPaneWidget: Widget {
       }
       return
     }
-    for (line, entry) in log.newestFirst.prefix(max(0, lines)).enumerated() {
-      renderEntry(entry, y: area.y + 1 + line, area: area, &buffer)
+    for (row, line) in log.linesNewestFirst.prefix(max(0, lines)).enumerated() {
+      renderLine(line, y: area.y + 1 + row, area: area, &buffer)
     }
   }
 
-  private func renderEntry(
-    _ entry: EngineLogEntry, y: Int, area: Rect, _ buffer: inout ScreenBuffer
+  /// ` (x12, last 3s ago)` after a line that came more than once; empty otherwise.
+  static func repeats(_ line: EventLog.Line, now: Date) -> String {
+    guard line.count > 1 else { return "" }
+    return " (x\(line.count), last \(Formatting.ago(line.lastAt, now: now)))"
+  }
+
+  private func renderLine(
+    _ line: EventLog.Line, y: Int, area: Rect, _ buffer: inout ScreenBuffer
   ) {
+    let entry = line.entry
     let time = Formatting.clock(entry.at, timeZone: context.state.options.timeZone)
     var x = area.x + 1
     x += buffer.write(time, x: x, y: y, style: context.theme.muted) + 1
     let id = context.pad(Formatting.safe(entry.assetID ?? "engine"), Self.idWidth)
     x += buffer.write(id, x: x, y: y) + 1
     let room = area.x + area.width - x
+    // The count stays whole; the message gives way to it.
+    let repeats = Self.repeats(line, now: context.now)
+    let text =
+      context.cut(Formatting.safe(entry.message), max(0, room - DisplayWidth.of(repeats))) + repeats
     buffer.write(
-      context.cut(Formatting.safe(entry.message), room), x: x, y: y, maxWidth: room,
-      style: style(entry.level))
+      context.cut(text, room), x: x, y: y, maxWidth: room, style: style(entry.level))
   }
 
   private func style(_ level: EngineLogEntry.Level) -> CellStyle {
