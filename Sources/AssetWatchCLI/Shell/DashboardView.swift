@@ -23,6 +23,11 @@ enum DashboardView: TerminalView {
     DashboardReducer.reduce(&state, inputs, now: now)
   }
 
+  /// A revalidation that changed nothing but its times (``QuietChange``) waits for the tick.
+  static func needsFrame(_ inputs: [DashboardInput], before state: DashboardState) -> Bool {
+    inputs.contains { !QuietChange.isQuiet($0, over: state) }
+  }
+
   static func render(_ state: DashboardState, width: Int, height: Int, now: Date) -> ScreenBuffer {
     DashboardRenderer.render(state, width: width, height: height, now: now)
   }

@@ -10,7 +10,9 @@ import TerminalCore
 ///
 /// The backend asks for a frame about 20 times a second; rendering a whole view each time costs
 /// an idle debug build 10 % of a core. Nothing on screen changes between a key, an input and the
-/// next second's tick, so the last frame is reused in between.
+/// next second's tick, so the last frame is reused in between. Inputs the view calls quiet (a
+/// revalidation that changed only times shown at a second's precision) wait for the tick too:
+/// over ssh every frame is a packet, and a quiet rollout then costs one a second.
 final class TerminalAppLoop<View: TerminalView>: TerminalApplication {
   private let inbox: Inbox<View.Input>
   private var state: View.State
@@ -31,7 +33,8 @@ final class TerminalAppLoop<View: TerminalView>: TerminalApplication {
   private var lastActivity = Date()
   /// The last frame rendered and its size; reused while nothing that it shows has changed.
   private var lastFrame: (buffer: ScreenBuffer, width: Int, height: Int)?
-  /// Whether a key, an input or a tick changed the state since `lastFrame` was rendered.
+  /// Whether a key, an input that needs a frame (``TerminalView/needsFrame(_:before:)``) or a
+  /// tick changed the state since `lastFrame` was rendered.
   private var dirty = true
 
   /// A loop showing `state`, fed by `inbox`.
@@ -72,6 +75,7 @@ final class TerminalAppLoop<View: TerminalView>: TerminalApplication {
     stats?.eventsTaken(inputs.count)
     if !inputs.isEmpty {
       lastActivity = now
+      if View.needsFrame(inputs, before: state) { dirty = true }
       apply(View.reduce(&state, batch: inputs, now: now))
     }
     inboxFinished = finished
@@ -83,7 +87,7 @@ final class TerminalAppLoop<View: TerminalView>: TerminalApplication {
       apply(View.reduce(&state, View.tick, now: now))
       dirty = true
     }
-    if !dirty, inputs.isEmpty, let last = lastFrame, last.width == width, last.height == height {
+    if !dirty, let last = lastFrame, last.width == width, last.height == height {
       return last.buffer
     }
     let buffer = View.render(state, width: width, height: height, now: now)

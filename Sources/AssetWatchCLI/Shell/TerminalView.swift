@@ -29,9 +29,18 @@ protocol TerminalView {
   static func reduce(_ state: inout State, batch inputs: [Input], now: Date) -> [Effect]
   /// The screen for `state` on a `width` x `height` terminal at `now`.
   static func render(_ state: State, width: Int, height: Int, now: Date) -> ScreenBuffer
+  /// Whether `inputs`, taken from the inbox and about to be applied to `state`, change
+  /// something a frame must show at once; false when the next second's tick may draw them
+  /// (changes shown at a second's precision anyway).
+  static func needsFrame(_ inputs: [Input], before state: State) -> Bool
   /// `state` for a terminal with these capabilities and this size (colours and UTF-8 off when
   /// the terminal lacks them), once, when the terminal starts.
   static func started(
     _ state: State, capabilities: TerminalCapabilities, size: TerminalSize
   ) -> State
+}
+
+extension TerminalView {
+  /// Every input asks for a frame.
+  static func needsFrame(_ inputs: [Input], before state: State) -> Bool { !inputs.isEmpty }
 }

@@ -70,20 +70,24 @@ enum EngineEventReducer {
     let ids = Set(snapshot.assets.map(\.id))
     state.changedAt = state.changedAt.filter { ids.contains($0.key) }
     guard !isFirst else { return }
-    for asset in snapshot.assets where previous[asset.id] != asset {
+    for asset in snapshot.assets where QuietChange.highlights(from: previous[asset.id], to: asset) {
       state.changedAt[asset.id] = now
     }
   }
 
   private static func upsert(_ status: AssetStatus, in state: inout DashboardState, now: Date) {
+    let old = state.assetIndex(of: status.id).map { state.assets[$0] }
     if let index = state.assetIndex(of: status.id) {
       guard state.assets[index] != status else { return }
       state.replaceAsset(at: index, with: status, now: now)
     } else {
       state.appendAsset(status, now: now)
     }
-    // Rows arriving while the engine reads its cache at start are not changes.
-    if state.info?.assetsLoading == nil { state.changedAt[status.id] = now }
+    // Rows arriving while the engine reads its cache at start are not changes, nor is a
+    // revalidation that changed nothing but its times.
+    if state.info?.assetsLoading == nil, QuietChange.highlights(from: old, to: status) {
+      state.changedAt[status.id] = now
+    }
   }
 
   /// Progress only moves a transfer the table already shows as in flight; a late progress event

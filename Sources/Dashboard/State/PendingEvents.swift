@@ -57,7 +57,8 @@ public struct PendingEvents: Sendable, Equatable {
       var highlights = snapshotHighlights.union(changes.filter(\.value.highlights).keys)
         .intersection(ids)
       if !isFirst {
-        for asset in new.assets where value(of: asset.id, over: current) != asset {
+        for asset in new.assets
+        where QuietChange.highlights(from: value(of: asset.id, over: current), to: asset) {
           highlights.insert(asset.id)
         }
       }
@@ -77,7 +78,7 @@ public struct PendingEvents: Sendable, Equatable {
     case .assetChanged(let status):
       let before = value(of: status.id, over: current)
       let loading = (info ?? snapshot?.info ?? current.info)?.assetsLoading != nil
-      let highlights = before != status && !loading
+      let highlights = QuietChange.highlights(from: before, to: status) && !loading
       progress[status.id] = nil
       if let change = changes[status.id] {
         changes[status.id] = AssetChange(value: status, highlights: change.highlights || highlights)

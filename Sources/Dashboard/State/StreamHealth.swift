@@ -51,8 +51,25 @@ public struct StreamHealth: Sendable, Equatable {
     return low
   }
 
-  /// Forgets arrivals that fell out of the window before `now`.
+  /// The rate the header shows: taken at each tick from ``eventsPerSecond(at:)``, and changed
+  /// only when the rate moved by a tenth or more (at least 0.1 event a second) or fell to none,
+  /// so a steady stream does not make the header flicker between `40.2` and `39.8`. Nil before
+  /// the first tick (the header then shows the rate at the frame's time).
+  public private(set) var shownRate: Double?
+
+  /// Takes the rate at `now` into ``shownRate`` if it moved enough to be worth showing.
+  mutating func smoothRate(at now: Date) {
+    let rate = eventsPerSecond(at: now)
+    guard let shown = shownRate else {
+      shownRate = rate
+      return
+    }
+    if rate == 0 || abs(rate - shown) >= max(0.1 * shown, 0.1) { shownRate = rate }
+  }
+
+  /// Forgets arrivals that fell out of the window before `now`, and smooths the shown rate.
   public mutating func prune(now: Date) {
+    defer { smoothRate(at: now) }
     let cutoff = now.addingTimeInterval(-Self.window)
     if let keep = arrivals.firstIndex(where: { $0 > cutoff }) {
       arrivals.removeFirst(keep)

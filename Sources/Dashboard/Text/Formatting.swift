@@ -11,8 +11,13 @@ enum Formatting {
     size(ByteCountText.whole(bytesPerSecond)) + "/s"
   }
 
-  /// A short duration: `47s`, `3m`, `2h`, `4d` (the library's one `DurationText`).
-  static func duration(_ seconds: TimeInterval) -> String { DurationText.format(seconds) }
+  /// A duration at the precision an operator reads: whole seconds, then whole minutes, hours
+  /// and days (`47s`, `3m`, `2h`, `4d`, rounded as `DurationText` rounds), and a wait under a
+  /// second reads `1s`, never `797ms`: milliseconds would change the screen, and so cost a
+  /// link bytes, on every frame.
+  static func duration(_ seconds: TimeInterval) -> String {
+    seconds > 0 && seconds < 1 ? "1s" : DurationText.format(seconds)
+  }
 
   /// How long ago `date` was: `12s ago`, `1m ago`; `-` when unknown.
   static func ago(_ date: Date?, now: Date) -> String {
@@ -35,6 +40,13 @@ enum Formatting {
     return left <= 0 ? "now" : duration(left)
   }
 
+  /// An event rate for the header: one decimal below 10 a second (`3.2 ev/s`), whole above
+  /// (`412 ev/s`).
+  static func eventRate(_ perSecond: Double) -> String {
+    perSecond < 9.95
+      ? String(format: "%.1f ev/s", perSecond) : String(format: "%.0f ev/s", perSecond)
+  }
+
   /// The wall-clock time `HH:MM:SS` of `date` in `timeZone`.
   static func clock(_ date: Date, timeZone: TimeZone) -> String {
     var calendar = Calendar(identifier: .gregorian)
@@ -55,7 +67,8 @@ enum Formatting {
   /// A refresh interval for the header: `auto 30s`, `auto live`.
   static func interval(_ seconds: TimeInterval?) -> String {
     guard let seconds else { return "auto" }
-    return seconds <= 0 ? "auto live" : "auto " + duration(seconds)
+    // A configured interval, not a countdown: `auto 250ms` as the config says it.
+    return seconds <= 0 ? "auto live" : "auto " + DurationText.format(seconds)
   }
 
   /// `text` without the full stop it ends with (`…JSON parse.` -> `…JSON parse`), so a clause

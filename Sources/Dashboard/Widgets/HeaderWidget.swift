@@ -109,7 +109,7 @@ struct HeaderWidget: Widget {
     } else if info.autoRefreshPaused {
       // The engine's state, with how long it has been so; the rows keep their own.
       let since = info.pausedAt.map {
-        " " + DurationText.format(max(0, context.now.timeIntervalSince($0)))
+        " " + Formatting.duration(max(0, context.now.timeIntervalSince($0)))
       }
       line.add("PAUSED" + (since ?? ""), context.theme.paused, priority: 1, spacing: 3)
     } else {
@@ -147,14 +147,15 @@ struct HeaderWidget: Widget {
     "loading \(count) asset\(count == 1 ? "" : "s")\(glyphs.ellipsis)"
   }
 
-  /// `3.2 ev/s 1s ago`: how lively the engine's event stream is.
+  /// `3.2 ev/s 1s ago`: how lively the engine's event stream is (the rate as the last tick
+  /// smoothed it, ``StreamHealth/shownRate``).
   private var health: String {
     let health = context.state.health
     if case .disconnected(let since) = health.connection {
       return "disconnected " + Formatting.ago(since, now: context.now)
     }
     guard let last = health.lastEventAt else { return "no events" }
-    let rate = String(format: "%.1f ev/s", health.eventsPerSecond(at: context.now))
+    let rate = Formatting.eventRate(health.shownRate ?? health.eventsPerSecond(at: context.now))
     return rate + " " + Formatting.ago(last, now: context.now)
   }
 }
