@@ -16,6 +16,38 @@ public struct TrustSummary: Sendable, Equatable, Codable {
   /// The `expires` of each trusted top-level role (`root`, `timestamp`, `snapshot`, `targets`);
   /// empty until metadata verified. Exported as a metric, one series per role.
   public var roleExpiries: [String: Date] = [:]
+  /// The signed metadata in force while no refresh of this run has verified the repository's:
+  /// what the engine's metadata folder held, verified again (signatures, pins, expiry) when a
+  /// refresh could not check the repository; its targets are followed. Nil while `signed` (then
+  /// ``rootVersion`` and ``earliestExpiry`` describe what is in force) or when none is.
+  public var heldOver: HeldOver?
+  /// Why the last refresh could not check the repository, one sentence naming the file and
+  /// what happened (unreachable, an answer over its length limit, the metadata folder's disk):
+  /// the metadata verified before stays in force meanwhile. Nil after a refresh that reached
+  /// it, and when it was refused (``refusal``).
+  public var repositoryFailure: String?
+
+  /// Metadata in force that the engine verified again from its folder (``heldOver``).
+  public struct HeldOver: Sendable, Equatable, Codable {
+    /// The version of the folder's trusted root.
+    public var rootVersion: Int64
+    /// The earliest `expires` of its root, timestamp, snapshot and targets metadata.
+    public var earliestExpiry: Date
+
+    /// Creates the description of metadata in force.
+    public init(rootVersion: Int64, earliestExpiry: Date) {
+      self.rootVersion = rootVersion
+      self.earliestExpiry = earliestExpiry
+    }
+  }
+
+  /// The root version and earliest expiry of the metadata whose targets are in force: the last
+  /// verified refresh's while ``signed``, else what the folder held (``heldOver``); nil when
+  /// nothing verified is in force.
+  public var inForce: (rootVersion: Int64?, earliestExpiry: Date?)? {
+    if signed { return (rootVersion, earliestExpiry) }
+    return heldOver.map { ($0.rootVersion, $0.earliestExpiry) }
+  }
 
   /// Creates a summary.
   public init(
@@ -28,7 +60,7 @@ public struct TrustSummary: Sendable, Equatable, Codable {
   }
 
   private enum CodingKeys: String, CodingKey {
-    case signed, rootVersion, earliestExpiry, refusal, roleExpiries
+    case signed, rootVersion, earliestExpiry, refusal, roleExpiries, heldOver, repositoryFailure
   }
 
   /// Decodes a summary; only `signed` is required.
@@ -42,6 +74,8 @@ public struct TrustSummary: Sendable, Equatable, Codable {
       earliestExpiry: try c.decodeIfPresent(Date.self, forKey: .earliestExpiry),
       refusal: try c.decodeIfPresent(String.self, forKey: .refusal))
     roleExpiries = try c.decodeIfPresent([String: Date].self, forKey: .roleExpiries) ?? [:]
+    heldOver = try c.decodeIfPresent(HeldOver.self, forKey: .heldOver)
+    repositoryFailure = try c.decodeIfPresent(String.self, forKey: .repositoryFailure)
   }
 
   /// Encodes every key (absent values as `null`).
@@ -55,5 +89,7 @@ public struct TrustSummary: Sendable, Equatable, Codable {
     try c.encode(refusal, forKey: .refusal)
     // Only once known: a summary without them reads as older versions wrote it.
     if !roleExpiries.isEmpty { try c.encode(roleExpiries, forKey: .roleExpiries) }
+    try c.encodeIfPresent(heldOver, forKey: .heldOver)
+    try c.encodeIfPresent(repositoryFailure, forKey: .repositoryFailure)
   }
 }

@@ -117,29 +117,60 @@ struct HeaderWidget: Widget {
     }
   }
 
-  /// The trust badge of an engine that follows signed targets (TUF): `signed r3 exp 6d` while the
-  /// metadata verifies, a red `UNTRUSTED: reason` when it was refused, `unverified` before the
-  /// first check. Nothing without `tuf`.
+  /// The trust badge of an engine that follows signed targets (TUF): what is in force and
+  /// whether the repository answers. `signed r3 exp 6d` (green) while verified metadata is in
+  /// force, the last refresh's or, after a refresh could not check the repository, the
+  /// folder's verified again; in yellow while the repository fails, followed by `repository
+  /// failing: timestamp.json (connection refused)` saying which file and what happened. A red `UNTRUSTED: reason` when the metadata was
+  /// refused; `unverified` while none is in force. Nothing without `tuf`.
   private func addTrust(to line: inout SegmentLine) {
     guard let trust = context.state.info?.trust else { return }
     let text = Self.trustBadge(trust, now: context.now)
+    let failing = trust.refusal == nil ? trust.repositoryFailure : nil
     if trust.refusal != nil {
       line.add(context.cut(text, 60), context.theme.error, priority: 0, spacing: 3)
-    } else if trust.signed {
-      line.add(text, context.theme.state(.fresh), priority: 2, spacing: 3)
+    } else if trust.inForce != nil {
+      // Failing, the badge and the failure outlast the counts.
+      let style = failing == nil ? context.theme.state(.fresh) : context.theme.warning
+      line.add(text, style, priority: failing == nil ? 2 : 1, spacing: 3)
     } else {
       line.add(text, context.theme.muted, priority: 2, spacing: 3)
     }
+    if let failing {
+      // That it fails and which file stay as long as the badge; what happened goes first on a
+      // narrow terminal (the event pane has the whole sentence).
+      let (file, reason) = Self.failureNote(failing)
+      line.add(
+        "repository failing" + (file.map { ": " + $0 } ?? ""), context.theme.warning,
+        priority: 1)
+      line.add(
+        "(" + context.cut(reason, 40) + ")", context.theme.warning, priority: 4, spacing: 1)
+    }
   }
 
-  /// The badge's words for `trust` at `now`.
+  /// The badge's words for `trust` at `now`: the refusal, else what is in force, else
+  /// `unverified`.
   static func trustBadge(_ trust: TrustSummary, now: Date) -> String {
     if let refusal = trust.refusal { return "UNTRUSTED: " + Formatting.safe(refusal) }
-    guard trust.signed else { return "unverified" }
+    guard let inForce = trust.inForce else { return "unverified" }
     var text = "signed"
-    if let root = trust.rootVersion { text += " r\(root)" }
-    if let expiry = trust.earliestExpiry { text += " exp " + Formatting.until(expiry, now: now) }
+    if let root = inForce.rootVersion { text += " r\(root)" }
+    if let expiry = inForce.earliestExpiry {
+      text += " exp " + Formatting.until(expiry, now: now)
+    }
     return text
+  }
+
+  /// The file the repository failed to give and what happened, from the engine's sentence
+  /// (`Fetching timestamp.json failed: connection refused.` is `timestamp.json` and
+  /// `connection refused`); no file for another sentence (the metadata folder's disk).
+  static func failureNote(_ failure: String) -> (file: String?, reason: String) {
+    let text = Formatting.withoutFullStop(Formatting.safe(failure))
+    guard text.hasPrefix("Fetching "), let failed = text.range(of: " failed: ") else {
+      return (nil, text)
+    }
+    let file = text[text.index(text.startIndex, offsetBy: 9)..<failed.lowerBound]
+    return (String(file), String(text[failed.upperBound...]))
   }
 
   /// `loading 1000 assets…`: what the engine still reads from its cache at start.

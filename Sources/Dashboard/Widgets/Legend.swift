@@ -42,7 +42,7 @@ struct Legend {
         text: "not on the manifest's target version yet"),
       Entry(
         marks: [("signed r3", state(.fresh))],
-        text: "signed targets verified (TUF); red UNTRUSTED: refused"),
+        text: "in force (TUF); yellow: repo is failing; red: refused"),
       Entry(
         marks: [("PAUSED 2m", theme.paused)],
         text: "auto-refresh paused since; NEXT says paused"),

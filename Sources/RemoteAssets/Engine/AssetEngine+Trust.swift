@@ -22,6 +22,13 @@ struct TrustState: Sendable {
   /// When the signed metadata last verified: what `wait` counts as the rollout's check, as it
   /// counts a manifest's.
   var checkedAt: Date?
+  /// The metadata in force that no refresh of this run verified: the folder's, verified again
+  /// after a refresh could not check the repository (an offline start); nil once a refresh
+  /// verifies, or when the folder's metadata does not verify.
+  var heldOver: TrustSummary.HeldOver?
+  /// Why the last refresh could not check the repository (unreachable, an answer over its
+  /// length limit, the metadata folder's disk), one sentence; nil after one that reached it.
+  var failure: String?
 }
 
 extension AssetEngine {
@@ -59,6 +66,8 @@ extension AssetEngine {
       let trusted = await updater.trustedMetadata
       let applied = try await applySignedTargets(from: updater, source: source)
       trust.refusal = nil
+      trust.failure = nil
+      trust.heldOver = nil
       trust.signed = true
       trust.checkedAt = now
       trust.rootVersion = trusted?.root.version
@@ -70,15 +79,13 @@ extension AssetEngine {
         expiries["targets"] = set.targets?.expires
       }
       trust.roleExpiries = expiries
-      trust.earliestExpiry = trusted.map { set in
-        ([set.root.expires, set.timestamp?.expires, set.snapshot?.expires, set.targets?.expires]
-          as [Date?]).compactMap { $0 }.min() ?? set.root.expires
-      }
+      trust.earliestExpiry = trusted.map(Self.earliestExpiry)
       manifestSchedule.succeeded(at: now, interval: signedInterval)
       log(nil, .info, "signed targets verified: \(CountText.of(applied, "asset"))")
     } catch {
       let message = error.description
       if let unchecked = Self.uncheckedBecause(error) {
+        trust.failure = message
         // Not while another process refreshes the folder: waiting for it twice would hold
         // this check for two lock timeouts; its result is there for the next check.
         if trust.signedBy.isEmpty, !error.isBusy { await applyTargetsVerifiedBefore(source) }
@@ -100,6 +107,8 @@ extension AssetEngine {
       } else {
         if let reason = error.refusalReason { metrics.refusedSignedMetadata(reason: reason) }
         trust.refusal = message
+        trust.failure = nil
+        trust.heldOver = nil
         trust.signed = false
         for id in order {
           guard let definition = records[id]?.definition, followsSignedTargets(definition) else {
@@ -181,16 +190,27 @@ extension AssetEngine {
     return !["root", "timestamp", "snapshot", "targets"].contains(role)
   }
 
+  /// The earliest `expires` of the trusted top-level roles in `set`.
+  static func earliestExpiry(_ set: TrustedMetadataSet) -> Date {
+    ([set.root.expires, set.timestamp?.expires, set.snapshot?.expires, set.targets?.expires]
+      as [Date?]).compactMap { $0 }.min() ?? set.root.expires
+  }
+
   /// An engine that could not reach the repository before it verified anything in this run
   /// (an offline start): the targets an earlier run verified apply again, from the metadata
   /// folder verified anew (``TUFUpdater/loadFromFolder()``: signatures, pins, and never past an
-  /// expiry). They are not a check of the rollout (`wait` does not count them): the badge stays
-  /// unsigned until the repository answers. Nothing changes when the folder does not verify.
+  /// expiry). They are not a check of the rollout (`wait` does not count them, `signed` stays
+  /// false): the summary says they are in force as ``TrustSummary/heldOver``, beside the
+  /// repository's failure. Nothing changes when the folder does not verify.
   private func applyTargetsVerifiedBefore(_ source: TUFSource) async {
     guard let updater = trust.updater else { return }
     do {
       try await updater.loadFromFolder()
       let applied = try await applySignedTargets(from: updater, source: source)
+      if applied > 0, let set = await updater.trustedMetadata {
+        trust.heldOver = TrustSummary.HeldOver(
+          rootVersion: set.root.version, earliestExpiry: Self.earliestExpiry(set))
+      }
       log(
         nil, .info,
         "tuf: the targets verified before apply to \(CountText.of(applied, "asset")) (offline)")
@@ -217,6 +237,8 @@ extension AssetEngine {
       signed: trust.signed, rootVersion: trust.rootVersion,
       earliestExpiry: trust.signed ? trust.earliestExpiry : nil, refusal: trust.refusal)
     summary.roleExpiries = trust.roleExpiries
+    summary.heldOver = trust.signed ? nil : trust.heldOver
+    summary.repositoryFailure = trust.failure
     return summary
   }
 
