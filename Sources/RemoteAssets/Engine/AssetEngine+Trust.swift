@@ -85,7 +85,8 @@ extension AssetEngine {
     } catch {
       let message = error.description
       if let unchecked = Self.uncheckedBecause(error) {
-        trust.failure = message
+        // Another process refreshing the shared folder is no failure of the repository.
+        if !error.isBusy { trust.failure = message }
         // Not while another process refreshes the folder: waiting for it twice would hold
         // this check for two lock timeouts; its result is there for the next check.
         if trust.signedBy.isEmpty, !error.isBusy { await applyTargetsVerifiedBefore(source) }
