@@ -18,6 +18,8 @@
 # else says what to install. Writes nothing outside a temporary folder.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/bench-common.sh
+source scripts/bench-common.sh
 
 QUICK=0
 CASES=()
@@ -44,25 +46,10 @@ command -v curl >/dev/null 2>&1 || need+=(curl)
 command -v tmux >/dev/null 2>&1 || need+=(tmux)
 [ -x /usr/bin/time ] || need+=(time)
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
-if [ ${#need[@]} -gt 0 ]; then
-  if [ "$(id -u)" = 0 ]; then
-    DEBIAN_FRONTEND=noninteractive apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
-  else
-    echo "scripts/bench.sh needs: apt-get install -y ${need[*]}" >&2
-    exit 1
-  fi
-fi
+bench_install scripts/bench.sh "${need[@]}"
 export PATH="$PATH:/usr/sbin"
 
-if [ -n "${ASSETWATCH_BIN:-}" ]; then
-  # Another build's binary (an older commit's, to compare before and after a change).
-  BIN="$ASSETWATCH_BIN"
-else
-  echo "building assetwatch (release)..." >&2
-  swift build -c release --product assetwatch >/dev/null
-  BIN="$(swift build -c release --show-bin-path)/assetwatch"
-fi
+bench_binary
 
 WORK=$(mktemp -d)
 chmod 755 "$WORK"

@@ -17,6 +17,8 @@
 # (nginx, sshd, the writer, tmux and what runs in it) is stopped on exit, and its folder removed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/bench-common.sh
+source scripts/bench-common.sh
 
 SECONDS_WINDOW=${LINK_SECONDS:-30}
 SETTLE=${LINK_SETTLE:-10}
@@ -31,19 +33,10 @@ command -v ssh >/dev/null 2>&1 || need+=(openssh-client)
 command -v htop >/dev/null 2>&1 || need+=(htop)
 command -v tmux >/dev/null 2>&1 || need+=(tmux)
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx-light)
-if [ ${#need[@]} -gt 0 ]; then
-  echo "scripts/link-bench.sh needs: apt-get install -y ${need[*]}" >&2
-  exit 1
-fi
+bench_install scripts/link-bench.sh "${need[@]}"
 export PATH="$PATH:/usr/sbin"
 
-if [ -n "${ASSETWATCH_BIN:-}" ]; then
-  BIN="$ASSETWATCH_BIN"
-else
-  echo "building assetwatch (release)..." >&2
-  swift build -c release --product assetwatch >/dev/null
-  BIN="$(swift build -c release --show-bin-path)/assetwatch"
-fi
+bench_binary
 
 WORK=$(mktemp -d)
 chmod 755 "$WORK"
