@@ -69,6 +69,10 @@ public enum AssetMetricNames {
   /// `remote_assets_delta_fallbacks_total{asset}` (counter): delta updates given up for a whole
   /// download (index missing or invalid, a server that ignores Range, a chunk that lies).
   public static let deltaFallbacksTotal = "remote_assets_delta_fallbacks_total"
+  /// `remote_assets_unchanged_body_bytes_total{asset}` (counter): bytes of whole bodies that
+  /// came back to a conditional request with the copy already held (a server that ignores its
+  /// own validator): transfers a 304 should have saved.
+  public static let unchangedBodyBytesTotal = "remote_assets_unchanged_body_bytes_total"
   /// `remote_assets_cache_bytes` (gauge): bytes the cache folder takes (blobs, chunk indexes,
   /// entries, partials), measured at start and after each commit or eviction.
   public static let cacheBytes = "remote_assets_cache_bytes"
@@ -103,6 +107,8 @@ public enum AssetMetricNames {
     tufRefusalsTotal: "Refusals of the signed (TUF) metadata or of unlisted targets, by the check.",
     deltaBytesTotal: "Bytes of delta updates, by source: fetched with Range requests or reused.",
     deltaFallbacksTotal: "Delta updates given up for a whole download.",
+    unchangedBodyBytesTotal:
+      "Bytes of whole bodies that came back unchanged to a conditional request (a 304 would have done).",
     cacheBytes: "Bytes the cache folder takes: blobs, chunk indexes, entries, partials.",
     cacheLimitBytes: "The config's cacheLimit in bytes (absent without one).",
   ]
@@ -116,6 +122,7 @@ public enum AssetMetricNames {
   /// ones (``signedTargetsOnly``), a staged rollout's percent and a standing rejection.
   public static let exportedOnlyWhenUsed: Set<String> = signedTargetsOnly.union([
     assetRolloutPercent, assetRejected, deltaBytesTotal, deltaFallbacksTotal, cacheLimitBytes,
+    unchangedBodyBytesTotal,
   ])
 
   /// Every name of the contract.
@@ -125,7 +132,7 @@ public enum AssetMetricNames {
     consecutiveFailures, refreshTotal, bytesDownloadedTotal, refreshDuration, manifestInfo,
     assetRolloutPercent, assetHeldBack, assetRejected, assetOnProbation, instanceInfo, buildInfo,
     tufMetadataExpiry, tufRefusing, tufRefusalsTotal, deltaBytesTotal, deltaFallbacksTotal,
-    cacheBytes, cacheLimitBytes,
+    cacheBytes, cacheLimitBytes, unchangedBodyBytesTotal,
   ]
 
   /// The buckets of ``refreshDuration``: 5 ms to 60 s.

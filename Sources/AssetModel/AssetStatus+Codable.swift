@@ -84,7 +84,7 @@ extension AssetStatus: Codable {
     case consecutiveFailures, ttl, maxStale, isLive, canRollback, hasBundledCopy, activity
     case paused, history
     case mustRevalidate, staleWhileRevalidate, staleIfError, freshnessNote
-    case rollout, probation, rejected
+    case rollout, probation, rejected, revalidation
   }
 
   /// Decodes a status; only `id` is required, every other key falls back to the neutral default.

@@ -98,6 +98,7 @@ extension AssetStatus {
     .optional(.rollout, \.rollout, omittedWhenNil: true),
     .optional(.probation, \.probation, omittedWhenNil: true),
     .optional(.rejected, \.rejected, omittedWhenNil: true),
+    .optional(.revalidation, \.revalidation, omittedWhenNil: true),
   ]
 
   /// The position of `history` in ``fields`` (changes never carry it: it is fetched on request).

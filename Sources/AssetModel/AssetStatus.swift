@@ -166,6 +166,9 @@ public struct AssetStatus: Sendable, Equatable, Identifiable {
   public var probation: AssetProbation? = nil
   /// The version last rejected, while the target still names it.
   public var rejected: AssetRejection? = nil
+  /// How the origin answers revalidations, once a whole body came back unchanged or the server
+  /// was seen ignoring `If-None-Match` (nil before either happened).
+  public var revalidation: OriginRevalidation? = nil
 
   /// Creates a status; every field but `id` has a neutral default.
   public init(

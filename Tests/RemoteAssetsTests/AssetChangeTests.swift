@@ -34,6 +34,12 @@ import Testing
     status.rollout = pick() ? RolloutStage(percent: 10, version: "v2", heldBack: pick()) : nil
     status.rejected =
       pick() ? AssetRejection(version: "v3", sha256: "ab", reason: "bad", at: at) : nil
+    status.revalidation =
+      pick()
+      ? OriginRevalidation(
+        method: pick() ? "ifModifiedSince" : "etag", ignoresIfNoneMatchSince: pick() ? at : nil,
+        unchangedBodyAt: at, unchangedBodyBytes: Int64(random.next() % 10_000))
+      : nil
     status.history = [RefreshRecord(at: at, outcome: .notModified, detail: nil)]
     return status
   }

@@ -100,6 +100,15 @@ import Testing
           RejectedResponse(
             etag: $0.maybe { $0.string() }, lastModified: $0.maybe { $0.string() },
             remote: $0.string())
+        },
+        revalidation: maybe {
+          RevalidationNote(
+            method: $0.maybe { g in
+              let other = g.string()
+              return g.pick(["ifModifiedSince", "identity", other])
+            },
+            ignoredSince: $0.maybe { $0.date() }, probedAt: $0.maybe { $0.date() },
+            unchangedAt: $0.maybe { $0.date() }, unchangedBytes: $0.maybe { $0.int64() })
         })
     }
   }
@@ -120,6 +129,12 @@ import Testing
     e.current?.fetchedAt = second(entry.current?.fetchedAt ?? .distantPast)
     e.previous?.fetchedAt = second(entry.previous?.fetchedAt ?? .distantPast)
     e.lastError?.at = second(entry.lastError?.at ?? .distantPast)
+    if var note = e.revalidation {
+      note.ignoredSince = note.ignoredSince.map(second)
+      note.probedAt = note.probedAt.map(second)
+      note.unchangedAt = note.unchangedAt.map(second)
+      e.revalidation = note
+    }
     return e
   }
 

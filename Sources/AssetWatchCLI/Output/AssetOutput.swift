@@ -6,7 +6,8 @@ import RemoteAssets
 /// Keys come out in this order: `id`, `state`, `source`, `version`, `targetVersion`, `behind`, `etag`,
 /// `lastModified`, `sha256`, `size`, `path`, `essential`, `fetchedAt`, `checkedAt`,
 /// `nextRefreshAt`, `lastError` (`kind`, `message`, `at`), `rollout` (`percent`, `version`,
-/// `heldBack`), `probation` (`version`, `since`, `until`), `rejected` (`version`, `reason`, `at`).
+/// `heldBack`), `probation` (`version`, `since`, `until`), `rejected` (`version`, `reason`, `at`),
+/// `revalidation` (`method`, `ignoresIfNoneMatchSince`, `unchangedBodyAt`, `unchangedBodyBytes`).
 /// Times are ISO 8601 UTC; absent values are `null`.
 struct AssetOutput: Codable, Equatable {
   /// Why the last attempt failed.
@@ -92,13 +93,35 @@ struct AssetOutput: Codable, Equatable {
     }
   }
 
+  /// How the origin answers revalidations: null until a whole body came back unchanged or the
+  /// server was seen ignoring `If-None-Match`.
+  struct Revalidation: Codable, Equatable {
+    /// `etag`, `ifModifiedSince` or `identity`.
+    var method: String
+    var ignoresIfNoneMatchSince: String?
+    var unchangedBodyAt: String?
+    var unchangedBodyBytes: Int64?
+    enum CodingKeys: String, CodingKey {
+      case method, ignoresIfNoneMatchSince, unchangedBodyAt, unchangedBodyBytes
+    }
+    func encode(to encoder: any Encoder) throws {
+      var container = encoder.container(keyedBy: CodingKeys.self)
+      try container.encode(method, forKey: .method)
+      try container.encode(ignoresIfNoneMatchSince, forKey: .ignoresIfNoneMatchSince)
+      try container.encode(unchangedBodyAt, forKey: .unchangedBodyAt)
+      try container.encode(unchangedBodyBytes, forKey: .unchangedBodyBytes)
+    }
+  }
+
   var rollout: Rollout? = nil
   var probation: Probation? = nil
   var rejected: Rejected? = nil
+  var revalidation: Revalidation? = nil
 
   enum CodingKeys: String, CodingKey {
     case id, state, source, version, targetVersion, behind, etag, lastModified, sha256, size, path
     case essential, fetchedAt, checkedAt, nextRefreshAt, lastError, rollout, probation, rejected
+    case revalidation
   }
 
   /// Encodes every key, in the documented order (`nil` as `null`).
@@ -123,6 +146,7 @@ struct AssetOutput: Codable, Equatable {
     try container.encode(rollout, forKey: .rollout)
     try container.encode(probation, forKey: .probation)
     try container.encode(rejected, forKey: .rejected)
+    try container.encode(revalidation, forKey: .revalidation)
   }
 }
 
@@ -162,6 +186,13 @@ extension AssetOutput {
       Rejected(
         version: OutsideText.json($0.version), reason: OutsideText.json($0.reason),
         at: JSONTime.format($0.at) ?? "")
+    }
+    revalidation = asset.revalidation.map {
+      Revalidation(
+        method: OutsideText.json($0.method),
+        ignoresIfNoneMatchSince: JSONTime.format($0.ignoresIfNoneMatchSince),
+        unchangedBodyAt: JSONTime.format($0.unchangedBodyAt),
+        unchangedBodyBytes: $0.unchangedBodyBytes)
     }
   }
 }

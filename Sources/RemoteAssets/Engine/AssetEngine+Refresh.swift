@@ -120,17 +120,22 @@ extension AssetEngine {
       }
     }
     defer { release() }
+    // A server known to ignore If-None-Match for this asset is asked another way
+    // (RevalidationPlan): the validators and the encoding come from the entry's note.
+    let sent = RevalidationPlan.request(
+      conditional, note: record.entry.revalidation,
+      asksForGzip: CompressionPolicy.asksForGzip(format: definition.format, url: remote),
+      refresh: definition.refresh, now: clock.now())
     var request = FetchRequest(
       url: remote, headers: definition.headers,
-      etag: conditional.etag, lastModified: conditional.lastModified,
+      etag: sent.ifNoneMatch, lastModified: sent.lastModified,
       maxBytes: definition.maxBytes,
       expectedSize: definition.expectedSize, expectedSHA256: definition.sha256,
       timeout: definition.timeout,
       allowInsecure: definition.allowInsecure)
     request.tls = definition.tls
     request.proxy = definition.proxy
-    request.acceptsCompressed = CompressionPolicy.asksForGzip(
-      format: definition.format, url: remote)
+    request.acceptsCompressed = sent.asksForGzip
     if sink.resumeOffset > 0, let resume { request.resume = (sink.resumeOffset, resume.etag) }
     records[id]?.requestedAt = clock.now()
     do {
@@ -152,35 +157,35 @@ extension AssetEngine {
       case .wholeDownload:
         // A delta that gave up emptied the sink: nothing is left to continue.
         if sink.bytesWritten == 0 { request.resume = nil }
-        do {
-          response = try await fetcher.fetch(request, into: sink)
-        } catch let error as FetchError where request.acceptsCompressed && error.isGzipRatioRefusal
-        {
-          // The ratio guards against amplification: unencoded, the body is bounded by maxBytes.
-          log(id, .warning, "\(error.message); asking for it unencoded")
-          try sink.reset()
-          request.acceptsCompressed = false
-          response = try await fetcher.fetch(request, into: sink)
-        }
+        // A compressed body is bounded by its decoded size (maxBytes), never by its ratio: a
+        // very repetitive file arrives once, compressed (HTTPClientPool.decodedLimit).
+        response = try await fetcher.fetch(request, into: sink)
       }
       switch response {
       case .notModified(let metadata):
         guard let entry = records[id]?.entry else { return .notModified }
-        switch AssetRefreshLifecycle.notModified(entry, conditional: conditional) {
+        let verdict = AssetRefreshLifecycle.notModified(entry, conditional: conditional)
+        switch verdict {
         case .stillRejected: throw stillRejected(id)
         case .unconditional:
           throw FetchError(
             .httpStatus, "the server answered 304 Not Modified to an unconditional request",
             status: 304)
-        case .bookkeeping:
-          return await finishNotModified(id, metadata: metadata, quiet: quiet, durable: false)
-        case .clearFailure:
-          return await finishNotModified(id, metadata: metadata, quiet: quiet, durable: true)
+        case .bookkeeping, .clearFailure:
+          // A probe answered with a 304: the server honours If-None-Match again.
+          let note = RevalidationPlan.afterNotModified(entry.revalidation, sent: sent)
+          if note != nil {
+            log(
+              id, .info, "the server answers If-None-Match with 304 again; revalidating with ETags")
+          }
+          return await finishNotModified(
+            id, metadata: metadata, quiet: quiet, revalidation: note,
+            durable: note != nil || verdict == .clearFailure)
         }
       case .downloaded(let metadata):
         do {
           let outcome = try await commitDownload(
-            id, sink: sink, metadata: metadata, epoch: epoch, delta: delta)
+            id, sink: sink, metadata: metadata, epoch: epoch, sent: sent, delta: delta)
           if delta == nil, case .updated = outcome, fetcher.canFetchRanges(remote) {
             await keepPublishedIndex(id, definition: definition, fetcher: fetcher, request: request)
           }
@@ -251,7 +256,7 @@ extension AssetEngine {
 
   private func commitDownload(
     _ id: String, sink: DownloadSink, metadata: FetchMetadata, epoch: UInt64,
-    delta: DeltaStats? = nil
+    sent: RevalidationPlan.Request, delta: DeltaStats? = nil
   ) async throws -> RefreshOutcome {
     guard let definition = records[id]?.definition, records[id]?.epoch == epoch else {
       throw FetchError(.cancelled, "overtaken by a command")
@@ -304,13 +309,18 @@ extension AssetEngine {
       $0.markChecked(at: now, next: next, freshness: freshness)
     }
     if let current = record.entry.current, current.sha256 == sha {
-      // Same bytes (a server without validators): only freshness and validators move.
-      try await updateEntry(id) { entry in
-        markChecked(&entry)
-        entry.current?.etag = metadata.etag
-        entry.current?.lastModified = metadata.lastModified
+      guard sent.isConditional else {
+        // Same bytes (a server without validators): only freshness and validators move.
+        try await updateEntry(id) { entry in
+          markChecked(&entry)
+          entry.current?.etag = metadata.etag
+          entry.current?.lastModified = metadata.lastModified
+        }
+        return finishAttempt(id, outcome: .notModified, detail: "same bytes")
       }
-      return finishAttempt(id, outcome: .notModified, detail: "same bytes")
+      return try await finishUnchangedBody(
+        id, current: current, size: size, metadata: metadata, sent: sent, at: now,
+        markChecked: markChecked)
     }
     let version = targetVersion(for: id, sha: sha)
     let generation = Generation(
@@ -346,10 +356,49 @@ extension AssetEngine {
     return finishAttempt(id, outcome: .updated(version: shown), detail: shown)
   }
 
-  /// Ends an attempt answered by a 304: `durable` when a failure is being cleared (the entry is
-  /// written), else only bookkeeping moves (see ``AssetRefreshLifecycle/NotModified``).
+  /// Ends an attempt whose conditional request got the whole body back, with the bytes already
+  /// held: a 304 in effect, so the copy is renewed, but a transfer the server should have saved.
+  /// It is counted (history, metric, the entry's note for `status`), and a server that ignored
+  /// the validator it was sent is marked and asked another way next time (``RevalidationPlan``).
+  private func finishUnchangedBody(
+    _ id: String, current: Generation, size: Int64, metadata: FetchMetadata,
+    sent: RevalidationPlan.Request, at now: Date,
+    markChecked: @escaping @Sendable (inout CacheEntry) -> Void
+  ) async throws -> RefreshOutcome {
+    let before = records[id]?.entry.revalidation
+    let asksForGzip =
+      records[id].map {
+        CompressionPolicy.asksForGzip(
+          format: $0.definition.format, path: URL(string: current.remote ?? "")?.path ?? "")
+      } ?? false
+    let note = RevalidationPlan.afterUnchangedBody(
+      before, sent: sent, response: metadata, held: (current.etag, current.lastModified),
+      bytes: size, asksForGzip: asksForGzip, now: now)
+    try await updateEntry(id) { entry in
+      markChecked(&entry)
+      entry.current?.etag = metadata.etag
+      entry.current?.lastModified = metadata.lastModified
+      entry.revalidation = note
+    }
+    metrics.unchangedBody(id, bytes: size)
+    var detail = "whole body came back unchanged (\(ByteCountText.format(size)))"
+    if let fallback = note.fallback, fallback != before?.fallback || sent.isProbe {
+      let why = "the server ignores \(RevalidationPlan.describe(sent.method))"
+      let how = "revalidating with \(RevalidationPlan.describe(fallback))"
+      detail += "; \(why): \(how)"
+      log(
+        id, .warning,
+        "\(why) (a whole \(ByteCountText.format(size)) body came back unchanged); \(how)")
+    }
+    return finishAttempt(id, outcome: .notModified, detail: detail)
+  }
+
+  /// Ends an attempt answered by a 304: `durable` when a failure is being cleared or the
+  /// `revalidation` note changes (the entry is written), else only bookkeeping moves (see
+  /// ``AssetRefreshLifecycle/NotModified``).
   private func finishNotModified(
-    _ id: String, metadata: FetchMetadata, quiet: Bool, durable: Bool
+    _ id: String, metadata: FetchMetadata, quiet: Bool, revalidation: RevalidationNote? = nil,
+    durable: Bool
   ) async -> RefreshOutcome {
     guard let record = records[id] else { return .notModified }
     let now = clock.now()
@@ -357,6 +406,7 @@ extension AssetEngine {
     let freshness = serverFreshness(id, metadata: metadata, receivedAt: now, revalidated: true)
     let markChecked: @Sendable (inout CacheEntry) -> Void = {
       $0.markChecked(at: now, next: next, freshness: freshness)
+      if let revalidation { $0.revalidation = revalidation }
     }
     if !durable {
       // Only bookkeeping moves: memory now, the freshness journal later, no durable rewrite

@@ -171,6 +171,7 @@ struct AssetRecord: Sendable {
     s.rollout = rolloutStage
     s.probation = probation.flatMap { $0.sha256 == entry.current?.sha256 ? $0 : nil }
     s.rejected = rejection
+    s.revalidation = entry.revalidation?.summary
     return s.sanitizedForDisplay()  // server and disk text is cleaned once, here, for every sink
   }
 }

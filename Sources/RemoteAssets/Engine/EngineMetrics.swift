@@ -6,6 +6,8 @@ import CoreMetrics
 ///
 /// - `remote_assets_refresh_total{asset,outcome}`: refresh attempts by outcome (counter).
 /// - `remote_assets_bytes_downloaded_total{asset}`: bytes committed (counter).
+/// - `remote_assets_unchanged_body_bytes_total{asset}`: bytes of whole bodies that came back
+///   unchanged to a conditional request (counter).
 /// - `remote_assets_consecutive_failures{asset}`: failures in a row now (gauge).
 /// - `remote_assets_served_bytes{asset}`: size of the copy served now (gauge).
 /// - `remote_assets_cache_bytes`, `remote_assets_cache_limit_bytes`: the cache folder's size and
@@ -32,6 +34,15 @@ struct EngineMetrics: Sendable {
   func downloaded(_ id: String, bytes: Int64) {
     Counter(
       label: AssetMetricNames.bytesDownloadedTotal, dimensions: [("asset", id)], factory: factory
+    )
+    .increment(by: bytes)
+  }
+
+  /// A whole body that came back with the bytes already held, to a conditional request.
+  func unchangedBody(_ id: String, bytes: Int64) {
+    Counter(
+      label: AssetMetricNames.unchangedBodyBytesTotal, dimensions: [("asset", id)],
+      factory: factory
     )
     .increment(by: bytes)
   }

@@ -17,6 +17,7 @@ enum EntrySync {
     merged.checkedAt = disk?.checkedAt
     merged.serverTTL = disk?.serverTTL
     merged.serverFreshness = disk?.serverFreshness
+    merged.revalidation = disk?.revalidation  // what the other process learnt about the server
     return merged
   }
 }

@@ -26,12 +26,6 @@ public struct FetchError: Error, Sendable, Equatable, CustomStringConvertible {
     self.retryAfter = retryAfter
   }
 
-  /// Whether a gzip body was refused for expanding past the ratio limit: the same body asked
-  /// for unencoded is bounded by `maxBytes` instead (no amplification), so the engine asks once.
-  package var isGzipRatioRefusal: Bool {
-    kind == .tooLarge && message.hasPrefix(TransportFailure.gzipRatioRefusal)
-  }
-
   /// Whether retrying later may help (transport failures, timeouts, 408, 429, 5xx).
   public var isRetryable: Bool {
     switch kind {

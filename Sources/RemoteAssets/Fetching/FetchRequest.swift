@@ -6,7 +6,7 @@ public struct FetchRequest: Sendable {
   public var url: URL
   /// Extra headers (values may be secrets: never log them).
   public var headers: [HeaderField]
-  /// The ETag of the copy held now, for `If-None-Match`.
+  /// The `If-None-Match` value: the ETag of the copy held now (or a list of tags naming it).
   public var etag: String?
   /// The Last-Modified of the copy held now, for `If-Modified-Since`.
   public var lastModified: String?

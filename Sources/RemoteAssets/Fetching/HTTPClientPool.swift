@@ -12,21 +12,33 @@ final class HTTPClientPool: Sendable {
   struct Key: Hashable, Sendable {
     var tls: TLSSettings?
     var proxy: ProxyServer?
-    /// Whether the client decodes gzip bodies (a request that asked for gzip); the others keep
-    /// the client's decoding off, so a body reaches the cache exactly as the server sent it.
-    var decompresses = false
+    /// The most decoded bytes a gzip body may produce before the client refuses it (see
+    /// ``decodedLimit(maxBytes:)``), or nil for a client that decodes nothing (a request that
+    /// did not ask for gzip): such a body reaches the cache exactly as the server sent it.
+    var decodedLimit: Int? = nil
+
+    /// Whether the client decodes gzip bodies.
+    var decompresses: Bool { decodedLimit != nil }
   }
 
-  /// The most a gzip body may expand (decoded bytes over the encoded bytes received so far)
-  /// before the client refuses it as a decompression bomb.
+  /// The decoder's bound for a request whose body may hold `maxBytes` decoded bytes: the
+  /// smallest power of two at or above it (at least 64 KiB).
   ///
-  /// Why 100: gzip makes JSON, text and scripts 3-15x smaller (a list of 20,000 small records:
-  /// 10x), so 100 leaves a wide margin; deflate cannot expand more than about 1030x, and a bomb
-  /// (a run of zeros) sits right there, so it is refused at its first chunk, before much is
-  /// written. A body built to stay under 100x is bounded by `maxBytes` on the decoded bytes (the
-  /// sink), the size limit. A legitimate file of one record repeated thousands of times can pass
-  /// 100x (300x seen): such an asset fails with this error and needs a plain (identity) server.
-  static let gzipRatioLimit = 100
+  /// Why a size and not a ratio: the asset's `maxBytes` already bounds the decoded bytes (the
+  /// sink refuses the first byte past it, whatever the body's ratio), so a ratio limit adds
+  /// nothing but a refusal of legitimate, very repetitive files (a record repeated thousands of
+  /// times gzips 300-1000x), which then had to be downloaded again unencoded. The decoder's own
+  /// bound stops a bomb even before its bytes reach the sink: NIO's decoder inflates a whole
+  /// socket read at once (up to 1030x of 64 KiB), and with this bound it gives up as soon as
+  /// the total passes it. Rounded to a power of two so assets with different `maxBytes` share
+  /// a few clients (and their connections), not one each; the sink keeps the exact limit.
+  static func decodedLimit(maxBytes: Int64) -> Int {
+    let wanted = max(maxBytes, 64 << 10)
+    guard wanted < Int64(1) << 62 else { return Int(Int64(1) << 62) }
+    var limit: Int64 = 64 << 10
+    while limit < wanted { limit <<= 1 }
+    return Int(limit)
+  }
 
   private struct State {
     var clients: [Key: HTTPClient] = [:]
@@ -55,13 +67,13 @@ final class HTTPClientPool: Sendable {
     if isShutDown { throw FetchError(.shutDown, "the HTTP client is shut down") }
     if let existing { return existing }
     var configuration = base
-    if key.decompresses {
+    if let limit = key.decodedLimit {
       // NIOHTTPResponseDecompressor (swift-nio-extras): decodes `Content-Encoding: gzip` (and
       // deflate, which the fetcher refuses since it never asks for it), leaves the head's
       // Content-Encoding and Content-Length as the server sent them, and fails the body with
-      // `NIOHTTPDecompression.DecompressionError.limit` past the ratio, or
+      // `NIOHTTPDecompression.DecompressionError.limit` once the decoded bytes pass `limit`, or
       // `ExtraDecompressionError.truncatedData` when the body ends before the gzip stream does.
-      configuration.decompression = .enabled(limit: .ratio(Self.gzipRatioLimit))
+      configuration.decompression = .enabled(limit: .size(limit))
     }
     if let tls = key.tls {
       do {

@@ -23,8 +23,8 @@ import Synchronization
 /// then dropped with its connection; an error body's 200 bytes are left to the overall deadline.
 ///
 /// A request that ``FetchRequest/acceptsCompressed`` (and resumes nothing) asks for
-/// `Accept-Encoding: gzip` and goes through a client that decodes gzip (``HTTPClientPool``), with
-/// a ratio limit against decompression bombs; the sink sees decoded bytes, so `maxBytes`, the
+/// `Accept-Encoding: gzip` and goes through a client that decodes gzip (``HTTPClientPool``),
+/// bounded by the decoded size (never a ratio); the sink sees decoded bytes, so `maxBytes`, the
 /// expected size and the hash apply to them. Such a response's `Content-Length` counts encoded
 /// bytes: it is neither announced as the total nor compared with what was written; the decoder
 /// proves the body complete (it fails a body that ends before its gzip stream does). Every other
@@ -261,7 +261,7 @@ package final class HTTPFetcher: AssetFetcher {
 
     let response: HTTPClientResponse
     var route = try self.route(for: url, request: request)
-    route.decompresses = asksForGzip
+    route.decodedLimit = asksForGzip ? HTTPClientPool.decodedLimit(maxBytes: request.maxBytes) : nil
     do {
       response = try await clients.client(for: route).execute(
         http, timeout: .milliseconds(TransferDeadline.milliseconds(request.timeout)))

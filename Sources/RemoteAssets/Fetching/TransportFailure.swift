@@ -261,20 +261,16 @@ enum TransportFailure {
     }
   }
 
-  /// How the refusal of a gzip body past the ratio limit begins (``FetchError/isGzipRatioRefusal``).
-  static let gzipRatioRefusal = "refused a gzip body that expands more than"
-
-  /// What the client's gzip decoder refused: a body past the ratio limit (a decompression bomb:
-  /// `.tooLarge`, like a body past `maxBytes`), or bytes that are not gzip.
+  /// What the client's gzip decoder refused: a body decoding past its size bound (`.tooLarge`,
+  /// like a body past `maxBytes`: see ``HTTPClientPool/decodedLimit(maxBytes:)``), or bytes that
+  /// are not gzip.
   private static func decompressionError(
     _ error: NIOHTTPDecompression.DecompressionError, server: String, phase: String
   ) -> FetchError {
     switch error {
     case .limit:
       return FetchError(
-        .tooLarge,
-        "\(gzipRatioRefusal) \(HTTPClientPool.gzipRatioLimit)x (a decompression bomb?) from \(server)"
-      )
+        .tooLarge, "the gzip body from \(server) passed maxBytes once decoded (\(phase))")
     case .inflationError, .initializationError:
       return FetchError(.invalid, "\(server) sent a corrupt gzip body (\(phase))")
     }

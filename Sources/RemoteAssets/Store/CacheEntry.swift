@@ -71,6 +71,10 @@ struct CacheEntry: Codable, Sendable, Equatable {
   var nextAttemptAt: Date?
   /// The last response rejected by validation, while no newer response was accepted.
   var rejected: RejectedResponse?
+  /// How the server answers revalidations of this asset (a whole body that came back
+  /// unchanged, a server that ignores `If-None-Match`); absent until one of those happened, and
+  /// in entries written by older versions.
+  var revalidation: RevalidationNote?
 }
 
 extension CacheEntry {

@@ -43,6 +43,7 @@ enum CacheEntryJSON {
     var consecutiveFailures: Int?
     var nextAttemptAt: Date?
     var rejected: RejectedResponse?
+    var revalidation: RevalidationNote?
     let ok = s.object { s, key in
       switch key {
       case "formatVersion": seen.insert(0) && read(&s, int, into: &formatVersion)
@@ -58,6 +59,8 @@ enum CacheEntryJSON {
       case "consecutiveFailures": seen.insert(9) && read(&s, int, into: &consecutiveFailures)
       case "nextAttemptAt": seen.insert(10) && readOptional(&s, date, into: &nextAttemptAt)
       case "rejected": seen.insert(11) && readOptional(&s, rejectedResponse, into: &rejected)
+      case "revalidation":
+        seen.insert(12) && readOptional(&s, revalidationNote, into: &revalidation)
       default: s.skipValue()
       }
     }
@@ -68,7 +71,8 @@ enum CacheEntryJSON {
       formatVersion: formatVersion, id: id, appVersion: appVersion, current: current,
       previous: previous, checkedAt: checkedAt, serverTTL: serverTTL,
       serverFreshness: serverFreshness, lastError: lastError,
-      consecutiveFailures: consecutiveFailures, nextAttemptAt: nextAttemptAt, rejected: rejected)
+      consecutiveFailures: consecutiveFailures, nextAttemptAt: nextAttemptAt, rejected: rejected,
+      revalidation: revalidation)
   }
 
   /// Reads a ``Generation`` object.
@@ -222,6 +226,24 @@ enum CacheEntryJSON {
     return RejectedResponse(etag: etag, lastModified: lastModified, remote: remote)
   }
 
+  /// Reads a ``RevalidationNote`` object.
+  static func revalidationNote(_ s: inout JSONScanner) -> RevalidationNote? {
+    var seen = KeySet()
+    var note = RevalidationNote()
+    let ok = s.object { s, key in
+      switch key {
+      case "ignoredSince": seen.insert(0) && readOptional(&s, date, into: &note.ignoredSince)
+      case "method": seen.insert(1) && readOptional(&s, string, into: &note.method)
+      case "probedAt": seen.insert(2) && readOptional(&s, date, into: &note.probedAt)
+      case "unchangedAt": seen.insert(3) && readOptional(&s, date, into: &note.unchangedAt)
+      case "unchangedBytes":
+        seen.insert(4) && readOptional(&s, { $0.int64() }, into: &note.unchangedBytes)
+      default: s.skipValue()
+      }
+    }
+    return ok ? note : nil
+  }
+
   // MARK: - Decoding helpers
 
   /// Keys already read in one object (a repeated key is left to the fallback decoder).
@@ -310,6 +332,10 @@ enum CacheEntryJSON {
       w.field("remote", rejected.remote)
       w.endObject()
     }
+    if let note = e.revalidation {
+      w.key("revalidation")
+      write(note, to: &w)
+    }
     if let serverFreshness = e.serverFreshness {
       w.key("serverFreshness")
       guard write(serverFreshness, to: &w) else { return false }
@@ -320,6 +346,29 @@ enum CacheEntryJSON {
     }
     w.endObject()
     return true
+  }
+
+  /// Writes a revalidation note, keys sorted.
+  static func write(_ n: RevalidationNote, to w: inout JSONWriter) {
+    w.beginObject()
+    if let ignoredSince = n.ignoredSince {
+      w.key("ignoredSince")
+      w.date(ignoredSince)
+    }
+    w.field("method", n.method)
+    if let probedAt = n.probedAt {
+      w.key("probedAt")
+      w.date(probedAt)
+    }
+    if let unchangedAt = n.unchangedAt {
+      w.key("unchangedAt")
+      w.date(unchangedAt)
+    }
+    if let unchangedBytes = n.unchangedBytes {
+      w.key("unchangedBytes")
+      w.int(unchangedBytes)
+    }
+    w.endObject()
   }
 
   /// Writes a generation object, keys sorted.
