@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the whole test suite: installs the system tools the tests use when they are missing
-# (nginx, tmux, curl, tinyproxy, openssl, prometheus and promtool, the ncurses headers), checks that every folder under
+# (nginx, tmux, curl, tinyproxy, openssl, prometheus and promtool, the ncurses headers, apache2,
+# lighttpd with its deflate module, caddy), checks that every folder under
 # Tests/ is a declared test target, builds, then runs `swift test`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,16 +14,41 @@ command -v tinyproxy >/dev/null 2>&1 || [ -x /usr/bin/tinyproxy ] || missing+=(t
 command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
 [ -e /usr/include/ncursesw/curses.h ] || missing+=(libncurses-dev)
+# The revalidation tests' other origins (each started by the tests on a free loopback port).
+command -v apache2 >/dev/null 2>&1 || [ -x /usr/sbin/apache2 ] || missing+=(apache2)
+command -v lighttpd >/dev/null 2>&1 || [ -x /usr/sbin/lighttpd ] || missing+=(lighttpd)
+[ -e /usr/lib/lighttpd/mod_deflate.so ] || missing+=(lighttpd-mod-deflate)
+command -v caddy >/dev/null 2>&1 || missing+=(caddy)
+# apache2, lighttpd and caddy start a system service on port 80 when installed where an init
+# system runs: the tests never use one (they start their own on free ports), so stop them.
+stop_services() {
+    for service in apache2 lighttpd caddy; do
+        if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet "$service" 2>/dev/null; then
+            ${SUDO:-} systemctl disable --now "$service" >/dev/null 2>&1 || true
+        elif command -v service >/dev/null 2>&1; then
+            ${SUDO:-} service "$service" stop >/dev/null 2>&1 || true
+        fi
+    done
+}
 if [ ${#missing[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ]; then
         echo "Installing: ${missing[*]}"
         export DEBIAN_FRONTEND=noninteractive
         apt-get update -qq
+        # No package's postinst may start a service (apache2, lighttpd, caddy on port 80, which
+        # may be taken): invoke-rc.d asks policy-rc.d, and 101 means "not now".
+        made_policy=false
+        if [ ! -e /usr/sbin/policy-rc.d ]; then
+            printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d && made_policy=true
+        fi
         apt-get install -y -qq "${missing[@]}" >/dev/null
+        if [ "$made_policy" = true ]; then rm -f /usr/sbin/policy-rc.d; fi
+        stop_services
     elif command -v sudo >/dev/null 2>&1; then
         echo "Installing with sudo: ${missing[*]}"
         sudo apt-get update -qq
         sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+        SUDO=sudo stop_services
     else
         echo "The tests need: ${missing[*]}. Install them with: apt-get install -y ${missing[*]}" >&2
         exit 1
