@@ -18,7 +18,8 @@ package struct AssetWatchCommand: AsyncParsableCommand {
       ResetCommand.self,
       DropCommand.self, RollbackCommand.self, ConfirmCommand.self, RejectCommand.self,
       CheckCommand.self, VerifyCommand.self, WaitCommand.self,
-      ServeCommand.self, FleetCommand.self, TUFClientCommand.self, PublishCommand.self,
+      ServeCommand.self, ReloadCommand.self, FleetCommand.self, TUFClientCommand.self,
+      PublishCommand.self,
       IndexCommand.self,
     ],
     defaultSubcommand: WatchCommand.self

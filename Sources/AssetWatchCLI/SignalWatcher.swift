@@ -1,8 +1,10 @@
 import Dispatch
 import Foundation
 
-/// Turns SIGINT/SIGTERM into an awaitable value instead of killing the process, so commands can
-/// shut the engine down (and the dashboard restore the terminal) first.
+/// Turns signals (SIGINT/SIGTERM, SIGHUP) into awaitable values instead of their default action,
+/// so commands can shut the engine down (and the dashboard restore the terminal) first, and
+/// `serve` can reload its config on SIGHUP. The signals are ignored from `init` on: one that
+/// arrives before anybody reads ``signals`` waits there.
 /// Keep the watcher alive while waiting on ``signals``.
 final class SignalWatcher {
   /// Signal numbers as they arrive.

@@ -41,8 +41,15 @@ import Testing
       OVERVIEW: Run the engine headless: keep assets fresh, serve the control socket.
 
       Logs go to stderr (one JSON object per line with --log-json). SIGTERM or SIGINT
-      shut the engine down gracefully, and so does SIGHUP (then exit 129); partial
-      downloads are kept and resumed on the next start.
+      shut the engine down gracefully; partial downloads are kept and resumed on the
+      next start.
+
+      SIGHUP (or `assetwatch reload`) reloads the config file: it is read and checked
+      whole first; a file with problems is logged (file, line, field) and the running
+      config stays. Added, removed and changed assets are applied; the others keep
+      their copies, transfers and schedules, and attached dashboards stay connected.
+      cacheDirectory, appVersion, manifest, tuf, instance, probation,
+      maxConcurrentTransfers and control change only at a restart.
 
       With --metrics HOST:PORT the engine's metrics are served at
       http://HOST:PORT/metrics in the Prometheus text format (:PORT alone binds

@@ -84,6 +84,9 @@ final class ServeProcess: Sendable {
     return process.terminationStatus
   }
 
+  /// Sends `signal` without waiting (a reload's SIGHUP, say).
+  func signal(_ signal: Int32) { kill(process.processIdentifier, signal) }
+
   /// Whether the process ended by `SIGKILL`-free exit with this status.
   var isRunning: Bool { process.isRunning }
 }

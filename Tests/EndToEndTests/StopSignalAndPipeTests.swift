@@ -35,7 +35,7 @@ import Testing
     }
   }
 
-  // MARK: - SIGHUP: a clean shutdown, exit 129
+  // MARK: - SIGHUP: the dashboard's hang-up (exit 129); serve's reload
 
   @Test func plainWatchShutsDownOnHangupWith129() async throws {
     try await DashboardFixture.withFixture { fixture in
@@ -50,13 +50,23 @@ import Testing
     }
   }
 
-  @Test func serveShutsDownOnHangupWith129() async throws {
+  /// serve reloads on SIGHUP (ServeReloadTests) instead: it keeps serving, and SIGTERM still
+  /// ends it cleanly.
+  @Test func serveKeepsServingOnHangup() async throws {
     try await DashboardFixture.withFixture { fixture in
       let serve = try ServeProcess(folder: fixture.folder.url)
       let client = try await serve.connect()
       await client.close()
-      let status = await serve.stop(signal: SIGHUP)
-      #expect(status == 129, "serve output:\n\(serve.output)")
+      serve.signal(SIGHUP)
+      let deadline = Date().addingTimeInterval(60)
+      while !serve.output.contains("configuration reloaded"), Date() < deadline {
+        try await Task.sleep(for: .milliseconds(50))
+      }
+      #expect(serve.output.contains("configuration reloaded: no change"), "\(serve.output)")
+      let again = try await serve.connect()
+      await again.close()
+      let status = await serve.stop(signal: SIGTERM)
+      #expect(status == 0, "serve output:\n\(serve.output)")
       // A clean shutdown takes its control socket with it.
       #expect(!FileManager.default.fileExists(atPath: serve.socketPath), "\(serve.output)")
     }

@@ -8,15 +8,22 @@ import ServiceLifecycle
 
 /// `assetwatch serve`: the engine headless, for servers and containers. It keeps assets fresh,
 /// serves its control socket (watch it with `assetwatch watch --attach CACHE_DIR`), logs to
-/// stderr, and exits cleanly on SIGTERM/SIGINT/SIGHUP, keeping partial downloads for a resume.
+/// stderr, reloads its config on SIGHUP (and on `assetwatch reload`), and exits cleanly on
+/// SIGTERM/SIGINT, keeping partial downloads for a resume.
 struct ServeCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "serve",
     abstract: "Run the engine headless: keep assets fresh, serve the control socket.",
     discussion: """
       Logs go to stderr (one JSON object per line with --log-json). SIGTERM or SIGINT shut the \
-      engine down gracefully, and so does SIGHUP (then exit 129); partial downloads are kept \
-      and resumed on the next start.
+      engine down gracefully; partial downloads are kept and resumed on the next start.
+
+      SIGHUP (or `assetwatch reload`) reloads the config file: it is read and checked whole \
+      first; a file with problems is logged (file, line, field) and the running config stays. \
+      Added, removed and changed assets are applied; the others keep their copies, transfers \
+      and schedules, and attached dashboards stay connected. cacheDirectory, appVersion, \
+      manifest, tuf, instance, probation, maxConcurrentTransfers and control change only at a \
+      restart.
 
       With --metrics HOST:PORT the engine's metrics are served at http://HOST:PORT/metrics in \
       the Prometheus text format (:PORT alone binds 127.0.0.1).
@@ -49,6 +56,10 @@ struct ServeCommand: AsyncParsableCommand {
       return SanitizingLogHandler(wrapping: TextLogHandler(label: label))
     }
     logger.logLevel = level
+    // First: a SIGHUP from now on reloads (handled once the engine exists) instead of ending
+    // the process.
+    let hangup = SignalWatcher(signals: [SIGHUP])
+    defer { withExtendedLifetime(hangup) {} }
     let configuration = try config.loadConfiguration()
     let metricsServer = try await MetricsServer.bind(metrics.address)
     let engine: AssetEngine
@@ -60,10 +71,15 @@ struct ServeCommand: AsyncParsableCommand {
         "assetwatch: cannot open the cache \(configuration.cacheDirectory.path): \(error)")
       throw ExitCode(1)
     }
-    let service = AssetEngineService(
+    let reloader = ServeConfigReloader(
       engine: engine,
-      control: .on(ControlServerOptions(socketPath: socket, readOnly: safety.readonly)),
+      source: .init(
+        file: config.file, appVersion: config.overrides.appVersion,
+        cacheDirectory: config.overrides.cacheDir),
       logger: logger)
+    var controlOptions = ControlServerOptions(socketPath: socket, readOnly: safety.readonly)
+    controlOptions.reload = { await reloader.reload(trigger: "control socket") }
+    let service = AssetEngineService(engine: engine, control: .on(controlOptions), logger: logger)
     var services: [any Service] = [service]
     if let metricsServer {
       await metricsServer.exporter.attach(engine)
@@ -72,28 +88,21 @@ struct ServeCommand: AsyncParsableCommand {
     }
     let group = ServiceGroup(
       services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
-    // SIGHUP (a dropped ssh session) shuts down as gracefully as SIGTERM, then says so in the
-    // exit status (129); the group's own signals end with 0.
-    let hangup = SignalWatcher(signals: [SIGHUP])
+    // SIGHUP reloads the config (nginx's, systemd's `ExecReload=` convention); one at a time,
+    // each after the last. After a shutdown began the engine refuses it (logged).
     let hangups = hangup.signals
-    let hungUp = Task {
-      for await _ in hangups {
-        await group.triggerGracefulShutdown()
-        return true
-      }
-      return false
+    let reloads = Task {
+      for await _ in hangups { _ = await reloader.reload(trigger: "SIGHUP") }
     }
-    defer { withExtendedLifetime(hangup) {} }
     do {
       try await group.run()
     } catch {
-      hungUp.cancel()
+      reloads.cancel()
       logger.critical("serve stopped: \(error)")
       Console.printError("assetwatch: \(error)")
       throw ExitCode(1)
     }
-    hungUp.cancel()
-    if await hungUp.value { throw ExitCode(128 + SIGHUP) }
+    reloads.cancel()
   }
 
 }

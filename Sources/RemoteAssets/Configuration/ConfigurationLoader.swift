@@ -32,6 +32,36 @@ public enum ConfigurationLoader {
       cacheDirectoryOverride: cacheDirectoryOverride)
   }
 
+  /// Loads and checks a config file like ``load(path:environment:appVersionOverride:cacheDirectoryOverride:)``
+  /// (one read of the file), and also returns the line of each top-level field, so a reload can
+  /// name the line of a field it refuses to change.
+  ///
+  /// - Throws: ``ConfigurationError`` listing every problem found.
+  package static func loadWithFieldLines(
+    path: String, environment: [String: String] = ProcessInfo.processInfo.environment,
+    appVersionOverride: String? = nil, cacheDirectoryOverride: String? = nil
+  ) throws(ConfigurationError) -> (configuration: EngineConfiguration, fieldLines: [String: Int]) {
+    let data: Data
+    switch readRegularFile(path) {
+    case .success(let bytes): data = bytes
+    case .failure(let reason):
+      throw ConfigurationError(
+        file: path, problems: [ConfigProblem(path: "", line: nil, message: reason.message)])
+    }
+    let configuration = try parse(
+      data, path: path, environment: environment, appVersionOverride: appVersionOverride,
+      cacheDirectoryOverride: cacheDirectoryOverride)
+    var lines: [String: Int] = [:]
+    let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
+    let text = data.starts(with: bom) ? Data(data.dropFirst(bom.count)) : data
+    if let root = try? LocatedJSON.parse(text) {
+      for field in ConfigurationDiff.restartOnlyFields {
+        if let value = root[field] { lines[field] = value.line }
+      }
+    }
+    return (configuration, lines)
+  }
+
   /// Checks config text already read into memory; `path` names it in errors and anchors relative paths.
   ///
   /// - Throws: ``ConfigurationError`` listing every problem found.

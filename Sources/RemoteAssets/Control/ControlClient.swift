@@ -247,6 +247,14 @@ package final class ControlClient: Sendable {
     try await request { ControlRequest(id: $0, command: command) }
   }
 
+  /// Asks the serving process to read its config file again (a `reload` request) and waits for
+  /// the reply: `ok`, or the error and, for a refused file, its problems in `reload`.
+  ///
+  /// - Throws: ``ControlClientError/disconnected`` when the connection ends first.
+  package func reload() async throws -> ControlReply {
+    try await request { ControlRequest(reloadID: $0) }
+  }
+
   /// Sends the request `make` builds with the next id and waits for its reply.
   private func request(_ make: (Int) -> ControlRequest) async throws -> ControlReply {
     let id = state.withLock { s -> Int? in

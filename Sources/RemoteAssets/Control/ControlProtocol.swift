@@ -107,12 +107,19 @@ package struct ControlRequest: Sendable, Equatable, Encodable {
     "verifyAll", "detail",
   ]
 
+  /// The word of a `reload` request: the serving process reads its config file again
+  /// (not an ``AssetCommand``: the process, not the engine, knows the file). Listed in the
+  /// hello's `commands` only by a server that can reload.
+  public static let reloadWord = "reload"
+
   /// The client's number for this request.
   public var id: Int
-  /// What to do (nil: ``detail`` asks).
+  /// What to do (nil: ``detail`` or ``isReload`` asks).
   public var command: AssetCommand?
   /// For a `detail` request: the asset whose whole status (with its history) is wanted.
   public var detail: String?
+  /// Whether this is a `reload` request.
+  public var isReload = false
 
   /// Creates a request.
   public init(id: Int, command: AssetCommand) {
@@ -126,6 +133,12 @@ package struct ControlRequest: Sendable, Equatable, Encodable {
     self.detail = asset
   }
 
+  /// A `reload` request.
+  public init(reloadID id: Int) {
+    self.id = id
+    self.isReload = true
+  }
+
   private enum CodingKeys: String, CodingKey { case id, command, asset }
 
   /// Encodes `{"id":N,"command":WORD[,"asset":ID]}`.
@@ -137,6 +150,8 @@ package struct ControlRequest: Sendable, Equatable, Encodable {
     } else if let detail {
       try c.encode("detail", forKey: .command)
       try c.encode(detail, forKey: .asset)
+    } else if isReload {
+      try c.encode(Self.reloadWord, forKey: .command)
     }
   }
 }
@@ -197,13 +212,16 @@ package struct ControlReply: Sendable, Equatable, Codable {
   public var verified: [ControlVerifyResult]?
   /// The whole status with its history, for `detail` (absent from other replies).
   public var status: AssetStatus?
+  /// What a `reload` read and changed (absent from other replies).
+  public var reload: ControlReloadResult?
 
   /// Creates a reply.
   public init(
     id: Int?, ok: Bool, command: String? = nil, error: String? = nil,
     results: [ControlRefreshResult]? = nil, verified: [ControlVerifyResult]? = nil,
-    status: AssetStatus? = nil
+    status: AssetStatus? = nil, reload: ControlReloadResult? = nil
   ) {
+    self.reload = reload
     self.id = id
     self.ok = ok
     self.command = command

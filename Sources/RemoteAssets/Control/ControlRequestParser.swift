@@ -8,6 +8,9 @@ enum ControlRequestParser {
     case command(id: Int?, AssetCommand)
     /// A request for one asset's whole status with its history (a read: allowed read-only).
     case detail(id: Int?, asset: String)
+    /// A request to read the serving process's config file again (see
+    /// ``ControlServerOptions/reload``).
+    case reload(id: Int?)
     /// A line that asks for nothing the server can do; the reply names why.
     case invalid(id: Int?, String)
     /// An empty line (ignored).
@@ -61,6 +64,7 @@ enum ControlRequestParser {
       }
       return .command(id: id, .reject(id: asset, reason: reason))
     case "detail": return asset().map { .detail(id: id, asset: $0) } ?? needsAsset(word)
+    case ControlRequest.reloadWord: return .reload(id: id)
     case "refreshAll": return .command(id: id, .refreshAll)
     case "verifyAll": return .command(id: id, .verifyAll)
     case "pause": return .command(id: id, .pauseAutoRefresh)

@@ -25,7 +25,7 @@ public final class ControlServer: Sendable {
   public let readOnly: Bool
 
   private let engine: AssetEngine
-  private let options: ControlServerOptions
+  fileprivate let options: ControlServerOptions
   private let logger: Logger
   private let serverChannel: any Channel
   private let acceptTask = Mutex<Task<Void, Never>?>(nil)
@@ -203,7 +203,7 @@ public final class ControlServer: Sendable {
         try await writer.send(
           ControlHello(
             pid: getpid(), cacheDirectory: engine.configuration.cacheDirectory.path,
-            readonly: readOnly, cut: takeCut(pid)))
+            readonly: readOnly, commands: commandWords, cut: takeCut(pid)))
         // Batches of lines encoded once for every watcher (the same bytes for all); while this
         // one is behind, its queue keeps each asset's latest state only.
         let lines = await engine.eventLines()
@@ -275,6 +275,10 @@ public final class ControlServer: Sendable {
                 error: status == nil ? "no asset named \(asset)" : nil, status: status))
             continue
           }
+          if case .reload(let id) = request {
+            try await reload(id: id, writer: writer, running: running, group: &group)
+            continue
+          }
           guard case .command(let id, let command) = request else {
             if case .invalid(let id, let message) = request {
               try await writer.send(ControlReply(id: id, ok: false, error: message))
@@ -304,6 +308,53 @@ public final class ControlServer: Sendable {
           }
         }
       }
+    }
+  }
+}
+
+extension ControlServer {
+  /// The words this server's hello lists: every command, and `reload` when the serving process
+  /// gave a handler for it.
+  fileprivate var commandWords: [String] {
+    ControlRequest.commandWords + (options.reload == nil ? [] : [ControlRequest.reloadWord])
+  }
+
+  /// Answers a `reload` request: refused on a read-only socket or without a handler, else the
+  /// handler runs as a command of its own (counted among the connection's commands in flight).
+  fileprivate func reload(
+    id: Int?, writer: LineWriter, running: InFlightCounter,
+    group: inout ThrowingDiscardingTaskGroup<any Error>
+  ) async throws {
+    let word = ControlRequest.reloadWord
+    if readOnly {
+      try await writer.send(
+        ControlReply(
+          id: id, ok: false, command: word,
+          error: "this engine is read-only; commands are refused"))
+      return
+    }
+    guard let handler = options.reload else {
+      try await writer.send(
+        ControlReply(
+          id: id, ok: false, command: word,
+          error: "this engine does not reload its configuration (assetwatch serve does)"))
+      return
+    }
+    guard running.value.add(1, ordering: .relaxed).newValue <= options.maxCommandsInFlight else {
+      running.value.subtract(1, ordering: .relaxed)
+      try await writer.send(
+        ControlReply(
+          id: id, ok: false, command: word,
+          error: "too many commands in flight (\(options.maxCommandsInFlight))"))
+      return
+    }
+    group.addTask {
+      defer { running.value.subtract(1, ordering: .relaxed) }
+      let outcome = await handler()
+      try? await writer.send(
+        ControlReply(
+          id: id, ok: outcome.error == nil, command: word, error: outcome.error,
+          reload: outcome.result))
     }
   }
 }

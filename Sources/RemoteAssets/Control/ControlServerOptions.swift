@@ -29,6 +29,9 @@ public struct ControlServerOptions: Sendable {
   /// keep the engine buffering and working for it. The engine's queue for it is bounded
   /// meanwhile (one entry per asset: it gets each asset's latest state when it reads again).
   public var maxWriteStall: Duration = .seconds(30)
+  /// What a `reload` request runs (the serving process's own reload of its config); nil: the
+  /// request is refused ("this engine does not reload its configuration").
+  package var reload: ControlReloadHandler?
 
   /// Creates options; every field has a safe default.
   public init(

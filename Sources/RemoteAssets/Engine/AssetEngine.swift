@@ -21,8 +21,9 @@ import NIOCore
 /// await engine.startAutoRefresh()
 /// ```
 public actor AssetEngine {
-  /// The configuration in force.
-  public nonisolated let configuration: EngineConfiguration
+  /// The configuration in force (a reload, ``apply(_:)``, replaces it).
+  public nonisolated var configuration: EngineConfiguration { configurationCell.current }
+  nonisolated let configurationCell: ConfigurationCell
   /// The handles decisions are performed through (store, committer, fetchers, limiter, events,
   /// metrics).
   let io: EngineIO
@@ -55,6 +56,8 @@ public actor AssetEngine {
   var external = ExternalChanges()
   /// The cache's measured size, and the passes of the disk budget (AssetEngine+Budget.swift).
   var budget = CacheBudgetState()
+  /// Configuration reloads: one at a time, after the start (AssetEngine+Reload.swift).
+  var reload = ReloadState()
 
   nonisolated var store: CacheStore { io.store }
   nonisolated var committer: EntryCommitter { io.committer }
@@ -101,7 +104,7 @@ public actor AssetEngine {
       root: configuration.cacheDirectory, lockTimeout: configuration.lockTimeout)
     var configuration = configuration
     configuration.instance = Self.instanceID(configuration, environment: environment, store: store)
-    self.configuration = configuration
+    self.configurationCell = ConfigurationCell(configuration)
     let http = fetchers == nil ? HTTPFetcher(environment: environment) : nil
     self.io = EngineIO(
       store: store, committer: EntryCommitter(store: store),
@@ -215,6 +218,7 @@ public actor AssetEngine {
     }
     // Whoever subscribed before the load saw no assets: the loaded whole supersedes that.
     if hub.hasSubscribers { hub.publish(.snapshot(snapshot())) }
+    noteStartFinished()
   }
 
   /// Sends the assets of one loaded batch to subscribers, and how many remain.

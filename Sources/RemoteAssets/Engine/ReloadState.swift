@@ -1,0 +1,12 @@
+/// What the engine knows about configuration reloads (``AssetEngine/apply(_:)``): the last one
+/// asked for, which the next waits for (two reloads never interleave), and whether the start
+/// has finished loading (a reload waits for that; one asked for before ``AssetEngine/start()``
+/// only replaces what the start will load).
+struct ReloadState {
+  /// The latest reload, finished or not.
+  var last: Task<Result<ConfigurationReload, ConfigurationReloadError>, Never>?
+  /// Whether ``AssetEngine/start()`` has returned.
+  var startFinished = false
+  /// Reloads waiting for the start to finish.
+  var startWaiters: [CheckedContinuation<Void, Never>] = []
+}
