@@ -79,6 +79,17 @@ import Testing
       ])
   }
 
+  /// `URL(fileURLWithPath:)` ends a folder's URL in `/` once the folder exists: the cache made
+  /// by the first start must not read as another folder at the reload.
+  @Test func theSameCacheFolderMadeMeanwhileIsNoChange() {
+    var old = Self.config([Self.asset("a")])
+    old.cacheDirectory = URL(fileURLWithPath: "/tmp/aw-cache", isDirectory: false)
+    var new = old
+    new.cacheDirectory = URL(fileURLWithPath: "/tmp/aw-cache", isDirectory: true)
+    #expect(old.cacheDirectory != new.cacheDirectory)
+    #expect(ConfigurationDiff(from: old, to: new).restartOnly.isEmpty)
+  }
+
   @Test func anInstanceLeftOutKeepsTheOneInForce() {
     var old = Self.config([Self.asset("a")])
     old.instance = "resolved-from-the-environment"

@@ -175,9 +175,11 @@ import Testing
       try await withEngine([Self.asset("a", origin), Self.asset("b", origin)]) { engine, _ in
         let one = Self.configuration(engine, [Self.asset("a", origin), Self.asset("b", origin)])
         let two = Self.configuration(engine, [Self.asset("a", origin), Self.asset("c", origin)])
+        let events = await engine.events()
+        let count = 20
         let results = try await withThrowingTaskGroup(of: ConfigurationReload.self) { group in
-          for n in 0..<20 {
-            group.addTask { try await engine.apply(n % 2 == 0 ? one : two) }
+          for n in 0..<count {
+            group.addTask { try await engine.apply(n % 2 == 0 ? two : one) }
           }
           return try await group.reduce(into: []) { $0.append($1) }
         }
@@ -188,8 +190,54 @@ import Testing
         }
         let configured = engine.configuration.assets.map(\.id)
         #expect(await engine.statuses().map(\.id) == configured)
+        // Each reload's snapshot shows exactly what it applied: none ran inside another.
+        let shown = await Self.reloadSnapshots(events, count: count)
+        #expect(shown.count == count)
+        for (snapshot, reload) in shown {
+          #expect(reload.added.allSatisfy(snapshot.contains), "\(reload) but \(snapshot)")
+          #expect(!reload.removed.contains { snapshot.contains($0) }, "\(reload) but \(snapshot)")
+        }
       }
     }
+  }
+
+  /// The asset ids of the snapshot each reload published, with the ids its log line says it
+  /// added and removed, for the first `count` reloads (bounded wait).
+  static func reloadSnapshots(_ events: AsyncStream<EngineEvent>, count: Int) async
+    -> [(snapshot: [String], reload: (added: [String], removed: [String]))]
+  {
+    await withTaskGroup(of: [([String], ([String], [String]))].self) { group in
+      group.addTask {
+        var found: [([String], ([String], [String]))] = []
+        var last: [String] = []
+        for await event in events {
+          switch event {
+          case .snapshot(let snapshot): last = snapshot.assets.map(\.id)
+          case .log(let entry) where entry.message.hasPrefix("configuration reloaded: "):
+            found.append(
+              (last, (Self.ids(entry.message, "added"), Self.ids(entry.message, "removed"))))
+            if found.count == count { return found }
+          default: break
+          }
+        }
+        return found
+      }
+      group.addTask {
+        try? await Task.sleep(for: .seconds(30))
+        return []
+      }
+      let first = await group.next() ?? []
+      group.cancelAll()
+      return first.map { (snapshot: $0.0, reload: (added: $0.1.0, removed: $0.1.1)) }
+    }
+  }
+
+  /// The ids in `1 added (x)` of a reload's summary.
+  private static func ids(_ summary: String, _ word: String) -> [String] {
+    guard let range = summary.range(of: " \(word) (") else { return [] }
+    let rest = summary[range.upperBound...]
+    guard let end = rest.firstIndex(of: ")") else { return [] }
+    return rest[..<end].split(separator: ", ").map(String.init)
   }
 
   @Test func aReloadAfterShutdownIsRefused() async throws {

@@ -98,7 +98,8 @@ package struct ConfigurationDiff: Sendable, Equatable {
     }
     removed = old.assets.map(\.id).filter { !newIDs.contains($0) }
     var differing: Set<String> = []
-    if old.cacheDirectory.standardizedFileURL != new.cacheDirectory.standardizedFileURL {
+    // By path: a URL made for a folder that exists ends in `/`, one made before it did not.
+    if old.cacheDirectory.standardizedFileURL.path != new.cacheDirectory.standardizedFileURL.path {
       differing.insert("cacheDirectory")
     }
     if old.appVersion != new.appVersion { differing.insert("appVersion") }
