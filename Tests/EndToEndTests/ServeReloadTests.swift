@@ -113,7 +113,7 @@ import Testing
         return false
       }
       let flagsRequests = await fixture.origin.requestCount(path: "/flags.json")
-      // catalog removed, extra added, flags' interval changed; model as it was.
+      // catalog and broken removed, extra added, flags' interval changed; model as it was.
       fixture.folder.write(
         "assets.json",
         Self.config(
@@ -123,7 +123,8 @@ import Testing
         snapshot.assets.map(\.id) == ["flags", "model", "extra"]
       }
       try await Self.waitForOutput(
-        serve, "configuration reloaded: 1 added (extra), 1 removed (catalog), 1 changed (flags)")
+        serve,
+        "configuration reloaded: 1 added (extra), 2 removed (catalog, broken), 1 changed (flags)")
       // The download in flight went on to the end: one request for the model, ever.
       try await Self.waitForWatcher(client, "model and extra cached", serve: serve) { snapshot in
         ["model", "extra"].allSatisfy { id in
@@ -142,6 +143,9 @@ import Testing
   @Test func aBadConfigIsLoggedWithFileLineAndFieldAndTheRunningOneStays() async throws {
     try await Self.withServe { fixture, serve, client in
       let base = fixture.origin.baseURL
+      try await Self.waitForWatcher(client, "the watcher's first snapshot", serve: serve) {
+        $0.assets.count == DashboardFixture.ids.count
+      }
       let before = client.currentSnapshot()?.assets.map(\.id)
       // Line 8: the second asset's ttl.
       let bad = Self.config(
