@@ -9,12 +9,14 @@ import Testing
 /// changed assets, the others untouched, a transfer in flight across it, refusals, order.
 @Suite struct ConfigurationReloadTests {
   /// A JSON asset at `path` of the origin, checked every hour.
+  /// (Its timeout is longer than any wait here: a transfer held by a gate ends only when
+  /// opened or cancelled.)
   static func asset(
     _ id: String, _ origin: LoopbackOrigin, path: String? = nil, every: TimeInterval = 3600
   ) -> AssetDefinition {
     AssetDefinition(
       id: id, remote: URL(string: "\(origin.baseURL)\(path ?? "/\(id).json")"), format: .json,
-      refresh: .every(every), ttl: .seconds(3600))
+      refresh: .every(every), ttl: .seconds(3600), timeout: 300)
   }
 
   static func configuration(
