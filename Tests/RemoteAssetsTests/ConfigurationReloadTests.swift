@@ -95,24 +95,27 @@ import Testing
         await gate.wait()
         return .data(Data(#"{"v": 1}"#.utf8), contentType: "application/json")
       }
-      try await withEngine([Self.asset("slow", origin)]) { engine, _ in
-        await engine.startAutoRefresh()
-        await origin.waitForRequests(path: "/slow.json", count: 1)
-        let reload = try await engine.apply(
-          Self.configuration(engine, [Self.asset("slow", origin, every: 120)]))
-        #expect(reload.changed == ["slow"])
-        await gate.open()
-        try await Self.waitUntil(engine, "slow committed") { statuses in
-          statuses.first?.source == .cached
+      // The gate opens however the test ends: the origin's shutdown waits for its handlers.
+      try await Self.openingAtTheEnd(gate) {
+        try await withEngine([Self.asset("slow", origin)]) { engine, _ in
+          await engine.startAutoRefresh()
+          await origin.waitForRequests(path: "/slow.json", count: 1)
+          let reload = try await engine.apply(
+            Self.configuration(engine, [Self.asset("slow", origin, every: 120)]))
+          #expect(reload.changed == ["slow"])
+          await gate.open()
+          try await Self.waitUntil(engine, "slow committed") { statuses in
+            statuses.first?.source == .cached
+          }
+          // The one request finished; nothing was asked again.
+          #expect(await origin.requestCount(path: "/slow.json") == 1)
+          let slow = try #require(await engine.status("slow"))
+          try await Self.waitUntil(engine, "the next check follows the new interval") { statuses in
+            guard let s = statuses.first, let checked = s.checkedAt else { return false }
+            return s.nextAttemptAt == checked.addingTimeInterval(120)
+          }
+          #expect(slow.consecutiveFailures == 0)
         }
-        // The one request finished; nothing was asked again.
-        #expect(await origin.requestCount(path: "/slow.json") == 1)
-        let slow = try #require(await engine.status("slow"))
-        try await Self.waitUntil(engine, "the next check follows the new interval") { statuses in
-          guard let s = statuses.first, let checked = s.checkedAt else { return false }
-          return s.nextAttemptAt == checked.addingTimeInterval(120)
-        }
-        #expect(slow.consecutiveFailures == 0)
       }
     }
   }
@@ -126,21 +129,32 @@ import Testing
       }
       let newBody = Data(#"{"v": "new"}"#.utf8)
       await origin.setResource("/new.json", body: newBody, contentType: "application/json")
-      try await withEngine([Self.asset("x", origin, path: "/old.json")]) { engine, _ in
-        await engine.startAutoRefresh()
-        await origin.waitForRequests(path: "/old.json", count: 1)
-        _ = try await engine.apply(
-          Self.configuration(engine, [Self.asset("x", origin, path: "/new.json")]))
-        // Without the cancel the old transfer would hold the asset until the gate opens.
-        try await Self.waitUntil(engine, "x fetched from the new URL") { statuses in
-          statuses.first?.source == .cached
+      try await Self.openingAtTheEnd(gate) {
+        try await withEngine([Self.asset("x", origin, path: "/old.json")]) { engine, _ in
+          await engine.startAutoRefresh()
+          await origin.waitForRequests(path: "/old.json", count: 1)
+          _ = try await engine.apply(
+            Self.configuration(engine, [Self.asset("x", origin, path: "/new.json")]))
+          // Without the cancel the old transfer would hold the asset until the gate opens.
+          try await Self.waitUntil(engine, "x fetched from the new URL") { statuses in
+            statuses.first?.source == .cached
+          }
+          #expect(try await engine.data("x") == newBody)
+          #expect(await origin.requestCount(path: "/new.json") == 1)
         }
-        #expect(try await engine.data("x") == newBody)
-        #expect(await origin.requestCount(path: "/new.json") == 1)
-        await gate.open()
       }
-      await gate.open()
     }
+  }
+
+  /// Runs `body`, then opens `gate` whether it returned or threw.
+  static func openingAtTheEnd(_ gate: ReloadGate, _ body: () async throws -> Void) async throws {
+    do {
+      try await body()
+    } catch {
+      await gate.open()
+      throw error
+    }
+    await gate.open()
   }
 
   @Test func aSettingOnlyARestartChangesIsRefusedAndNothingChanges() async throws {
@@ -259,7 +273,7 @@ import Testing
 }
 
 /// Holds origin handlers until opened.
-private actor ReloadGate {
+actor ReloadGate {
   private var isOpen = false
   private var waiters: [CheckedContinuation<Void, Never>] = []
 
