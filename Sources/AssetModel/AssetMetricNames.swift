@@ -43,6 +43,10 @@ public enum AssetMetricNames {
   /// stands (the engine went back and does not fetch those bytes again until the target
   /// changes); absent otherwise.
   public static let assetRejected = "remote_assets_asset_rejected"
+  /// `remote_assets_asset_rejection_info{asset,version,reason,crash_loop}` = 1 (gauge) beside
+  /// ``assetRejected``: the standing rejection's reason (sanitized, bounded) and whether the
+  /// crash-loop guard made it (`crash_loop` `1` or `0`); what `publish guard` names in a halt.
+  public static let assetRejectionInfo = "remote_assets_asset_rejection_info"
   /// `remote_assets_asset_on_probation{asset}` 0 or 1 (gauge): 1 while the version served is on
   /// probation (not confirmed yet).
   public static let assetOnProbation = "remote_assets_asset_on_probation"
@@ -99,6 +103,8 @@ public enum AssetMetricNames {
     assetHeldBack:
       "1 while this instance is outside the staged rollout's cohort (serves its from).",
     assetRejected: "1 while a rejection of this version stands (it is not fetched again).",
+    assetRejectionInfo:
+      "The standing rejection's reason as a label, and whether the crash-loop guard made it.",
     assetOnProbation: "1 while the version served is on probation (not confirmed yet).",
     instanceInfo: "This instance's id, the one staged rollouts sample their cohorts by.",
     buildInfo: "The AssetWatch version exporting, as a label.",
@@ -121,8 +127,8 @@ public enum AssetMetricNames {
   /// The families an engine exports only when something calls for them: the signed-targets
   /// ones (``signedTargetsOnly``), a staged rollout's percent and a standing rejection.
   public static let exportedOnlyWhenUsed: Set<String> = signedTargetsOnly.union([
-    assetRolloutPercent, assetRejected, deltaBytesTotal, deltaFallbacksTotal, cacheLimitBytes,
-    unchangedBodyBytesTotal,
+    assetRolloutPercent, assetRejected, assetRejectionInfo, deltaBytesTotal, deltaFallbacksTotal,
+    cacheLimitBytes, unchangedBodyBytesTotal,
   ])
 
   /// Every name of the contract.
@@ -130,9 +136,9 @@ public enum AssetMetricNames {
     assetInfo, assetBehind, lastSuccessTimestamp, secondsSinceLastSuccess, expiryTimestamp,
     servedBytes,
     consecutiveFailures, refreshTotal, bytesDownloadedTotal, refreshDuration, manifestInfo,
-    assetRolloutPercent, assetHeldBack, assetRejected, assetOnProbation, instanceInfo, buildInfo,
-    tufMetadataExpiry, tufRefusing, tufRefusalsTotal, deltaBytesTotal, deltaFallbacksTotal,
-    cacheBytes, cacheLimitBytes, unchangedBodyBytesTotal,
+    assetRolloutPercent, assetHeldBack, assetRejected, assetRejectionInfo, assetOnProbation,
+    instanceInfo, buildInfo, tufMetadataExpiry, tufRefusing, tufRefusalsTotal, deltaBytesTotal,
+    deltaFallbacksTotal, cacheBytes, cacheLimitBytes, unchangedBodyBytesTotal,
   ]
 
   /// The buckets of ``refreshDuration``: 5 ms to 60 s.

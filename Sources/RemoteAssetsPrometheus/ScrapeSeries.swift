@@ -54,6 +54,14 @@ public enum ScrapeSeries {
           GaugeSample(
             name: AssetMetricNames.assetRejected,
             labels: asset + [("version", MetricLabel.bounded(rejected.version ?? ""))], value: 1))
+        out.append(
+          GaugeSample(
+            name: AssetMetricNames.assetRejectionInfo,
+            labels: asset + [
+              ("version", MetricLabel.bounded(rejected.version ?? "")),
+              ("reason", MetricLabel.bounded(rejected.reason)),
+              ("crash_loop", rejected.isCrashLoop ? "1" : "0"),
+            ], value: 1))
       }
       if let size = status.size, status.isUsable {
         out.append(

@@ -274,9 +274,7 @@ extension AssetEngine {
         do {
           try await reject(
             id,
-            reason:
-              "the app ended \(ended) without a clean shutdown while it was on probation"
-          )
+            reason: AssetRejection.crashLoopReason(ended: ended))
           continue
         } catch {
           // It still serves the version (and claims it below, the crashes counted), unless it
