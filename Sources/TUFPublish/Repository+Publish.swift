@@ -64,7 +64,8 @@ extension Repository {
   /// halted at 0) that target's own `from`, carried over unchanged (none when it has none: held
   /// back instances then keep what they serve), so a fix after a halt never hands the halted
   /// bytes to the instances held back. `bytes` nil (update only) keeps the listed bytes, their
-  /// `from` too, and changes the version or rollout.
+  /// `from` too, and changes the version or rollout (dropping `publish guard`'s evidence: a
+  /// new rollout starts).
   package mutating func setTarget(
     path: String, bytes: [UInt8]?, version: String?, rollout: RolloutFields?, replace: Bool,
     into publication: inout Publication
@@ -106,6 +107,12 @@ extension Repository {
           spec["percent"] = .integer(Int64(rollout.percent))
           custom["rollout"] = .object(spec)
         }
+      }
+      // A person's step starts a new rollout: the guard's evidence goes, so `publish guard`
+      // starts from this percent (and never widens a target it halted on its own).
+      if var spec = custom["rollout"]?.objectValue, spec["guard"] != nil {
+        spec["guard"] = nil
+        custom["rollout"] = .object(spec)
       }
     }
     if !custom.isEmpty { entry["custom"] = .object(custom) }

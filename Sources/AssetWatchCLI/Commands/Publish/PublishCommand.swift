@@ -27,7 +27,7 @@ struct PublishCommand: AsyncParsableCommand {
     subcommands: [
       PublishInitCommand.self, PublishAddCommand.self, PublishUpdateCommand.self,
       PublishRemoveCommand.self, PublishSignCommand.self, PublishRefreshTimestampCommand.self,
-      PublishRotateRootCommand.self, PublishStatusCommand.self,
+      PublishRotateRootCommand.self, PublishStatusCommand.self, PublishGuardCommand.self,
     ])
 }
 
