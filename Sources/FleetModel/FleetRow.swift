@@ -134,6 +134,8 @@ public struct AssetRollout: Sendable, Equatable {
   /// The staged rollout's percent, as most instances that report one see it (the lower on a
   /// tie); nil when no instance reports the asset's target staged.
   public var rolloutPercent: Double?
+  /// The latest decision `publish guard` signed for this asset (`fleet --repo`); nil without.
+  public var guardNote: FleetGuardNote? = nil
 
   /// Creates a rollout summary; without `behind`, the instances in no other class count as
   /// behind.

@@ -263,6 +263,19 @@ struct GuardRolloutEndToEndTests {
       try await fleet.prometheus.waitUntil(
         #"remote_assets_asset_held_back{job="assets",asset="flags"} == 1"#
       ) { $0.count == ids.count }
+      // The fleet view shows the guard's latest decision for the asset.
+      let fleetJSON = try await AssetWatchBinary.run([
+        "fleet", "--json", "--prometheus", fleet.prometheus.baseURL, "--selector", Self.selector,
+        "--repo", fleet.repo,
+      ])
+      #expect(fleetJSON.status == 0, "\(fleetJSON.stderr)")
+      let fleetRoot =
+        try JSONSerialization.jsonObject(with: Data(fleetJSON.stdout.utf8)) as? [String: Any]
+      let rollout = (fleetRoot?["rollouts"] as? [[String: Any]])?.first
+      let note = rollout?["guard"] as? [String: Any]
+      #expect(note?["verdict"] as? String == "halt", "\(fleetJSON.stdout)")
+      #expect(note?["step"] as? Int == 0)
+      #expect((note?["reason"] as? String)?.hasPrefix("canary: ") == true)
       // The benchmark's measurement (scripts/guard-halt-bench): first rejection to halt seen.
       if let out = ProcessInfo.processInfo.environment["ASSETWATCH_GUARD_BENCH_OUT"],
         let start = firstRejection.withLock({ $0 })

@@ -83,6 +83,12 @@ struct FleetCommand: AsyncParsableCommand {
       valueName: "name"))
   var basicAuthEnv: String?
 
+  @Option(
+    help: ArgumentHelp(
+      "A publish repository folder: show publish guard's latest signed decision per asset.",
+      valueName: "dir"))
+  var repo: String?
+
   @OptionGroup var output: JSONFlag<FleetJSONHelp>
 
   @Flag(help: "Print one snapshot as a plain table and exit.")
@@ -130,10 +136,15 @@ struct FleetCommand: AsyncParsableCommand {
       let endpoint = try PrometheusEndpoint(url: prometheus, credentials: credentials)
       let queries = try FleetQueries(selector: selector, stuckAfterSeconds: stuckAfter)
       // The client last: once made, it must be shut down (below) on every path.
+      var notes: (@Sendable () -> [String: FleetGuardNote])?
+      if let folder = repo {
+        notes = { @Sendable in FleetGuardNotes.read(folder: folder) }
+      }
       fetcher = FleetFetcher(
         client: PrometheusClient(endpoint: endpoint, timeout: .seconds(timeout)),
         queries: queries, pageSize: pageSize,
-        counts: FleetCountPreference(rawValue: counts) ?? .auto)
+        counts: FleetCountPreference(rawValue: counts) ?? .auto,
+        guardNotes: notes)
     } catch {
       Console.printError("assetwatch fleet: \(error)")
       throw ExitCode(2)

@@ -12,6 +12,8 @@ struct FleetFetcher: Sendable {
   let pageSize: Int
   /// Whether the counts come from the recording rules (``FleetRecordingRules``).
   var counts: FleetCountPreference = .auto
+  /// The guard's latest decisions by asset (`fleet --repo`), read each round; nil without.
+  var guardNotes: (@Sendable () -> [String: FleetGuardNote])? = nil
 
   /// The fleet at `time` (now, to the millisecond, by default), with the page `request` asks
   /// for; every query is evaluated at `time`, so the rounds agree with each other.
@@ -59,6 +61,11 @@ struct FleetFetcher: Sendable {
       at: time, counts: counts, page: page?.page, members: page?.members ?? [],
       details: page?.details ?? [:], queries: queries)
     snapshot.countSource = source
+    if let notes = guardNotes?() {
+      for index in snapshot.rollouts.indices {
+        snapshot.rollouts[index].guardNote = notes[snapshot.rollouts[index].asset]
+      }
+    }
     return snapshot
   }
 

@@ -66,6 +66,7 @@ struct FleetOutput: Encodable {
     private enum Keys: String, CodingKey {
       case asset, target, converged, instances, stuck, behind, down, unknown, heldBack, rejected
       case rolloutPercent
+      case guardNote = "guard"
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -81,6 +82,23 @@ struct FleetOutput: Encodable {
       try c.encode(value.heldBack, forKey: .heldBack)
       try c.encode(value.rejected, forKey: .rejected)
       try c.encode(value.rolloutPercent, forKey: .rolloutPercent)
+      try c.encode(value.guardNote.map(GuardNote.init), forKey: .guardNote)
+    }
+  }
+
+  /// `publish guard`'s latest decision: `verdict`, `step`, `at`, `reason`.
+  private struct GuardNote: Encodable {
+    let note: FleetGuardNote
+    init(_ note: FleetGuardNote) { self.note = note }
+
+    private enum Keys: String, CodingKey { case verdict, step, at, reason }
+
+    func encode(to encoder: any Encoder) throws {
+      var c = encoder.container(keyedBy: Keys.self)
+      try c.encode(OutsideText.json(note.verdict), forKey: .verdict)
+      try c.encode(note.step, forKey: .step)
+      try c.encode(JSONTime.format(note.at), forKey: .at)
+      try c.encode(OutsideText.json(note.reason), forKey: .reason)
     }
   }
 

@@ -39,6 +39,12 @@ struct FleetHeaderWidget: Widget {
       if rollout.asset == shown, rollout.isStaged {
         addClasses(of: rollout, to: &line, group: index + 1)
       }
+      if rollout.asset == shown, let note = rollout.guardNote {
+        line.add(
+          context.cut(note.summary, 32),
+          note.verdict == "halt" ? context.style(.rejected) : context.theme.muted, priority: 3,
+          spacing: 1)
+      }
     }
     var spacing = 3
     let rejected = snapshot.rejected
