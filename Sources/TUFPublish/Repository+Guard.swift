@@ -81,9 +81,9 @@ extension Repository {
     return nil
   }
 
-  /// `90d`, `12h`, `30m`, `45s`.
+  /// `90d`, `12h`, `30m`, `45s` (up to the whole second: an expiry is kept in whole seconds).
   static func durationText(_ seconds: TimeInterval) -> String {
-    let s = Int(max(0, seconds).rounded())
+    let s = Int(max(0, seconds).rounded(.up))
     if s % 86_400 == 0 && s > 0 { return "\(s / 86_400)d" }
     if s % 3600 == 0 && s > 0 { return "\(s / 3600)h" }
     if s % 60 == 0 && s > 0 { return "\(s / 60)m" }
