@@ -20,16 +20,22 @@ public enum ConfigurationLoader {
     path: String, environment: [String: String] = ProcessInfo.processInfo.environment,
     appVersionOverride: String? = nil, cacheDirectoryOverride: String? = nil
   ) throws(ConfigurationError) -> EngineConfiguration {
-    let data: Data
+    let data = try readConfigFile(path)
+    return try parse(
+      data, path: path, environment: environment, appVersionOverride: appVersionOverride,
+      cacheDirectoryOverride: cacheDirectoryOverride)
+  }
+
+  /// The config file's bytes (a regular file, not followed through a FIFO or a device).
+  ///
+  /// - Throws: ``ConfigurationError`` naming the file and why it cannot be read.
+  private static func readConfigFile(_ path: String) throws(ConfigurationError) -> Data {
     switch readRegularFile(path) {
-    case .success(let bytes): data = bytes
+    case .success(let bytes): return bytes
     case .failure(let reason):
       throw ConfigurationError(
         file: path, problems: [ConfigProblem(path: "", line: nil, message: reason.message)])
     }
-    return try parse(
-      data, path: path, environment: environment, appVersionOverride: appVersionOverride,
-      cacheDirectoryOverride: cacheDirectoryOverride)
   }
 
   /// Loads and checks a config file like ``load(path:environment:appVersionOverride:cacheDirectoryOverride:)``
@@ -41,13 +47,7 @@ public enum ConfigurationLoader {
     path: String, environment: [String: String] = ProcessInfo.processInfo.environment,
     appVersionOverride: String? = nil, cacheDirectoryOverride: String? = nil
   ) throws(ConfigurationError) -> (configuration: EngineConfiguration, fieldLines: [String: Int]) {
-    let data: Data
-    switch readRegularFile(path) {
-    case .success(let bytes): data = bytes
-    case .failure(let reason):
-      throw ConfigurationError(
-        file: path, problems: [ConfigProblem(path: "", line: nil, message: reason.message)])
-    }
+    let data = try readConfigFile(path)
     let configuration = try parse(
       data, path: path, environment: environment, appVersionOverride: appVersionOverride,
       cacheDirectoryOverride: cacheDirectoryOverride)

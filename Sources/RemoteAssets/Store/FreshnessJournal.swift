@@ -55,6 +55,8 @@ enum FreshnessJournal {
     merged.lastError = disk.lastError
     merged.consecutiveFailures = disk.consecutiveFailures
     merged.rejected = disk.rejected
+    // Durable: a change of the revalidation note is written to the entry, never only noted here.
+    merged.revalidation = disk.revalidation
     return merged
   }
 
