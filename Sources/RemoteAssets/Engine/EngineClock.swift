@@ -10,6 +10,15 @@ public protocol EngineClock: Sendable {
   ///
   /// - Throws: `CancellationError` when the task is cancelled.
   func sleep(for seconds: TimeInterval) async throws
+  /// Seconds elapsed since an origin fixed for the process; never stepped with the wall clock,
+  /// so deadlines within one run (probation's `confirmAfter`) last elapsed time.
+  func uptime() -> TimeInterval
+}
+
+extension EngineClock {
+  /// The wall clock as seconds: a clock that does not say how much time elapsed follows its
+  /// wall clock, steps included.
+  public func uptime() -> TimeInterval { now().timeIntervalSinceReferenceDate }
 }
 
 /// Real time.
@@ -17,12 +26,23 @@ public struct SystemClock: EngineClock {
   /// Creates the system clock.
   public init() {}
   public func now() -> Date { Date() }
+  /// The continuous clock (it counts while the machine sleeps, and a wall-clock step does not
+  /// move it), since the first reading in the process.
+  public func uptime() -> TimeInterval {
+    let elapsed = ContinuousClock.now - Self.origin
+    return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+  }
+  private static let origin = ContinuousClock.now
   public func sleep(for seconds: TimeInterval) async throws {
     try await Task.sleep(for: .milliseconds(Int64(max(0, seconds) * 1000)))
   }
 }
 
 /// A clock that only moves when told to; sleepers wake when ``advance(by:)`` passes their deadline.
+///
+/// ``advance(by:)`` with a positive amount is time passing (wall clock and elapsed time move
+/// together); a negative amount, or ``stepWallClock(by:)``, is the wall clock stepped (an NTP
+/// correction): the elapsed time (``uptime()``) stays where it is.
 ///
 /// ```swift
 /// let clock = ManualClock(now: Date(timeIntervalSince1970: 0))
@@ -38,6 +58,7 @@ public final class ManualClock: EngineClock {
     var now: Date
     var sleepers: [Sleeper] = []
     var nextID: UInt64 = 0
+    var uptime: TimeInterval = 0
   }
   private let state: Mutex<State>
 
@@ -46,9 +67,24 @@ public final class ManualClock: EngineClock {
 
   public func now() -> Date { state.withLock { $0.now } }
 
-  /// Moves time forward and wakes every sleeper whose deadline has passed.
+  /// The time elapsed: only a positive ``advance(by:)`` moves it.
+  public func uptime() -> TimeInterval { state.withLock { $0.uptime } }
+
+  /// Moves time forward and wakes every sleeper whose deadline has passed. A negative amount
+  /// steps the wall clock back (elapsed time does not go back).
   public func advance(by seconds: TimeInterval) {
+    move(wall: seconds, elapsed: max(0, seconds))
+  }
+
+  /// Steps the wall clock by `seconds` (forward or back) while no time elapses, as an NTP
+  /// correction does; sleepers whose deadline the wall clock passed wake.
+  public func stepWallClock(by seconds: TimeInterval) {
+    move(wall: seconds, elapsed: 0)
+  }
+
+  private func move(wall seconds: TimeInterval, elapsed: TimeInterval) {
     let due = state.withLock { s -> [Sleeper] in
+      s.uptime += elapsed
       s.now = s.now.addingTimeInterval(seconds)
       let now = s.now
       let due = s.sleepers.filter { $0.deadline <= now }
