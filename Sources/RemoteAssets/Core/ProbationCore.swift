@@ -219,7 +219,7 @@ struct ProbationCore: Sendable, Equatable {
       .log(id, .warning, "\(Self.shown(probation)) was on probation when the app ended \(times)")
     ]
       + reject(
-        id, reason: "the app ended \(times) without a clean shutdown while it was on probation",
+        id, reason: AssetRejection.crashLoopReason(ended: times),
         copies: copies, standing: standing, at: now,
         crashGuard: CrashGuard(probation: probation, run: run))
   }

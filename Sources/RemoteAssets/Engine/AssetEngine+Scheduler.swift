@@ -66,7 +66,7 @@ extension AssetEngine {
   func tick() -> TimeInterval {
     let now = clock.now()
     if let step = scheduler.noteClock(now) { moveSchedulesBack(by: step) }
-    expireProbations(at: now)
+    expireProbations(at: ClockReading(wall: now, uptime: clock.uptime()))
     let manifestDue =
       !lifecycle.paused && configuration.followsTargets && manifestSchedule.startIfDue(at: now)
     let actions = scheduler.due(

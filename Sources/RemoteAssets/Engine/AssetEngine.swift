@@ -48,6 +48,8 @@ public actor AssetEngine {
   var schedulerSleeper: Task<Void, Never>?
   /// What the scheduler does when (decides; ``tick()`` performs).
   var scheduler = SchedulerState()
+  /// Probation, rejection and the crash-loop guard (decides; AssetEngine+Probation.swift performs).
+  var probations = ProbationCore()
   /// Freshness from 304s not yet written durably.
   var freshness = FreshnessBuffer()
   /// Which assets the start loads, and which it has not read yet.

@@ -17,18 +17,7 @@ extension AssetEngine {
   ///
   /// - Throws: ``CommandError`` for an unknown id or when the ledger cannot be written.
   public func confirm(_ id: String) async throws {
-    guard let record = records[id] else { throw CommandError(message: "no asset named \(id)") }
-    guard let probation = record.probation else {
-      log(id, .info, "nothing on probation to confirm")
-      return
-    }
-    records[id]?.probation = nil
-    try await writeLedger(id) { item in
-      item.probation = nil
-      item.release()
-    }
-    log(id, .info, "confirmed \(probation.version ?? String(probation.sha256.prefix(8)))")
-    publishChange(id)
+    try await runProbation(probations.confirm(id, copies: copies(id)))
   }
 
   /// Rejects the version `id` serves: goes back to the previous good generation (or the bundled
@@ -52,78 +41,97 @@ extension AssetEngine {
   ///   bundled copy is not rejected), when it cannot go back (nothing changed then), or when the
   ///   rejection could not be saved after going back (this engine keeps it).
   public func reject(_ id: String, reason: String) async throws {
-    guard let record = records[id] else { throw CommandError(message: "no asset named \(id)") }
-    guard let current = record.entry.current else {
-      throw CommandError(message: "\(id) serves no downloaded version to reject")
+    let standing = await standingRejections(id)
+    try await runProbation(
+      probations.reject(
+        id, reason: reason, copies: copies(id), standing: Set(standing.map(\.sha256)),
+        at: clock.reading()))
+  }
+
+  // MARK: - Performing the core's actions
+
+  /// What the probation core needs to know of `id`'s copies (nil: no such asset).
+  private func copies(_ id: String) -> ProbationCore.Copies? {
+    records[id].map {
+      ProbationCore.Copies(
+        current: $0.entry.current, previous: $0.entry.previous,
+        hasBundled: $0.definition.bundled != nil)
     }
-    let blocked = Set(await standingRejections(id).map(\.sha256)).union([current.sha256])
-    let shown = Self.shown(current)
-    // Back first, recorded after: a rejection recorded while its bytes are still served would
-    // keep them served for good (neither fetched again nor replaced).
-    var problems: [String] = []
-    if let previous = record.entry.previous {
-      if blocked.contains(previous.sha256) {
-        // After a rollback the previous generation is the copy rejected then.
-        problems.append("the previous copy (\(Self.shown(previous))) was rejected too")
+  }
+
+  /// Performs `actions` in order, feeding the result of each step that can fail back to the
+  /// core and performing what it answers (AsyncHTTPClient's `modifyStateAndRunActions`).
+  ///
+  /// - Throws: ``CommandError`` when the core refuses the command.
+  func runProbation(_ actions: [ProbationAction]) async throws {
+    var queue = actions[...]
+    while let action = queue.popFirst() {
+      let next: [ProbationAction]
+      switch action {
+      case .rollBack(let rejecting):
+        do {
+          try await rollback(rejecting.id)
+          next = probations.rolledBack(rejecting, copies: copies(rejecting.id), at: clock.reading())
+        } catch {
+          next = probations.rollbackFailed(
+            rejecting, because: Self.message(error, of: rejecting.id),
+            copies: copies(rejecting.id), at: clock.reading())
+        }
+      case .resetToBundled(let rejecting):
+        do {
+          try await resetToBundled(rejecting.id)
+          next = probations.resetToBundled(rejecting, at: clock.reading())
+        } catch {
+          next = probations.resetFailed(rejecting, because: Self.message(error, of: rejecting.id))
+        }
+      case .writeLedger(let id, let change, let followUp):
+        let failure: String?
+        do {
+          try await writeLedger(id, change)
+          failure = nil
+        } catch {
+          failure = Self.message(error, of: id)
+        }
+        next = followUp.map { probations.ledgerWritten($0, failure: failure) } ?? []
+      case .holdRunLock(let token):
+        let store = self.store
+        _ = await Self.offActor { store.holdRunLock(token: token) }
+        next = []
+      case .refuse(let message):
+        throw CommandError(message: message)
+      case .show, .publishChange, .log:
+        perform(action)
+        next = []
+      }
+      queue = next[...] + queue
+    }
+  }
+
+  /// Performs the actions that need no wait (a tick's): a ledger write runs in a task of its
+  /// own, its failure changing nothing.
+  private func performNow(_ actions: [ProbationAction]) {
+    for action in actions {
+      if case .writeLedger(let id, let change, _) = action {
+        Task { try? await self.writeLedger(id, change) }
       } else {
-        do { try await rollback(id) } catch { problems.append(Self.message(error, of: id)) }
-      }
-    } else {
-      problems.append("there is no previous copy")
-    }
-    // Still the rejected bytes (no other process replaced them meanwhile): the bundled copy.
-    if records[id]?.entry.current?.sha256 == current.sha256 {
-      let unchanged = "it still serves \(shown) and no rejection was recorded"
-      guard records[id]?.definition.bundled != nil else {
-        throw CommandError(
-          message:
-            "cannot reject \(id): \(problems.joined(separator: "; ")), and there is no bundled copy to go back to; \(unchanged)"
-        )
-      }
-      if record.entry.previous != nil {
-        log(id, .warning, "\(problems.joined(separator: "; ")); going back to the bundled copy")
-      }
-      do {
-        try await resetToBundled(id)
-      } catch {
-        throw CommandError(
-          message:
-            "cannot reject \(id): \(problems.joined(separator: "; ")), and going back to the bundled copy failed: \(Self.message(error, of: id)); \(unchanged)"
-        )
+        perform(action)
       }
     }
-    let cleaned = TerminalText.sanitize(reason.isEmpty ? "no reason given" : reason, maxLength: 200)
-    let rejection = AssetRejection(
-      version: current.version, sha256: current.sha256, reason: cleaned, at: clock.now())
-    // On disk before the record shows it: what a snapshot shows as rejected, a process killed
-    // right after finds rejected at its next start.
-    let saved: (any Error)?
-    do {
-      try await writeLedger(id) { item in
-        item.reject(rejection)
-        item.probation = nil
-        item.release()
-      }
-      saved = nil
-    } catch {
-      saved = error
+  }
+
+  /// Performs a record, event or log action.
+  private func perform(_ action: ProbationAction) {
+    switch action {
+    case .show(let id, let probation, let rejection):
+      records[id]?.probation = probation
+      records[id]?.rejection = rejection
+    case .publishChange(let id):
+      publishChange(id)
+    case .log(let id, let level, let message):
+      log(id, level, message)
+    case .rollBack, .resetToBundled, .writeLedger, .holdRunLock, .refuse:
+      assertionFailure("\(action) needs the asynchronous performer")
     }
-    records[id]?.rejection = rejection
-    records[id]?.probation = nil
-    publishChange(id)
-    if let error = saved {
-      // This engine keeps the rejection (it neither fetches nor commits those bytes); the
-      // next start does not know it.
-      throw CommandError(
-        message:
-          "\(id): went back from \(shown), but recording its rejection failed (\(Self.message(error, of: id))): after a restart it may be fetched again"
-      )
-    }
-    log(
-      id, .warning,
-      SentenceText.joined([
-        "rejected \(shown): \(cleaned)", "not fetched again until the target changes",
-      ]))
   }
 
   // MARK: - Rejections
@@ -132,7 +140,7 @@ extension AssetEngine {
   /// ``RolloutLedger/Item/maxRejections``), and the record's last one. Reads the ledger only
   /// while a rejection stands.
   func standingRejections(_ id: String) async -> [AssetRejection] {
-    guard let last = records[id]?.rejection else { return [] }
+    guard let last = probations.rejection(id) else { return [] }
     let store = self.store
     let ledger = await Self.offActor { store.readRollouts() }
     var all = ledger.assets[id]?.rejections ?? []
@@ -142,7 +150,7 @@ extension AssetEngine {
 
   /// The rejection of bytes `sha` of `id` that stands, if one does.
   func standingRejection(of sha: String, _ id: String) async -> AssetRejection? {
-    guard let last = records[id]?.rejection else { return nil }
+    guard let last = probations.rejection(id) else { return nil }
     if last.sha256 == sha { return last }
     return await standingRejections(id).last { $0.sha256 == sha }
   }
@@ -174,10 +182,6 @@ extension AssetEngine {
     return text.hasPrefix("\(id): ") ? String(text.dropFirst(id.count + 2)) : text
   }
 
-  private static func shown(_ generation: Generation) -> String {
-    generation.version ?? String(generation.sha256.prefix(8))
-  }
-
   // MARK: - Hooks
 
   /// After new bytes were committed from the network: with a probation policy they are on
@@ -187,37 +191,12 @@ extension AssetEngine {
   /// probation shows what a process killed right after will find at the next start, so the
   /// kill counts as a crash.
   func beginProbation(_ id: String, sha: String, version: String?, at now: Date) async {
-    let policy = configuration.probation
-    guard let record = records[id] else { return }
-    var (rejection, probation) = (record.rejection, record.probation)
-    var changed = false
-    if let rejected = rejection, rejected.sha256 != sha {
-      rejection = nil
-      changed = true
-    }
-    if policy.enabled {
-      probation = AssetProbation(
-        version: version, sha256: sha, since: now,
-        until: policy.confirmAfter.map { now.addingTimeInterval($0) })
-      changed = true
-    }
-    guard changed else { return }
-    let running = schedulerTask != nil ? RunIdentity.current : nil
-    if let running, probation != nil {
-      let store = self.store
-      _ = await Self.offActor { store.holdRunLock(token: running.token) }
-    }
-    try? await writeLedger(id) { [rejection, probation] item in
-      if rejection == nil { item.clearRejections() }
-      item.probation = probation
-      if let running, probation != nil {
-        item.claim(by: running)
-      } else {
-        item.release()
-      }
-    }
-    records[id]?.rejection = rejection
-    records[id]?.probation = probation
+    guard records[id] != nil else { return }
+    let reading = ClockReading(wall: now, uptime: clock.uptime())
+    let actions = probations.committed(
+      id, sha: sha, version: version, at: reading, policy: configuration.probation,
+      run: schedulerTask != nil ? RunIdentity.current : nil)
+    try? await runProbation(actions)
   }
 
   /// At start: each asset's probation (while it still serves those bytes and the time has not
@@ -225,15 +204,10 @@ extension AssetEngine {
   func loadRollouts() async {
     let store = self.store
     let ledger = await Self.offActor { store.readRollouts() }
-    let now = clock.now()
+    let now = clock.reading()
     for (id, item) in ledger.assets {
       guard let record = records[id] else { continue }
-      records[id]?.rejection = item.rejected
-      if let probation = item.probation, probation.sha256 == record.entry.current?.sha256,
-        probation.until.map({ $0 > now }) ?? true
-      {
-        records[id]?.probation = probation
-      }
+      performNow(probations.load(id, item: item, served: record.entry.current?.sha256, at: now))
     }
   }
 
@@ -249,7 +223,7 @@ extension AssetEngine {
     let policy = configuration.probation
     guard policy.enabled, !store.isReadOnly else { return }
     let me = RunIdentity.current
-    let onProbation = order.filter { records[$0]?.probation != nil }
+    let onProbation = probations.onProbation(order)
     guard !onProbation.isEmpty else { return }
     // One read of the ledger for every asset, not one per asset. This run's lock is held
     // before it claims anything: another process asks it whether this run still runs.
@@ -265,31 +239,12 @@ extension AssetEngine {
         })
     }
     for id in onProbation {
-      guard var probation = records[id]?.probation else { continue }
-      if ended.contains(id) { probation.crashes += 1 }
-      if probation.crashes >= policy.crashes {
-        let shown = probation.version ?? String(probation.sha256.prefix(8))
-        let ended = CountText.of(probation.crashes, "time")
-        log(id, .warning, "\(shown) was on probation when the app ended \(ended)")
-        do {
-          try await reject(
-            id,
-            reason: AssetRejection.crashLoopReason(ended: ended))
-          continue
-        } catch {
-          // It still serves the version (and claims it below, the crashes counted), unless it
-          // went back and only recording the rejection failed.
-          log(id, .error, "\(error)")
-          guard records[id]?.probation != nil else { continue }
-        }
-      }
-      records[id]?.probation = probation
-      let claimed = probation
-      try? await writeLedger(id) { item in
-        item.probation = claimed
-        item.claim(by: me)
-      }
-      publishChange(id)
+      let standing = await standingRejections(id)
+      // The guard's refusals are logged, never thrown.
+      try? await runProbation(
+        probations.started(
+          id, ended: ended.contains(id), run: me, policy: policy, copies: copies(id),
+          standing: Set(standing.map(\.sha256)), at: clock.reading()))
     }
   }
 
@@ -297,7 +252,7 @@ extension AssetEngine {
   func releaseProbations() async {
     guard !store.isReadOnly else { return }
     let me = RunIdentity.current
-    let ids = order.filter { records[$0]?.probation != nil }
+    let ids = probations.onProbation(order)
     guard !ids.isEmpty else { return }
     let store = self.store
     _ = await Self.offActor {
@@ -312,37 +267,20 @@ extension AssetEngine {
     }
   }
 
-  /// Ends probations whose time ran out without a rejection (confirmed); called by the
-  /// scheduler's tick.
-  func expireProbations(at now: Date) {
-    for id in order {
-      guard let probation = records[id]?.probation, let until = probation.until, until <= now
-      else { continue }
-      records[id]?.probation = nil
-      let shown = probation.version ?? String(probation.sha256.prefix(8))
-      log(id, .info, "confirmed \(shown): no rejection in its probation time")
-      publishChange(id)
-      Task {
-        try? await self.writeLedger(id) {
-          $0.probation = nil
-          $0.release()
-        }
-      }
-    }
+  /// A scheduler tick: ends probations whose time ran out without a rejection (confirmed), and
+  /// moves their deadlines shown with a wall clock that was stepped.
+  func expireProbations(at now: ClockReading) {
+    performNow(probations.tick(at: now, order: order))
   }
 
-  private func writeLedger(
-    _ id: String, _ change: @escaping @Sendable (inout RolloutLedger.Item) -> Void
-  )
-    async throws
-  {
+  private func writeLedger(_ id: String, _ change: ProbationLedgerChange) async throws {
     let store = self.store
     guard !store.isReadOnly else { return }
     let result = await Self.offActor { () -> (any Error)? in
       do {
         try store.updateRollouts { ledger in
           var item = ledger.assets[id] ?? RolloutLedger.Item()
-          change(&item)
+          change.apply(to: &item)
           ledger.assets[id] = item
         }
         return nil
