@@ -256,6 +256,7 @@ struct ProbationCore: Sendable, Equatable {
     generation.version ?? String(generation.sha256.prefix(8))
   }
 
+  /// How a probation is named in messages: its version, else its hash's start.
   static func shown(_ probation: AssetProbation) -> String {
     probation.version ?? String(probation.sha256.prefix(8))
   }

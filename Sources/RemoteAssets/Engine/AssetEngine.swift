@@ -48,7 +48,7 @@ public actor AssetEngine {
   var schedulerSleeper: Task<Void, Never>?
   /// What the scheduler does when (decides; ``tick()`` performs).
   var scheduler = SchedulerState()
-  /// Probation, rejection and the crash-loop guard (decides; AssetEngine+Probation.swift performs).
+  /// What is on probation and rejected (decides; AssetEngine+Probation.swift performs).
   var probations = ProbationCore()
   /// Freshness from 304s not yet written durably.
   var freshness = FreshnessBuffer()
