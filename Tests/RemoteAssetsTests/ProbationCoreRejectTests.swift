@@ -257,8 +257,8 @@ import Testing
       at: F.t0)
     #expect(
       actions == [
-        .show("flags", probation: F.probation(), rejection: nil),
         .writeLedger("flags", .claim(F.probation(), by: F.run), then: nil),
+        .show("flags", probation: F.probation(), rejection: nil),
         .publishChange("flags"),
       ])
   }
@@ -331,8 +331,8 @@ import Testing
           "flags", .error,
           "cannot reject flags: there is no previous copy, and there is no bundled copy to go back to; \(Self.tail)"
         ),
-        .show("flags", probation: F.probation(crashes: 1), rejection: nil),
         .writeLedger("flags", .claim(F.probation(crashes: 1), by: F.run), then: nil),
+        .show("flags", probation: F.probation(crashes: 1), rejection: nil),
         .publishChange("flags"),
       ])
     #expect(core.probation("flags")?.crashes == 1)

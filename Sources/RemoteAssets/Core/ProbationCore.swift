@@ -238,6 +238,8 @@ struct ProbationCore: Sendable, Equatable {
   // MARK: - Helpers
 
   /// Run `run` serves `probation` of `id` (its crashes counted) until it shuts down cleanly.
+  /// The claim is on disk before the record shows the crashes counted: a process killed once
+  /// a snapshot showed them has them counted at its next start.
   mutating func claim(
     _ id: String, _ probation: AssetProbation, by run: RunIdentity
   ) -> [ProbationAction] {
@@ -245,8 +247,8 @@ struct ProbationCore: Sendable, Equatable {
     asset.probation = probation
     assets[id] = asset
     return [
-      .show(id, probation: probation, rejection: asset.rejection),
       .writeLedger(id, .claim(probation, by: run), then: nil),
+      .show(id, probation: probation, rejection: asset.rejection),
       .publishChange(id),
     ]
   }
