@@ -74,14 +74,7 @@ struct FleetCommand: AsyncParsableCommand {
       valueName: "seconds"))
   var at: Double?
 
-  @Option(help: ArgumentHelp("Seconds one request to Prometheus may take.", valueName: "seconds"))
-  var timeout = 10
-
-  @Option(
-    help: ArgumentHelp(
-      "Name of an environment variable holding basic-auth credentials as user:password.",
-      valueName: "name"))
-  var basicAuthEnv: String?
+  @OptionGroup var access: PrometheusAccessOptions
 
   @Option(
     help: ArgumentHelp(
@@ -117,7 +110,7 @@ struct FleetCommand: AsyncParsableCommand {
     if !(1...10000).contains(pageSize) {
       throw ValidationError("--page-size must be between 1 and 10000.")
     }
-    if !(1...300).contains(timeout) {
+    if !(1...300).contains(access.timeout) {
       throw ValidationError("--timeout must be between 1 and 300 seconds.")
     }
   }
@@ -126,12 +119,11 @@ struct FleetCommand: AsyncParsableCommand {
     let environment = ProcessInfo.processInfo.environment
     let fetcher: FleetFetcher
     do {
-      var credentials: String?
-      if let name = basicAuthEnv {
-        guard let value = environment[name], !value.isEmpty else {
-          throw PrometheusAPIError("--basic-auth-env names \(name), which is not set.")
-        }
-        credentials = value
+      let credentials: String?
+      do {
+        credentials = try access.credentials(in: environment)
+      } catch {
+        throw PrometheusAPIError("--basic-auth-env names \(error.name), which is not set.")
       }
       let endpoint = try PrometheusEndpoint(url: prometheus, credentials: credentials)
       let queries = try FleetQueries(selector: selector, stuckAfterSeconds: stuckAfter)
@@ -141,7 +133,7 @@ struct FleetCommand: AsyncParsableCommand {
         notes = { @Sendable in FleetGuardNotes.read(folder: folder) }
       }
       fetcher = FleetFetcher(
-        client: PrometheusClient(endpoint: endpoint, timeout: .seconds(timeout)),
+        client: PrometheusClient(endpoint: endpoint, timeout: .seconds(access.timeout)),
         queries: queries, pageSize: pageSize,
         counts: FleetCountPreference(rawValue: counts) ?? .auto,
         guardNotes: notes)

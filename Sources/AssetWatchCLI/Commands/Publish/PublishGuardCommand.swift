@@ -69,14 +69,7 @@ struct PublishGuardCommand: AsyncParsableCommand {
       valueName: "seconds"))
   var interval: Double?
 
-  @Option(help: ArgumentHelp("Seconds one request to Prometheus may take.", valueName: "seconds"))
-  var timeout = 10
-
-  @Option(
-    help: ArgumentHelp(
-      "Name of an environment variable holding basic-auth credentials as user:password.",
-      valueName: "name"))
-  var basicAuthEnv: String?
+  @OptionGroup var access: PrometheusAccessOptions
 
   @Flag(help: "Judge the current step once and print the plan; sign and upload nothing.")
   var dryRun = false
@@ -112,16 +105,17 @@ struct PublishGuardCommand: AsyncParsableCommand {
     if let interval, !(interval >= 0.2 && interval <= 3600) {
       throw bad("--interval must be between 0.2 and 3600 seconds")
     }
-    guard (1...300).contains(timeout) else { throw bad("--timeout must be 1 to 300 seconds") }
+    guard (1...300).contains(access.timeout) else {
+      throw bad("--timeout must be 1 to 300 seconds")
+    }
     if check.contains(where: { $0.trimmingCharacters(in: .whitespaces).isEmpty }) {
       throw bad("--check needs a PromQL expression")
     }
-    var credentials: String?
-    if let name = basicAuthEnv {
-      guard let value = ProcessInfo.processInfo.environment[name], !value.isEmpty else {
-        throw bad("--basic-auth-env names \(name), which is not set")
-      }
-      credentials = value
+    let credentials: String?
+    do {
+      credentials = try access.credentials(in: ProcessInfo.processInfo.environment)
+    } catch {
+      throw bad("--basic-auth-env names \(error.name), which is not set")
     }
     let endpoint: PrometheusEndpoint
     let queries: GuardQueries
@@ -134,7 +128,7 @@ struct PublishGuardCommand: AsyncParsableCommand {
     return GuardSettings(
       path: path, options: options, endpoint: endpoint, queries: queries, steps: planned,
       soak: soakSeconds, holdDeadline: holdSeconds, maxRejections: maxRejections, checks: check,
-      upload: upload, interval: interval, timeout: timeout, dryRun: dryRun, json: json)
+      upload: upload, interval: interval, timeout: access.timeout, dryRun: dryRun, json: json)
   }
 }
 
