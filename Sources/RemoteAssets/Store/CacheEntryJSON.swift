@@ -351,19 +351,10 @@ enum CacheEntryJSON {
   /// Writes a revalidation note, keys sorted.
   static func write(_ n: RevalidationNote, to w: inout JSONWriter) {
     w.beginObject()
-    if let ignoredSince = n.ignoredSince {
-      w.key("ignoredSince")
-      w.date(ignoredSince)
-    }
+    w.field("ignoredSince", n.ignoredSince)
     w.field("method", n.method)
-    if let probedAt = n.probedAt {
-      w.key("probedAt")
-      w.date(probedAt)
-    }
-    if let unchangedAt = n.unchangedAt {
-      w.key("unchangedAt")
-      w.date(unchangedAt)
-    }
+    w.field("probedAt", n.probedAt)
+    w.field("unchangedAt", n.unchangedAt)
     if let unchangedBytes = n.unchangedBytes {
       w.key("unchangedBytes")
       w.int(unchangedBytes)
