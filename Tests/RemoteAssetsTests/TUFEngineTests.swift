@@ -166,13 +166,13 @@ import Testing
   /// stay in force, and the error keeps the failure's own kind.
   @Test func aDiskOrNetworkFailureIsNotARefusal() {
     let disk = TUFUpdateError.storage(StorageError(operation: "write", path: "tuf", code: EIO))
-    #expect(AssetEngine.uncheckedBecause(disk)?.kind == .storage)
+    #expect(TrustCore.uncheckedBecause(disk)?.kind == .storage)
     #expect(disk.refusalReason == nil)
     let network = TUFUpdateError.network(
       file: "timestamp.json", FetchError(.httpStatus, "HTTP 503", status: 503))
-    #expect(AssetEngine.uncheckedBecause(network)?.status == 503)
+    #expect(TrustCore.uncheckedBecause(network)?.status == 503)
     let refusal = TUFUpdateError.verification(.expired(role: "timestamp", secondsAgo: 60))
-    #expect(AssetEngine.uncheckedBecause(refusal) == nil)
+    #expect(TrustCore.uncheckedBecause(refusal) == nil)
     #expect(refusal.refusalReason == "expired")
   }
 

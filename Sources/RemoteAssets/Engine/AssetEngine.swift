@@ -38,7 +38,7 @@ public actor AssetEngine {
   var lifecycle = EngineLifecycle()
   var manifest: StoredManifest?
   /// The manifest's single flight and backoff (decides; ``refreshManifest()`` performs).
-  var manifestSchedule = ManifestSchedule()
+  var manifestSchedule = ManifestCore()
   /// The manifest fetch under way, which callers that join wait for.
   var manifestTask: Task<Void, Never>?
   /// The TUF client's state, with a `tuf` block (see AssetEngine+Trust.swift).

@@ -70,7 +70,7 @@ package struct Manifest: Sendable, Equatable, Codable {
 }
 
 /// The manifest as last fetched, persisted so offline starts know their targets.
-struct StoredManifest: Codable, Sendable {
+struct StoredManifest: Codable, Sendable, Equatable {
   var etag: String?
   var lastModified: String?
   var checkedAt: Date
