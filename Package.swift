@@ -9,6 +9,8 @@ let package = Package(
     .executable(name: "assetwatch", targets: ["assetwatch"]),
     .library(name: "RemoteAssetsService", targets: ["RemoteAssetsService"]),
     .library(name: "RemoteAssetsPrometheus", targets: ["RemoteAssetsPrometheus"]),
+    // Test doubles for an app's own tests (as swift-nio keeps NIOEmbedded apart from NIOCore).
+    .library(name: "RemoteAssetsTesting", targets: ["RemoteAssetsTesting"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -163,11 +165,15 @@ let package = Package(
     // Test support (not a product): temporary folders, free ports, child processes, nginx, a
     // scoped LoopbackOrigin. Every scope cleans up also when its body throws.
     .target(name: "AssetWatchTestKit", dependencies: ["DemoOrigin"]),
-    // Engine-level test support: `withEngine { }`, scripted fetchers, event waits.
+    // Test doubles an app's tests use too (a product): `ManualClock`, `ScriptedFetcher`,
+    // `FixedFetcher`. Only `RemoteAssets`: no servers, no processes.
+    .target(name: "RemoteAssetsTesting", dependencies: ["RemoteAssets"]),
+    // Engine-level test support (not a product): `withEngine { }`, event waits; re-exports
+    // `RemoteAssetsTesting`.
     .target(
       name: "RemoteAssetsTestKit",
       dependencies: [
-        "AssetWatchTestKit", "RemoteAssets",
+        "AssetWatchTestKit", "RemoteAssets", "RemoteAssetsTesting",
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Metrics", package: "swift-metrics"),

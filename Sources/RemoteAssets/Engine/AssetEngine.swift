@@ -74,7 +74,7 @@ public actor AssetEngine {
   ///   - configuration: assets and settings, usually from ``ConfigurationLoader``.
   ///   - fetchers: sources of bytes; by default HTTP(S) and `file://`. The first that
   ///     `canFetch` a URL is used.
-  ///   - clock: time source (inject ``ManualClock`` in tests).
+  ///   - clock: time source (tests inject `ManualClock` from `RemoteAssetsTesting`).
   ///   - logger: swift-log logger (header values are never logged).
   ///   - metricsFactory: where metrics go; the bootstrapped `MetricsSystem.factory` by default.
   ///   - environment: where the default HTTP fetcher reads `HTTPS_PROXY`, `NO_PROXY` and the
