@@ -23,6 +23,8 @@ let package = Package(
     .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
     .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+    // Already in the graph through async-http-client: named here for its stream errors.
+    .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
     .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
   ],
   targets: [
@@ -55,6 +57,8 @@ let package = Package(
         .product(name: "NIOTLS", package: "swift-nio"),
         // The gzip decoder's errors (the client decodes with it): a bomb, a cut stream.
         .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
+        // HTTP/2 stream errors: a stream the server refused or dropped with GOAWAY is sent again.
+        .product(name: "NIOHTTP2", package: "swift-nio-http2"),
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Metrics", package: "swift-metrics"),

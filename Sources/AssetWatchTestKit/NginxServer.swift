@@ -25,18 +25,21 @@ public final class NginxServer: Sendable {
   /// `http://127.0.0.1:<port>` (`https://` with TLS).
   public var baseURL: String { "\(isTLS ? "https" : "http")://127.0.0.1:\(port)" }
 
-  /// What nginx needs to serve TLS: a certificate and key, and optionally a CA whose client
-  /// certificates it requires (`ssl_verify_client on`).
+  /// What nginx needs to serve TLS: a certificate and key, optionally a CA whose client
+  /// certificates it requires (`ssl_verify_client on`), and whether it offers HTTP/2 over ALPN
+  /// (`listen ... ssl http2`, the form nginx 1.22 takes; `http2 on;` is newer).
   public struct TLS: Sendable {
     public var certificate: String
     public var key: String
     public var clientCA: String?
+    public var http2: Bool
 
     /// PEM paths for `ssl_certificate`, `ssl_certificate_key` and `ssl_client_certificate`.
-    public init(certificate: String, key: String, clientCA: String? = nil) {
+    public init(certificate: String, key: String, clientCA: String? = nil, http2: Bool = false) {
       self.certificate = certificate
       self.key = key
       self.clientCA = clientCA
+      self.http2 = http2
     }
   }
 
@@ -71,7 +74,7 @@ public final class NginxServer: Sendable {
       error_log \(r)/logs/error.log warn;
       events { worker_connections 64; }
       http {
-          log_format withconnection '$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" ae="$http_accept_encoding" ce="$sent_http_content_encoding" connection=$connection';
+          log_format withconnection '$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" ae="$http_accept_encoding" ce="$sent_http_content_encoding" proto=$server_protocol nth=$connection_requests connection=$connection';
           access_log \(r)/logs/access.log withconnection;
           client_body_temp_path \(r)/tmp/body;
           proxy_temp_path \(r)/tmp/proxy;
@@ -81,7 +84,7 @@ public final class NginxServer: Sendable {
           types { application/json json; text/plain txt; application/octet-stream bin; image/png png; }
           default_type application/octet-stream;
           server {
-              listen 127.0.0.1:\(port)\(tls == nil ? "" : " ssl");
+              listen 127.0.0.1:\(port)\(Self.listenOptions(tls));
               \(Self.tlsDirectives(tls))
               root \(www.path);
               location /slow/ { limit_rate 2m; }
@@ -176,6 +179,20 @@ public final class NginxServer: Sendable {
     let port = freeLoopbackPort()
     guard port != 0 else { throw NginxError("no free port") }
     return port
+  }
+
+  /// What follows the `listen` address: ` ssl`, ` ssl http2`, or nothing.
+  static func listenOptions(_ tls: TLS?) -> String {
+    guard let tls else { return "" }
+    return tls.http2 ? " ssl http2" : " ssl"
+  }
+
+  /// The access log's lines for GET requests whose path starts with `prefix`.
+  public func requestLines(forPathsStartingWith prefix: String) -> [String] {
+    let log =
+      (try? String(contentsOf: root.appendingPathComponent("logs/access.log"), encoding: .utf8))
+      ?? ""
+    return log.split(separator: "\n").map(String.init).filter { $0.contains("GET \(prefix)") }
   }
 
   /// The server block's TLS lines (none without TLS).

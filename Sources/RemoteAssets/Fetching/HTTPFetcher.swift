@@ -60,7 +60,12 @@ package final class HTTPFetcher: AssetFetcher {
       // `read` also runs while backpressure holds reads back: keep it generous.
       timeout: .init(connect: .seconds(10), read: .seconds(60)),
       decompression: .disabled)
-    configuration.httpVersion = .http1Only
+    // HTTP/2 when a TLS origin offers it over ALPN (AHC sends `h2, http/1.1`): the pool then
+    // starts with one connection per origin and multiplexes every transfer on it, up to the
+    // server's stream limit (nginx: 128), instead of up to eight HTTP/1.1 connections each
+    // with its own handshake. Plain http stays HTTP/1.1 (no h2c). A stream the server resets
+    // or refuses after a GOAWAY fails that one request, which the scheduler retries.
+    configuration.httpVersion = .automatic
     // A refused connection should fail now (offline start, origin down) rather than be retried
     // until the deadline; the engine's scheduler owns retries, with backoff.
     configuration.connectionPool.retryConnectionEstablishment = false
@@ -263,8 +268,11 @@ package final class HTTPFetcher: AssetFetcher {
     var route = try self.route(for: url, request: request)
     route.decodedLimit = asksForGzip ? HTTPClientPool.decodedLimit(maxBytes: request.maxBytes) : nil
     do {
-      response = try await clients.client(for: route).execute(
-        http, timeout: .milliseconds(TransferDeadline.milliseconds(request.timeout)))
+      let client = try clients.client(for: route)
+      response = try await UnsentRequest.send {
+        try await client.execute(
+          http, timeout: .milliseconds(TransferDeadline.milliseconds(request.timeout)))
+      }
     } catch {
       if let sentence = await TransportFailure.describe(error, url: url, route: route) {
         throw sentence

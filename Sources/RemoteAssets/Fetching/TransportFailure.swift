@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 import NIOHTTPCompression
 import NIOPosix
 import NIOSSL
@@ -220,6 +221,11 @@ enum TransportFailure {
       }
       return FetchError(.invalid, "\(server) sent bytes after the end of a gzip body (\(phase))")
     }
+    if let closed = error as? NIOHTTP2Errors.StreamClosed {
+      return FetchError(
+        .reset,
+        "\(server) reset the HTTP/2 stream (\(streamErrorName(closed.errorCode))) while \(phase)")
+    }
     if error is HTTPParserError {
       return FetchError(
         .truncated, "\(server) sent a malformed or cut response while \(phase) (\(error))")
@@ -252,6 +258,11 @@ enum TransportFailure {
       return FetchError(.timedOut, "\(server) stopped sending while \(phase)")
     case .remoteConnectionClosed:
       return FetchError(.truncated, "\(server) closed the connection while \(phase)")
+    case .cancelled where !Task.isCancelled:
+      // Not ours: the client handed the request to a connection the server was closing
+      // (HTTP/2 GOAWAY), after ``UnsentRequest``'s attempts.
+      return FetchError(
+        .reset, "\(server) closed the HTTP/2 connection before the request was sent (\(phase))")
     case .cancelled:
       return FetchError(.cancelled, "the transfer was cancelled while \(phase)")
     default:
@@ -274,6 +285,17 @@ enum TransportFailure {
     case .inflationError, .initializationError:
       return FetchError(.invalid, "\(server) sent a corrupt gzip body (\(phase))")
     }
+  }
+
+  /// The RFC 9113 name of an HTTP/2 error code (`CANCEL`, `REFUSED_STREAM`), or its number.
+  static func streamErrorName(_ code: HTTP2ErrorCode) -> String {
+    let names = [
+      "NO_ERROR", "PROTOCOL_ERROR", "INTERNAL_ERROR", "FLOW_CONTROL_ERROR", "SETTINGS_TIMEOUT",
+      "STREAM_CLOSED", "FRAME_SIZE_ERROR", "REFUSED_STREAM", "CANCEL", "COMPRESSION_ERROR",
+      "CONNECT_ERROR", "ENHANCE_YOUR_CALM", "INADEQUATE_SECURITY", "HTTP_1_1_REQUIRED",
+    ]
+    let number = Int(code.networkCode)
+    return number < names.count ? names[number] : "error code \(number)"
   }
 
   private static func posixError(_ code: Int32, server: String, phase: String) -> FetchError {

@@ -1,0 +1,45 @@
+import AsyncHTTPClient
+import NIOHTTP2
+
+/// A request the server never processed, sent again at once.
+///
+/// Over HTTP/2 a server ends a connection with GOAWAY (nginx after `keepalive_requests` streams,
+/// 1,000 by default; any server on reload or shutdown), naming the last stream it will answer.
+/// Streams the client had already opened past it are dropped unprocessed (RFC 9113, 6.8), and a
+/// stream the server answers with `REFUSED_STREAM` was not processed either (8.7): such a
+/// request may be sent again on a new connection, as browsers and curl do. async-http-client
+/// fails them instead (a dropped stream as `StreamClosed` with `CANCEL`, a request handed to
+/// the closing connection as `HTTPClientError.cancelled`); without this, a GOAWAY in the middle
+/// of a sync failed every transfer in flight past its last stream, and the engine reported them
+/// and waited for backoff. A stream the server resets after taking it (nginx's `return 444`:
+/// `PROTOCOL_ERROR`) is its answer, and is not sent again.
+enum UnsentRequest {
+  /// How many times one request is sent at most.
+  static let attempts = 3
+
+  /// Whether `error` says the request never reached the server's processing. Our own
+  /// cancellation (the watchdog's, a shutdown's) never counts.
+  static func wasNeverProcessed(_ error: any Error) -> Bool {
+    if Task.isCancelled { return false }
+    if let closed = error as? NIOHTTP2Errors.StreamClosed {
+      return closed.errorCode == .refusedStream || closed.errorCode == .cancel
+    }
+    if let error = error as? HTTPClientError { return error == .cancelled }
+    return false
+  }
+
+  /// Runs `send` again (up to ``attempts`` times in all) while it fails with a request the
+  /// server never processed.
+  ///
+  /// - Throws: The last attempt's error, or the first one that is not such a failure.
+  static func send<Response>(_ send: () async throws -> Response) async throws -> Response {
+    var attempt = 1
+    while true {
+      do {
+        return try await send()
+      } catch let error where attempt < attempts && wasNeverProcessed(error) {
+        attempt += 1
+      }
+    }
+  }
+}
