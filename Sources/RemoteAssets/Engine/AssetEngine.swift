@@ -10,7 +10,7 @@ import NIOCore
 ///
 /// Call ``shutdown()`` before letting go of an engine: it ends the event streams, cancels
 /// transfers (keeping their bytes for a resume) and shuts down the HTTP client, which must not be
-/// released while running.
+/// released during a run.
 ///
 /// ```swift
 /// let config = try ConfigurationLoader.load(path: "assets.json")
@@ -47,13 +47,13 @@ public actor AssetEngine {
   /// The scheduler's current sleep; cancelling it wakes the scheduler.
   var schedulerSleeper: Task<Void, Never>?
   /// What the scheduler does when (decides; ``tick()`` performs).
-  var scheduler = SchedulerState()
+  var scheduler = SchedulerCore()
   /// What is on probation and rejected (decides; AssetEngine+Probation.swift performs).
   var probations = ProbationCore()
   /// Freshness from 304s not yet written durably.
   var freshness = FreshnessBuffer()
   /// Which assets the start loads, and which it has not read yet.
-  var loading = LoadScope()
+  var loading = LoadCore()
   /// What the look for other processes' changes knows.
   var external = ExternalChanges()
   /// The cache's measured size, and the passes of the disk budget (AssetEngine+Budget.swift).
@@ -159,7 +159,7 @@ public actor AssetEngine {
 
   /// Starts like ``start()``, reading the entries `batchSize` at a time and letting other calls
   /// onto the actor between batches: subscribers of ``events()`` receive each batch's assets as
-  /// `assetChanged` events while ``EngineInfo/assetsLoading`` counts down, then a snapshot once
+  /// `assetChanged` events as ``EngineInfo/assetsLoading`` counts down, then a snapshot once
   /// everything is loaded. A dashboard of thousands of assets draws at once and fills in.
   ///
   /// Until it returns, the assets not read yet are left out of ``statuses()`` and snapshots;
@@ -169,51 +169,40 @@ public actor AssetEngine {
     await start(only: nil, batchSize: max(1, batchSize), sweeping: true)
   }
 
+  /// Performs the start ``LoadCore`` plans: the entries read and decoded off the actor, a batch
+  /// at a time split across the I/O threads; only the bookkeeping runs here.
   private func start(only ids: Set<String>?, batchSize: Int?, sweeping: Bool) async {
     guard !lifecycle.started else { return }
     lifecycle.started = true
-    if let ids {
-      loading.only = ids
-      order = order.filter(ids.contains)
-      records.keep(only: ids)
-      loading.pending.formIntersection(ids)
-    }
-    if let reason = store.readOnlyReason {
-      log(nil, .warning, "read-only cache (\(reason)); serving intact copies, nothing is saved")
-    }
-    if store.adopted {
-      log(nil, .info, "adopted the cache folder \(store.root.path) (marker written)")
-    }
+    let folder = LoadCore.Folder(
+      readOnlyReason: store.readOnlyReason, adopted: store.adopted ? store.root.path : nil)
+    let plan = loading.start(
+      order: order, only: ids, batchSize: batchSize, sweeping: sweeping, folder: folder)
+    order = plan.order
+    if let keep = plan.keep { records.keep(only: keep) }
+    for line in plan.notices { log(line.assetID, line.level, line.message) }
     let store = self.store
     let notes = await Self.offActor { FreshnessJournal.read(store) }
-    let configured = order
-    // Files are read and decoded off the actor, a batch at a time split across the I/O
-    // threads; only the bookkeeping runs here.
-    if let batchSize { loading.batchSize = batchSize }
-    let chunk = loading.batchSize
-    var next = 0
-    while next < configured.count {
-      let ids = Array(configured[next..<min(next + chunk, configured.count)])
-      next += ids.count
-      let loads = await readFromDisk(ids)
+    for batch in plan.batches {
+      let loads = await readFromDisk(batch)
       var rewrites: [LoadRewrite] = []
-      for (id, load) in zip(ids, loads) {
+      for (id, load) in zip(batch, loads) {
         if let rewrite = apply(load, to: id) { rewrites.append(rewrite) }
         applyFreshness(notes[id], to: id)
-        loading.pending.remove(id)
       }
+      loading.loaded(batch)
       if !rewrites.isEmpty { await commitRewrites(rewrites) }
-      if batchSize != nil {
-        publishLoaded(ids)
+      if plan.publishesBatches {
+        publishLoaded(batch)
         await Task.yield()
       }
     }
-    loading.pending.removeAll()
+    loading.finished()
     await loadStoredManifest()
     await loadRollouts()
     // Assets only the stored manifest names were read just now: their freshness too.
-    for id in order.dropFirst(configured.count) { applyFreshness(notes[id], to: id) }
-    if ids == nil, sweeping {
+    for id in order.dropFirst(plan.order.count) { applyFreshness(notes[id], to: id) }
+    if plan.sweeps {
       await sweep()
     } else {
       await measureCache()
@@ -275,86 +264,42 @@ public actor AssetEngine {
     }
   }
 
-  /// An entry a start writes anew (another app version's, or one whose copy failed its
-  /// check), over the entry it read: if another process replaced that meanwhile (a process of
-  /// the new version committed a copy), its entry stays and is picked up as an outside change.
-  struct LoadRewrite: Sendable {
-    var id: String
-    var entry: CacheEntry
-    var over: CacheEntry?
-  }
-
   /// Writes a batch's rewrites off the actor (two fsyncs each), then records what was written.
   func commitRewrites(_ rewrites: [LoadRewrite]) async {
     let store = self.store
     let results = await Self.offActor {
       rewrites.map { rewrite -> (CacheEntry?, BlobStamp?) in
-        let written = (try? store.commitEntry(rewrite.entry, over: rewrite.over)) ?? nil
+        let written = try? store.commitEntry(rewrite.entry, over: rewrite.over)
         return (written, written == nil ? nil : store.entryStamp(rewrite.id))
       }
     }
-    for (rewrite, (written, stamp)) in zip(rewrites, results) {
-      guard let written else { continue }
-      records[rewrite.id]?.synced = written
-      records[rewrite.id]?.syncedStamp = stamp
+    for written in LoadCore.written(rewrites, results) {
+      records[written.id]?.synced = written.entry
+      records[written.id]?.syncedStamp = written.stamp
     }
   }
 
-  /// Takes what reading an asset's files found: the entry, unless it belongs to another app
-  /// version (then the bundled copy) or its blob failed the check (then the bundled copy, and
-  /// the reason recorded). Returns the entry to write back, if any (``commitRewrites(_:)``
-  /// writes it off the actor).
+  /// Takes what reading an asset's files found, as ``LoadCore/apply(_:to:record:appVersion:at:)``
+  /// decides. Returns the entry to write back (``commitRewrites(_:)`` writes it off the
+  /// actor).
   func apply(_ load: DiskLoad, to id: String) -> LoadRewrite? {
-    guard var record = records[id] else { return nil }
-    let now = clock.now()
-    record.bundledDigest = load.bundledDigest
-    let fresh = CacheEntry(id: id, appVersion: configuration.appVersion)
-    var reason: String?
-    var rewrite: LoadRewrite?
-    switch load.entry {
-    case .success(let disk):
-      record.synced = disk
-      if let entry = disk {
-        if entry.appVersion != configuration.appVersion {
-          log(
-            id, .info,
-            "app version changed from \(entry.appVersion) to \(configuration.appVersion); using the bundled copy"
-          )
-          record.entry = fresh
-          rewrite = LoadRewrite(id: id, entry: fresh, over: entry)
-        } else {
-          record.entry = entry
-          if let problem = load.blobProblem {
-            reason = problem
-            record.entry.current = nil
-            record.entry.checkedAt = nil
-          }
-        }
-      }
-    case .failure(let error):
-      reason = "\(error)"
-      record.entry = fresh
-    }
-    if let reason {
-      let fallback = record.definition.bundled != nil ? "using the bundled copy" : "no copy left"
-      record.entry.lastError = AssetErrorRecord(
-        kind: .corrupt, message: SentenceText.joined([reason, fallback]), at: now)
-      record.discardedAtLoad = SentenceText.joined([reason, fallback])
+    guard let record = records[id] else { return nil }
+    let applied = LoadCore.apply(
+      load, to: id, record: record, appVersion: configuration.appVersion, at: clock.now())
+    if let reason = applied.discarded {
       logger.warning("discarded cached copy", metadata: ["asset": "\(id)", "reason": "\(reason)"])
-      log(id, .warning, SentenceText.joined([reason, fallback]))
-      // Over the damaged entry only: another process may have committed a new copy since.
-      let damaged = load.blobProblem == nil ? nil : record.synced
-      rewrite = LoadRewrite(id: id, entry: record.entry, over: damaged)
     }
-    record.syncedStamp = load.stamp
-    records[id] = record
-    return rewrite
+    for line in applied.logs { log(line.assetID, line.level, line.message) }
+    records[id] = applied.record
+    return applied.rewrite
   }
 
   /// Folds in freshness that a 304 recorded in the journal after the entry was last written.
   func applyFreshness(_ note: CacheEntry?, to id: String) {
-    guard let note, let entry = records[id]?.entry, entry.current != nil else { return }
-    records[id]?.entry = FreshnessJournal.merge(disk: entry, note: note)
+    guard let entry = records[id]?.entry, let merged = LoadCore.freshened(entry, note: note) else {
+      return
+    }
+    records[id]?.entry = merged
     freshness.notes[id] = note
   }
 
@@ -371,15 +316,14 @@ public actor AssetEngine {
   func flushFreshness() async {
     while let running = freshness.writing {
       await running.value
-      if freshness.writing == running { freshness.writing = nil }
+      freshness.ended(running)
     }
-    guard freshness.isDirty else { return }
-    freshness.isDirty = false
-    let (notes, store) = (freshness.notes, self.store)
+    guard let notes = freshness.takeChanged() else { return }
+    let store = self.store
     let task = Task { await Self.offActor { FreshnessJournal.write(notes, to: store) } }
     freshness.writing = task
     await task.value
-    if freshness.writing == task { freshness.writing = nil }
+    freshness.ended(task)
   }
 
   // MARK: - Reading
@@ -429,18 +373,20 @@ public actor AssetEngine {
   /// independent subscriber; a slow one never blocks the engine (it gets a new snapshot when it
   /// falls behind). The stream ends at ``shutdown()``.
   public func events() -> AsyncStream<EngineEvent> {
-    let stream = hub.subscribe(snapshot: snapshot())
-    if lifecycle.isShutDown { hub.finishAll() }
-    return stream
+    endedAfterShutdown(hub.subscribe(snapshot: snapshot()))
   }
 
   /// ``events()`` as the control socket's wire lines (protocol 2: a snapshot, then batches of
   /// per-asset changes, each encoded once for every watcher; see
   /// ``EventHub/subscribeLines(snapshot:)``). Close the queue when the watcher goes.
   func eventLines() -> WatcherQueue {
-    let queue = hub.subscribeLines(snapshot: snapshot())
+    endedAfterShutdown(hub.subscribeLines(snapshot: snapshot()))
+  }
+
+  /// A subscription made after ``shutdown()`` ends at once (after its snapshot).
+  private func endedAfterShutdown<Subscription>(_ subscription: Subscription) -> Subscription {
     if lifecycle.isShutDown { hub.finishAll() }
-    return queue
+    return subscription
   }
 
   /// The bytes served now for `id`, read on a blocking-I/O thread (a large asset never holds
@@ -450,59 +396,30 @@ public actor AssetEngine {
   ///   cannot be read (or is not a regular file); a read error of the cached copy;
   ///   `CancellationError` when the calling task is cancelled before the read ran.
   public func data(_ id: String, policy: ReadPolicy = .immediate) async throws -> Data {
-    switch policy {
-    case .immediate: break
-    case .refreshBeforeReturning:
-      // Inside the server's stale-while-revalidate window the stale copy is returned at once.
-      if isDue(id), isWithinStaleWhileRevalidate(id) {
-        startRefresh(id, manual: false)
-      } else if isDue(id) {
-        _ = await refresh(id, manual: false)
-      }
-    case .immediateWithBackgroundRefresh:
-      if isDue(id) { startRefresh(id, manual: false) }
+    let step = ReadCore.refresh(
+      policy, isDue: { isDue(id) }, withinStaleWhileRevalidate: { isWithinStaleWhileRevalidate(id) }
+    )
+    switch step {
+    case .none: break
+    case .inBackground: startRefresh(id, manual: false)
+    case .beforeReturning: _ = await refresh(id, manual: false)
     }
-    guard let record = records[id] else { throw AssetUnavailable(id: id, reason: "no such asset") }
     // The bytes are read on the blocking pool: a large asset never holds the actor up.
-    if let current = record.entry.current {
-      let (store, sha) = (self.store, current.sha256)
-      return try await IOExecutor.run { try store.readBlob(sha) }
-    }
-    switch record.definition.bundled {
-    case .file(let url):
-      // Never blocks on a FIFO or a device put where the bundled file was.
-      let read = try await IOExecutor.run {
-        ConfigurationLoader.readRegularFile(url.path, maxBytes: .max)
-      }
-      switch read {
-      case .success(let data): return data
-      case .failure(let failure):
-        throw AssetUnavailable(id: id, reason: "the bundled copy \(url.path): \(failure.reason)")
-      }
-    case .bytes(let data): return data
-    case nil: throw AssetUnavailable(id: id, reason: "no cached or bundled copy")
-    }
+    return try await ReadCore.source(id, record: records[id]).read(id, from: store)
   }
 
   /// Whether a read policy should refresh: not fresh now, and not inside a failure backoff (so
   /// an offline app is not made to wait for a timeout on every read).
   func isDue(_ id: String) -> Bool {
-    guard let record = records[id], !lifecycle.isShutDown, record.definition.remote != nil else {
-      return false
+    let (store, now) = (self.store, clock.now())
+    return ReadCore.isDue(records[id], shutDown: lifecycle.isShutDown, at: now) {
+      $0.status(store: store, paused: false).state(at: now)
     }
-    let now = clock.now()
-    if record.entry.consecutiveFailures > 0, let next = record.entry.nextAttemptAt, next > now {
-      return false
-    }
-    return record.status(store: store, paused: false).state(at: now) != .fresh
   }
 
   /// The file holding the bytes served now (for large assets), or nil when there is none on disk.
   public func fileURL(_ id: String) -> URL? {
-    guard let record = records[id] else { return nil }
-    if let current = record.entry.current { return store.objectURL(current.sha256) }
-    if case .file(let url) = record.definition.bundled { return url }
-    return nil
+    (try? ReadCore.source(id, record: records[id]))?.fileURL(in: store)
   }
 
   /// The asset converted by `materializer`.
@@ -542,12 +459,7 @@ public actor AssetEngine {
   func log(_ id: String?, _ level: EngineLogEntry.Level, _ message: String) {
     let clean = TerminalText.sanitize(message)
     publish(.log(EngineLogEntry(at: clock.now(), assetID: id, level: level, message: clean)))
-    var metadata: Logger.Metadata = [:]
-    if let id { metadata["asset"] = "\(id)" }
-    switch level {
-    case .info: logger.info("\(clean)", metadata: metadata)
-    case .warning: logger.warning("\(clean)", metadata: metadata)
-    case .error: logger.error("\(clean)", metadata: metadata)
-    }
+    logger.log(
+      level: level.loggerLevel, "\(clean)", metadata: EngineLogLine.metadata(assetID: id))
   }
 }

@@ -41,18 +41,19 @@ struct FreshnessBuffer: Sendable {
   var isDirty = false
   /// The write running off the actor, if any (one at a time, so the newest notes land last).
   var writing: Task<Void, Never>?
-}
 
-/// Which assets a start loads and which it has not read yet.
-struct LoadScope: Sendable, Equatable {
-  /// The assets a partial start loaded (nil: all).
-  var only: Set<String>?
-  /// The assets whose entries the start has not read yet: left out of statuses and snapshots
-  /// (all of them before ``AssetEngine/start()``; none once it returned).
-  var pending: Set<String> = []
-  /// How many assets one trip off the actor reads (a progressive start's batch size, else
-  /// ``AssetEngine/loadBatchSize``); manifest-added assets are read the same way.
-  var batchSize = AssetEngine.loadBatchSize
+  /// The notes to write when they changed since the last write (nil: nothing to write); they
+  /// count as written from now.
+  mutating func takeChanged() -> FreshnessJournal.Notes? {
+    guard isDirty else { return nil }
+    isDirty = false
+    return notes
+  }
+
+  /// The write `task` ended: it no longer runs, unless a newer write replaced it meanwhile.
+  mutating func ended(_ task: Task<Void, Never>) {
+    if writing == task { writing = nil }
+  }
 }
 
 /// What the look for other processes' changes to `entries/` knows, and what it decides: a
