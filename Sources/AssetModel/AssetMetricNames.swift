@@ -2,89 +2,89 @@
 /// alert rules and `assetwatch fleet` read. Every series has an `asset` label except
 /// ``manifestInfo``, ``instanceInfo``, ``buildInfo``, the cache's and the TUF ones; the Prometheus server adds `instance` and
 /// `job`.
-public enum AssetMetricNames {
+package enum AssetMetricNames {
   /// `remote_assets_asset_info{asset,version,target_version,state,error_kind}` = 1 (gauge): the
   /// served version, the manifest's target, the state word (lowercase) and the last error's kind
   /// (empty when the last attempt succeeded). A label change replaces the series.
-  public static let assetInfo = "remote_assets_asset_info"
+  package static let assetInfo = "remote_assets_asset_info"
   /// `remote_assets_asset_behind{asset}` 0 or 1 (gauge): 1 when the manifest names a target
   /// version and the copy served is not it.
-  public static let assetBehind = "remote_assets_asset_behind"
+  package static let assetBehind = "remote_assets_asset_behind"
   /// `remote_assets_last_success_timestamp_seconds{asset}` (gauge): Unix time of the last
   /// successful check (a 304 counts); absent before the first.
-  public static let lastSuccessTimestamp = "remote_assets_last_success_timestamp_seconds"
+  package static let lastSuccessTimestamp = "remote_assets_last_success_timestamp_seconds"
   /// `remote_assets_seconds_since_last_success{asset}` (gauge): age of that check at scrape time.
-  public static let secondsSinceLastSuccess = "remote_assets_seconds_since_last_success"
+  package static let secondsSinceLastSuccess = "remote_assets_seconds_since_last_success"
   /// `remote_assets_expiry_timestamp_seconds{asset}` (gauge): Unix time at which the copy
   /// served becomes EXPIRED (the last successful check plus `ttl` and `maxStale`, or plus `ttl`
   /// alone under the server's `must-revalidate`); absent before the first successful check.
   /// Past it the copy is expired whatever the state word says (a failing origin shows `failed`).
-  public static let expiryTimestamp = "remote_assets_expiry_timestamp_seconds"
+  package static let expiryTimestamp = "remote_assets_expiry_timestamp_seconds"
   /// `remote_assets_served_bytes{asset}` (gauge): size of the copy served now.
-  public static let servedBytes = "remote_assets_served_bytes"
+  package static let servedBytes = "remote_assets_served_bytes"
   /// `remote_assets_consecutive_failures{asset}` (gauge): failed attempts in a row.
-  public static let consecutiveFailures = "remote_assets_consecutive_failures"
+  package static let consecutiveFailures = "remote_assets_consecutive_failures"
   /// `remote_assets_refresh_total{asset,outcome}` (counter): attempts by outcome (`updated`,
   /// `notModified`, `failed`).
-  public static let refreshTotal = "remote_assets_refresh_total"
+  package static let refreshTotal = "remote_assets_refresh_total"
   /// `remote_assets_bytes_downloaded_total{asset}` (counter): bytes committed.
-  public static let bytesDownloadedTotal = "remote_assets_bytes_downloaded_total"
+  package static let bytesDownloadedTotal = "remote_assets_bytes_downloaded_total"
   /// `remote_assets_refresh_duration_seconds{asset}` (histogram): attempt durations.
-  public static let refreshDuration = "remote_assets_refresh_duration_seconds"
+  package static let refreshDuration = "remote_assets_refresh_duration_seconds"
   /// `remote_assets_manifest_info{version}` = 1 (gauge): the manifest held; absent without one.
-  public static let manifestInfo = "remote_assets_manifest_info"
+  package static let manifestInfo = "remote_assets_manifest_info"
   /// `remote_assets_asset_rollout_percent{asset}` (gauge): the percent of the staged rollout of
   /// the asset's target; absent when the target is not staged (no rollout, 100 %, critical).
-  public static let assetRolloutPercent = "remote_assets_asset_rollout_percent"
+  package static let assetRolloutPercent = "remote_assets_asset_rollout_percent"
   /// `remote_assets_asset_held_back{asset}` 0 or 1 (gauge): 1 while this instance is outside the
   /// staged rollout's cohort (it serves the rollout's `from`).
-  public static let assetHeldBack = "remote_assets_asset_held_back"
+  package static let assetHeldBack = "remote_assets_asset_held_back"
   /// `remote_assets_asset_rejected{asset,version}` = 1 (gauge) while a rejection of `version`
   /// stands (the engine went back and does not fetch those bytes again until the target
   /// changes); absent otherwise.
-  public static let assetRejected = "remote_assets_asset_rejected"
+  package static let assetRejected = "remote_assets_asset_rejected"
   /// `remote_assets_asset_rejection_info{asset,version,reason,crash_loop}` = 1 (gauge) beside
   /// ``assetRejected``: the standing rejection's reason (sanitized, bounded) and whether the
   /// crash-loop guard made it (`crash_loop` `1` or `0`); what `publish guard` names in a halt.
-  public static let assetRejectionInfo = "remote_assets_asset_rejection_info"
+  package static let assetRejectionInfo = "remote_assets_asset_rejection_info"
   /// `remote_assets_asset_on_probation{asset}` 0 or 1 (gauge): 1 while the version served is on
   /// probation (not confirmed yet).
-  public static let assetOnProbation = "remote_assets_asset_on_probation"
+  package static let assetOnProbation = "remote_assets_asset_on_probation"
   /// `remote_assets_instance_info{instance_id}` = 1 (gauge): this instance's id, the one staged
   /// rollouts sample their cohorts by. (Prometheus' own `instance` label is the scrape target.)
-  public static let instanceInfo = "remote_assets_instance_info"
+  package static let instanceInfo = "remote_assets_instance_info"
   /// `remote_assets_build_info{version}` = 1 (gauge): the AssetWatch version exporting
   /// (``AssetWatchVersion``), so a fleet's versions can be counted and an upgrade seen.
-  public static let buildInfo = "remote_assets_build_info"
+  package static let buildInfo = "remote_assets_build_info"
   /// `remote_assets_tuf_metadata_expiry_timestamp_seconds{role}` (gauge): when each trusted TUF
   /// role's metadata expires; absent without `tuf` or before metadata verified.
-  public static let tufMetadataExpiry = "remote_assets_tuf_metadata_expiry_timestamp_seconds"
+  package static let tufMetadataExpiry = "remote_assets_tuf_metadata_expiry_timestamp_seconds"
   /// `remote_assets_tuf_refusing` (gauge): 1 while the last refresh refused the signed metadata,
   /// 0 while it verifies; absent without `tuf`.
-  public static let tufRefusing = "remote_assets_tuf_refusing"
+  package static let tufRefusing = "remote_assets_tuf_refusing"
   /// `remote_assets_tuf_refusals_total{reason}` (counter): refreshes whose signed metadata was
   /// refused, and assets refused because no signed target lists them, by the check that refused
   /// (`expired`, `rollback`, `signatures`, `pinned_hash`, `too_large`, `target_not_listed`, ...;
   /// a fixed set of words).
-  public static let tufRefusalsTotal = "remote_assets_tuf_refusals_total"
+  package static let tufRefusalsTotal = "remote_assets_tuf_refusals_total"
   /// `remote_assets_delta_bytes_total{asset,source}` (counter): bytes of delta updates by where
   /// they came from: `fetched` (Range requests) or `reused` (copied from a cached copy).
-  public static let deltaBytesTotal = "remote_assets_delta_bytes_total"
+  package static let deltaBytesTotal = "remote_assets_delta_bytes_total"
   /// `remote_assets_delta_fallbacks_total{asset}` (counter): delta updates given up for a whole
   /// download (index missing or invalid, a server that ignores Range, a chunk that lies).
-  public static let deltaFallbacksTotal = "remote_assets_delta_fallbacks_total"
+  package static let deltaFallbacksTotal = "remote_assets_delta_fallbacks_total"
   /// `remote_assets_unchanged_body_bytes_total{asset}` (counter): bytes of whole bodies that
   /// came back to a conditional request with the copy already held (a server that ignores its
   /// own validator): transfers a 304 should have saved.
-  public static let unchangedBodyBytesTotal = "remote_assets_unchanged_body_bytes_total"
+  package static let unchangedBodyBytesTotal = "remote_assets_unchanged_body_bytes_total"
   /// `remote_assets_cache_bytes` (gauge): bytes the cache folder takes (blobs, chunk indexes,
   /// entries, partials), measured at start and after each commit or eviction.
-  public static let cacheBytes = "remote_assets_cache_bytes"
+  package static let cacheBytes = "remote_assets_cache_bytes"
   /// `remote_assets_cache_limit_bytes` (gauge): the config's `cacheLimit`; absent without one.
-  public static let cacheLimitBytes = "remote_assets_cache_limit_bytes"
+  package static let cacheLimitBytes = "remote_assets_cache_limit_bytes"
 
   /// The `# HELP` text of each series (promtool's linter wants one for every family).
-  public static let help: [String: String] = [
+  package static let help: [String: String] = [
     assetInfo:
       "Asset facts as labels: served version, manifest target version, state word, last error kind.",
     assetBehind: "1 when the manifest names a target version and the served copy is not it.",
@@ -120,19 +120,19 @@ public enum AssetMetricNames {
   ]
 
   /// The families only an engine that follows signed targets (`tuf`) exports.
-  public static let signedTargetsOnly: Set<String> = [
+  package static let signedTargetsOnly: Set<String> = [
     tufMetadataExpiry, tufRefusing, tufRefusalsTotal,
   ]
 
   /// The families an engine exports only when something calls for them: the signed-targets
   /// ones (``signedTargetsOnly``), a staged rollout's percent and a standing rejection.
-  public static let exportedOnlyWhenUsed: Set<String> = signedTargetsOnly.union([
+  package static let exportedOnlyWhenUsed: Set<String> = signedTargetsOnly.union([
     assetRolloutPercent, assetRejected, assetRejectionInfo, deltaBytesTotal, deltaFallbacksTotal,
     cacheLimitBytes, unchangedBodyBytesTotal,
   ])
 
   /// Every name of the contract.
-  public static let all: [String] = [
+  package static let all: [String] = [
     assetInfo, assetBehind, lastSuccessTimestamp, secondsSinceLastSuccess, expiryTimestamp,
     servedBytes,
     consecutiveFailures, refreshTotal, bytesDownloadedTotal, refreshDuration, manifestInfo,
@@ -142,7 +142,7 @@ public enum AssetMetricNames {
   ]
 
   /// The buckets of ``refreshDuration``: 5 ms to 60 s.
-  public static let refreshDurationBuckets: [Duration] = [
+  package static let refreshDurationBuckets: [Duration] = [
     .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
     .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1),
     .milliseconds(2500), .seconds(5), .seconds(10), .seconds(30), .seconds(60),

@@ -44,7 +44,7 @@ public enum AssetSource: String, Sendable, Codable {
 }
 
 /// Freshness of the last successful check (ARCHITECTURE.md, "State model").
-public enum Freshness: String, Sendable, Codable {
+package enum Freshness: String, Sendable, Codable {
   case fresh, stale, expired
 
   /// Classifies a check made at `checkedAt` at the time `now`.
@@ -54,7 +54,7 @@ public enum Freshness: String, Sendable, Codable {
   ///   - maxStale: further seconds it stays stale before it is expired.
   ///   - mustRevalidate: the server's `must-revalidate`: no stale window at all, so past `ttl`
   ///     the check is expired.
-  public static func of(
+  package static func of(
     checkedAt: Date, now: Date, ttl: TimeInterval, maxStale: TimeInterval,
     mustRevalidate: Bool = false
   ) -> Freshness {
@@ -68,7 +68,7 @@ public enum Freshness: String, Sendable, Codable {
 
   /// How long after a check the copy stays usable (fresh, then stale): `ttl`, plus `maxStale`
   /// unless the server said `must-revalidate`. Past it the copy is expired.
-  public static func usableSeconds(
+  package static func usableSeconds(
     ttl: TimeInterval, maxStale: TimeInterval, mustRevalidate: Bool
   ) -> TimeInterval {
     ttl + (mustRevalidate ? 0 : maxStale)

@@ -49,7 +49,7 @@ extension AssetActivity: Codable {
   /// `{"kind":"downloading","progress":{…}}`.
   ///
   /// - Throws: `DecodingError.dataCorrupted` for an unknown kind.
-  public init(from decoder: any Decoder) throws {
+  package init(from decoder: any Decoder) throws {
     let c = try decoder.container(keyedBy: CodingKeys.self)
     switch try c.decode(String.self, forKey: .kind) {
     case "idle": self = .idle
@@ -64,7 +64,7 @@ extension AssetActivity: Codable {
   }
 
   /// Encodes the activity as an object with a `kind`.
-  public func encode(to encoder: any Encoder) throws {
+  package func encode(to encoder: any Encoder) throws {
     var c = encoder.container(keyedBy: CodingKeys.self)
     switch self {
     case .idle: try c.encode("idle", forKey: .kind)

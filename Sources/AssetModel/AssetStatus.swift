@@ -1,7 +1,7 @@
 import Foundation
 
 /// What is happening to an asset right now.
-public enum AssetActivity: Sendable, Equatable {
+package enum AssetActivity: Sendable, Equatable {
   /// Nothing in flight.
   case idle
   /// A conditional request is under way (no body yet).
@@ -78,16 +78,16 @@ public struct AssetErrorRecord: Sendable, Equatable, Codable {
 }
 
 /// One past refresh attempt, for the detail pane's history.
-public struct RefreshRecord: Sendable, Equatable, Codable {
+package struct RefreshRecord: Sendable, Equatable, Codable {
   /// When the attempt ended.
-  public var at: Date
+  package var at: Date
   /// How it ended (`.updated`, `.notModified`, `.failed`, ...), encoded as its word.
-  public var outcome: RefreshOutcomeKind
+  package var outcome: RefreshOutcomeKind
   /// A short detail (new version, or the error message).
-  public var detail: String?
+  package var detail: String?
 
   /// Creates a record.
-  public init(at: Date, outcome: RefreshOutcomeKind, detail: String?) {
+  package init(at: Date, outcome: RefreshOutcomeKind, detail: String?) {
     self.at = at
     self.outcome = outcome
     self.detail = detail
@@ -155,23 +155,23 @@ public struct AssetStatus: Sendable, Equatable, Identifiable {
   /// Whether the asset ships a bundled copy (what reset and drop fall back to).
   public var hasBundledCopy: Bool
   /// What is in flight.
-  public var activity: AssetActivity
+  package var activity: AssetActivity
   /// Whether automatic refreshes are paused.
   public var paused: Bool
   /// The last attempts, newest first (at most 10).
-  public var history: [RefreshRecord]
+  package var history: [RefreshRecord]
   /// The staged rollout of the target, when it is staged.
-  public var rollout: RolloutStage? = nil
+  package var rollout: RolloutStage? = nil
   /// The version served on probation, until confirmed.
-  public var probation: AssetProbation? = nil
+  package var probation: AssetProbation? = nil
   /// The version last rejected, while the target still names it.
-  public var rejected: AssetRejection? = nil
+  package var rejected: AssetRejection? = nil
   /// How the origin answers revalidations, once a whole body came back unchanged or the server
   /// was seen ignoring `If-None-Match` (nil before either happened).
-  public var revalidation: OriginRevalidation? = nil
+  package var revalidation: OriginRevalidation? = nil
 
   /// Creates a status; every field but `id` has a neutral default.
-  public init(
+  package init(
     id: String, remote: String? = nil, format: String = "binary", essential: Bool = false,
     source: AssetSource = .none, version: String? = nil, targetVersion: String? = nil,
     etag: String? = nil, lastModified: String? = nil, sha256: String? = nil, size: Int64? = nil,

@@ -1,14 +1,14 @@
 /// How much disk the cache folder takes, and the config's `cacheLimit` when it sets one: shown in
 /// `status`, the dashboard's header and the `remote_assets_cache_bytes` metric.
-public struct CacheUsage: Sendable, Equatable, Codable {
+package struct CacheUsage: Sendable, Equatable, Codable {
   /// Bytes of every file the engine made in the cache folder: blobs and their chunk indexes in
   /// `objects/`, entries, partials (kept ones too) in `tmp/`, the manifest and the journals.
-  public var bytes: Int64
+  package var bytes: Int64
   /// The config's `cacheLimit` in bytes; nil when none is set.
-  public var limit: Int64?
+  package var limit: Int64?
 
   /// Creates a usage.
-  public init(bytes: Int64, limit: Int64? = nil) {
+  package init(bytes: Int64, limit: Int64? = nil) {
     self.bytes = bytes
     self.limit = limit
   }
@@ -16,17 +16,17 @@ public struct CacheUsage: Sendable, Equatable, Codable {
   private enum CodingKeys: String, CodingKey { case bytes, limit }
 
   /// Encodes both keys, `limit` as `null` when none is set.
-  public func encode(to encoder: any Encoder) throws {
+  package func encode(to encoder: any Encoder) throws {
     var c = encoder.container(keyedBy: CodingKeys.self)
     try c.encode(bytes, forKey: .bytes)
     try c.encode(limit, forKey: .limit)
   }
 
   /// Whether the cache takes more than its limit.
-  public var isOverLimit: Bool { limit.map { bytes > $0 } ?? false }
+  package var isOverLimit: Bool { limit.map { bytes > $0 } ?? false }
 
   /// "1.2 GiB / 2 GiB", or "1.2 GiB" without a limit.
-  public var text: String {
+  package var text: String {
     let used = ByteCountText.format(bytes)
     guard let limit else { return used }
     return "\(used) / \(ByteCountText.format(limit))"

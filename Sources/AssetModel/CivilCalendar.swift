@@ -3,10 +3,10 @@
 ///
 /// Howard Hinnant's `days_from_civil` and `civil_from_days`, exact for every year an `Int64`
 /// day count can hold.
-public enum CivilCalendar {
+package enum CivilCalendar {
   /// Days since 1970-01-01 of `year`-`month`-`day` (months 1...12; days are not range-checked:
   /// the 32nd of a month is the 1st of the next).
-  public static func days(year: Int, month: Int, day: Int) -> Int64 {
+  package static func days(year: Int, month: Int, day: Int) -> Int64 {
     let y = Int64(month <= 2 ? year - 1 : year)
     let era = (y >= 0 ? y : y - 399) / 400
     let yoe = y - era * 400
@@ -17,7 +17,7 @@ public enum CivilCalendar {
   }
 
   /// The date of a day count since 1970-01-01.
-  public static func date(fromDays days: Int64) -> (year: Int, month: Int, day: Int) {
+  package static func date(fromDays days: Int64) -> (year: Int, month: Int, day: Int) {
     let z = days + 719_468
     let era = (z >= 0 ? z : z - 146_096) / 146_097
     let doe = z - era * 146_097

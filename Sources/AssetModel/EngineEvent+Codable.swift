@@ -162,7 +162,7 @@ extension AssetCommand: Codable {
   private enum CodingKeys: String, CodingKey { case command, asset, reason }
 
   /// The `command` word of each command on the wire.
-  public var commandWord: String {
+  package var commandWord: String {
     switch self {
     case .refresh: "refresh"
     case .refreshAll: "refreshAll"
@@ -179,7 +179,7 @@ extension AssetCommand: Codable {
   }
 
   /// The asset a command names, if it names one.
-  public var assetID: String? {
+  package var assetID: String? {
     switch self {
     case .refresh(let id), .resetToBundled(let id), .dropCache(let id), .rollback(let id),
       .verify(let id), .confirm(let id), .reject(let id, _):
@@ -193,7 +193,7 @@ extension AssetCommand: Codable {
   /// `{"command":"refreshAll"|"pause"|"resume"|"verifyAll"}`.
   ///
   /// - Throws: `DecodingError` for an unknown command or a missing `asset`.
-  public init(from decoder: any Decoder) throws {
+  package init(from decoder: any Decoder) throws {
     let c = try decoder.container(keyedBy: CodingKeys.self)
     let word = try c.decode(String.self, forKey: .command)
     func asset() throws -> String { try c.decode(String.self, forKey: .asset) }
@@ -218,7 +218,7 @@ extension AssetCommand: Codable {
   }
 
   /// Encodes the command word and, for per-asset commands, the asset id.
-  public func encode(to encoder: any Encoder) throws {
+  package func encode(to encoder: any Encoder) throws {
     var c = encoder.container(keyedBy: CodingKeys.self)
     try c.encode(commandWord, forKey: .command)
     if let assetID { try c.encode(assetID, forKey: .asset) }

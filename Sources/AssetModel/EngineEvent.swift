@@ -25,13 +25,13 @@ public struct EngineInfo: Sendable, Equatable {
   /// loaded): snapshots and events leave them out until they are read.
   public var assetsLoading: Int? = nil
   /// With a `tuf` block: the signed metadata's state (nil without one, and from older peers).
-  public var trust: TrustSummary? = nil
+  package var trust: TrustSummary? = nil
   /// This instance's id (the config's `instance`, `ASSETWATCH_INSTANCE`, or one made once per
   /// cache folder): what staged rollouts sample their cohorts by.
   public var instance: String? = nil
   /// The cache folder's size and the config's `cacheLimit` (nil before the engine measured it,
   /// and from older peers).
-  public var cache: CacheUsage? = nil
+  package var cache: CacheUsage? = nil
 
   /// Creates engine info.
   public init(
@@ -100,7 +100,7 @@ public enum EngineEvent: Sendable, Equatable {
 }
 
 /// What a user (or the dashboard) asks the engine to do.
-public enum AssetCommand: Sendable, Equatable, Hashable {
+package enum AssetCommand: Sendable, Equatable, Hashable {
   /// Refresh one asset now.
   case refresh(id: String)
   /// Refresh every asset now.

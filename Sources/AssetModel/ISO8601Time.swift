@@ -8,10 +8,10 @@ import Foundation
 /// reads five dates each. Anything this fast path does not recognize (an offset other than `Z`,
 /// fractional seconds) falls back to Foundation's parser, so every file an earlier release wrote
 /// still reads.
-public enum ISO8601Time {
+package enum ISO8601Time {
   /// `date` as `YYYY-MM-DDTHH:MM:SSZ` (fractions of a second dropped, as Foundation's `.iso8601`
   /// strategy does).
-  public static func format(_ date: Date) -> String {
+  package static func format(_ date: Date) -> String {
     let seconds = Int64(date.timeIntervalSince1970.rounded(.down))
     var days = seconds / 86_400
     var rest = seconds % 86_400
@@ -46,19 +46,19 @@ public enum ISO8601Time {
   }
 
   /// Parses ISO 8601 text; nil when it is not a date.
-  public static func parse(_ text: String) -> Date? {
+  package static func parse(_ text: String) -> Date? {
     var text = text
     return text.withUTF8 { fast($0) } ?? (try? fallback.parse(text))
   }
 
   /// A JSON date encoding strategy writing ``format(_:)``.
-  public static let encodingStrategy = JSONEncoder.DateEncodingStrategy.custom { date, encoder in
+  package static let encodingStrategy = JSONEncoder.DateEncodingStrategy.custom { date, encoder in
     var container = encoder.singleValueContainer()
     try container.encode(format(date))
   }
 
   /// A JSON date decoding strategy reading what ``parse(_:)`` reads.
-  public static let decodingStrategy = JSONDecoder.DateDecodingStrategy.custom { decoder in
+  package static let decodingStrategy = JSONDecoder.DateDecodingStrategy.custom { decoder in
     let container = try decoder.singleValueContainer()
     let text = try container.decode(String.self)
     guard let date = parse(text) else {

@@ -1,7 +1,7 @@
 /// How one refresh attempt ended, as kept in an asset's history, sent over the control socket
 /// and printed by `refresh --json`: the words `updated`, `notModified`, `inFlight`, `failed` and
 /// `cancelled`.
-public enum RefreshOutcomeKind: String, Sendable, Hashable, CaseIterable, Codable,
+package enum RefreshOutcomeKind: String, Sendable, Hashable, CaseIterable, Codable,
   CustomStringConvertible
 {
   /// New bytes validated and were committed.
@@ -17,5 +17,5 @@ public enum RefreshOutcomeKind: String, Sendable, Hashable, CaseIterable, Codabl
   case cancelled
 
   /// The word itself.
-  public var description: String { rawValue }
+  package var description: String { rawValue }
 }

@@ -20,66 +20,66 @@ import Foundation
 /// url.host        // "cdn.example.com"
 /// url.port        // 443
 /// ```
-public struct RemoteURL: Sendable, Hashable, CustomStringConvertible {
+package struct RemoteURL: Sendable, Hashable, CustomStringConvertible {
   /// The two schemes the HTTP client speaks.
-  public enum Scheme: String, Sendable, Hashable {
+  package enum Scheme: String, Sendable, Hashable {
     case http
     case https
 
     /// The port used when the URL names none.
-    public var defaultPort: Int { self == .https ? 443 : 80 }
+    package var defaultPort: Int { self == .https ? 443 : 80 }
   }
 
   /// The longest URL accepted, in bytes.
-  public static let maximumLength = 8192
+  package static let maximumLength = 8192
   /// The longest host accepted, in bytes (a DNS name is at most 253).
-  public static let maximumHostLength = 253
+  package static let maximumHostLength = 253
 
   /// `http` or `https`.
-  public let scheme: Scheme
+  package let scheme: Scheme
   /// The host, lowercased; an IPv6 literal without its brackets.
-  public let host: String
+  package let host: String
   /// The port named in the URL, if any (1 to 65535).
-  public let explicitPort: Int?
+  package let explicitPort: Int?
   /// The path and query, starting with `/` (`/` when the URL has none); no fragment.
-  public let pathAndQuery: String
+  package let pathAndQuery: String
   /// The user info (`user:password`) as written, percent escapes kept; nil when absent. It is
   /// never part of ``absoluteString``.
-  public let userInfo: String?
+  package let userInfo: String?
 
   /// The port to connect to: the explicit one, else the scheme's.
-  public var port: Int { explicitPort ?? scheme.defaultPort }
+  package var port: Int { explicitPort ?? scheme.defaultPort }
 
   /// Whether the host is an IPv6 literal.
-  public var isIPv6Literal: Bool { host.contains(":") }
+  package var isIPv6Literal: Bool { host.contains(":") }
 
   /// The URL without user info or fragment, in the form handed to the HTTP client.
-  public var absoluteString: String {
+  package var absoluteString: String {
     var text = scheme.rawValue + "://" + (isIPv6Literal ? "[" + host + "]" : host)
     if let explicitPort { text += ":" + String(explicitPort) }
     return text + pathAndQuery
   }
 
   /// `scheme://host[:port]`, for comparing origins and for messages.
-  public var origin: String {
+  package var origin: String {
     scheme.rawValue + "://" + (isIPv6Literal ? "[" + host + "]" : host) + ":" + String(port)
   }
 
   /// Foundation's view of the same URL.
-  public var url: URL {
+  package var url: URL {
     // `init` proved that Foundation parses `absoluteString` to the same host and port.
     URL(string: absoluteString)!
   }
 
-  public var description: String { absoluteString }
+  package var description: String { absoluteString }
 
   /// Whether the host is loopback: `localhost`, `::1`, or an IPv4 literal in 127.0.0.0/8.
-  public var isLoopback: Bool { Self.isLoopback(host: host) }
+  package var isLoopback: Bool { Self.isLoopback(host: host) }
 
   /// Parses `text`.
   ///
   /// - Throws: ``RemoteURLError`` naming what is wrong (scheme, host, port, characters, length).
-  public init(_ text: String) throws(RemoteURLError) {
+  package init(_ text: String) throws(RemoteURLError) {
     let utf8 = Array(text.utf8)
     guard !utf8.isEmpty else { throw RemoteURLError(.empty) }
     guard utf8.count <= Self.maximumLength else {
@@ -175,7 +175,7 @@ public struct RemoteURL: Sendable, Hashable, CustomStringConvertible {
   /// and parses the result.
   ///
   /// - Throws: ``RemoteURLError`` when the result is not a usable URL.
-  public init(resolving reference: String, against base: RemoteURL) throws(RemoteURLError) {
+  package init(resolving reference: String, against base: RemoteURL) throws(RemoteURLError) {
     let trimmed = reference.trimmingCharacters(in: .whitespaces)
     guard !trimmed.isEmpty else { throw RemoteURLError(.empty) }
     guard trimmed.utf8.count <= Self.maximumLength else {
@@ -201,7 +201,7 @@ public struct RemoteURL: Sendable, Hashable, CustomStringConvertible {
 
   /// Whether `host` is loopback: `localhost`, `::1`, or an IPv4 literal in 127.0.0.0/8 (exactly
   /// four decimal octets, so not `127.evil.example`). Brackets around an IPv6 literal are ignored.
-  public static func isLoopback(host: String) -> Bool {
+  package static func isLoopback(host: String) -> Bool {
     let h = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
     if h == "localhost" || h == "::1" || h == "0:0:0:0:0:0:0:1" { return true }
     let octets = h.split(separator: ".", omittingEmptySubsequences: false)
@@ -270,9 +270,9 @@ public struct RemoteURL: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// Why a text is not a ``RemoteURL``.
-public struct RemoteURLError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct RemoteURLError: Error, Sendable, Equatable, CustomStringConvertible {
   /// What is wrong.
-  public enum Reason: Sendable, Equatable {
+  package enum Reason: Sendable, Equatable {
     /// The text is empty.
     case empty
     /// Longer than ``RemoteURL/maximumLength`` bytes.
@@ -295,20 +295,20 @@ public struct RemoteURLError: Error, Sendable, Equatable, CustomStringConvertibl
     case malformed
 
     /// Whether the scheme is the problem (not `http` or `https`).
-    public var isUnsupportedScheme: Bool {
+    package var isUnsupportedScheme: Bool {
       if case .unsupportedScheme = self { return true }
       return false
     }
   }
 
   /// What is wrong.
-  public let reason: Reason
+  package let reason: Reason
 
   /// An error for `reason`.
-  public init(_ reason: Reason) { self.reason = reason }
+  package init(_ reason: Reason) { self.reason = reason }
 
   /// A short sentence, safe for a terminal (no text from the URL beyond sanitized fragments).
-  public var description: String {
+  package var description: String {
     switch reason {
     case .empty: "the URL is empty"
     case .tooLong(let count):

@@ -7,29 +7,29 @@ import Foundation
 /// no target is named, when it is `FRESH`. With a manifest configured, nothing has converged
 /// until the manifest was checked at or after `manifestCheckedSince`: targets remembered from an
 /// earlier run say nothing about a rollout published since.
-public struct RolloutProgress: Sendable, Equatable {
+package struct RolloutProgress: Sendable, Equatable {
   /// One asset as the rule sees it.
-  public struct Item: Sendable, Equatable {
+  package struct Item: Sendable, Equatable {
     /// The asset.
-    public var status: AssetStatus
+    package var status: AssetStatus
     /// The STATE word at the time of the snapshot.
-    public var state: AssetState
+    package var state: AssetState
     /// Why it has not converged, one readable sentence; nil once it has.
-    public var reason: String?
+    package var reason: String?
 
     /// Whether it serves its target (or, without one, is fresh).
-    public var isConverged: Bool { reason == nil }
+    package var isConverged: Bool { reason == nil }
   }
 
   /// The assets considered, in snapshot order (or the order asked for).
-  public var items: [Item]
+  package var items: [Item]
   /// Why no asset can count as converged yet (the manifest was not checked in time), if so.
-  public var manifestProblem: String?
+  package var manifestProblem: String?
   /// Ids asked for that the snapshot does not hold.
-  public var unknownIDs: [String]
+  package var unknownIDs: [String]
   /// Whether the manifest has had no outcome yet since the time asked for (neither checked nor
   /// failed): until it has, an unknown id may still be one the manifest adds.
-  public var manifestPending = false
+  package var manifestPending = false
 
   /// Applies the rule to `snapshot`.
   ///
@@ -38,7 +38,7 @@ public struct RolloutProgress: Sendable, Equatable {
   ///     manifest adds included).
   ///   - manifestCheckedSince: `nil` when no manifest is configured; else the time at or after
   ///     which a successful manifest check must have happened.
-  public init(snapshot: EngineSnapshot, ids: [String] = [], manifestCheckedSince: Date?) {
+  package init(snapshot: EngineSnapshot, ids: [String] = [], manifestCheckedSince: Date?) {
     let byID = Dictionary(snapshot.assets.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
     let chosen = ids.isEmpty ? snapshot.assets : ids.compactMap { byID[$0] }
     unknownIDs = ids.filter { byID[$0] == nil }
@@ -58,15 +58,15 @@ public struct RolloutProgress: Sendable, Equatable {
   }
 
   /// Whether every asset considered has converged and the manifest (if any) was checked.
-  public var isConverged: Bool {
+  package var isConverged: Bool {
     manifestProblem == nil && unknownIDs.isEmpty && items.allSatisfy(\.isConverged)
   }
 
   /// The assets that have not converged.
-  public var pending: [Item] { items.filter { !$0.isConverged } }
+  package var pending: [Item] { items.filter { !$0.isConverged } }
 
   /// Why `status` (in `state`) has not converged, or nil when it has.
-  public static func reason(_ status: AssetStatus, state: AssetState) -> String? {
+  package static func reason(_ status: AssetStatus, state: AssetState) -> String? {
     var parts: [String] = []
     if let target = status.targetVersion {
       guard status.isBehindTarget else { return nil }

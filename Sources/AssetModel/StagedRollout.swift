@@ -3,17 +3,17 @@ import Foundation
 /// Where an asset stands in a staged rollout of its target: the manifest entry's or the signed
 /// target's `"rollout": { "percent": P, "from": {...} }`. Absent when the target is not staged
 /// (no `rollout`, `P` of 100, or a `"critical": true` target).
-public struct RolloutStage: Sendable, Equatable, Codable {
+package struct RolloutStage: Sendable, Equatable, Codable {
   /// The share of instances that take the staged version, 0 to 100 (0 halts the rollout).
-  public var percent: Double
+  package var percent: Double
   /// The staged (new) version, as the target names it.
-  public var version: String?
+  package var version: String?
   /// Whether this instance is outside the cohort: it serves `from` and its target is
   /// `from.version`.
-  public var heldBack: Bool
+  package var heldBack: Bool
 
   /// Creates a stage.
-  public init(percent: Double, version: String?, heldBack: Bool) {
+  package init(percent: Double, version: String?, heldBack: Bool) {
     self.percent = percent
     self.version = version
     self.heldBack = heldBack
@@ -25,7 +25,7 @@ public struct RolloutStage: Sendable, Equatable, Codable {
   /// brought into 0...100 (not a number: 0).
   ///
   /// - Throws: `DecodingError` when a key is missing or has the wrong type.
-  public init(from decoder: any Decoder) throws {
+  package init(from decoder: any Decoder) throws {
     let c = try decoder.container(keyedBy: CodingKeys.self)
     let percent = try c.decode(Double.self, forKey: .percent)
     self.init(
@@ -50,20 +50,20 @@ public struct RolloutStage: Sendable, Equatable, Codable {
 /// A version the engine serves on probation: new bytes that the app has not confirmed yet.
 /// ``AssetStatus/probation`` is nil once confirmed (by the app, a command, or its time running
 /// out without a rejection).
-public struct AssetProbation: Sendable, Equatable, Codable {
+package struct AssetProbation: Sendable, Equatable, Codable {
   /// The version on probation (nil when the target names none).
-  public var version: String?
+  package var version: String?
   /// Its SHA-256.
-  public var sha256: String
+  package var sha256: String
   /// When it began serving.
-  public var since: Date
+  package var since: Date
   /// When it is confirmed without a word from the app; nil: only a confirmation ends it.
-  public var until: Date?
+  package var until: Date?
   /// Starts of the engine that ended without a clean shutdown while it was on probation.
-  public var crashes: Int
+  package var crashes: Int
 
   /// Creates a probation.
-  public init(version: String?, sha256: String, since: Date, until: Date?, crashes: Int = 0) {
+  package init(version: String?, sha256: String, since: Date, until: Date?, crashes: Int = 0) {
     self.version = version
     self.sha256 = sha256
     self.since = since
@@ -74,18 +74,18 @@ public struct AssetProbation: Sendable, Equatable, Codable {
 
 /// A version the app (or a health check, or the crash-loop guard) rejected: the engine went
 /// back to the previous good copy and does not fetch these bytes again until the target changes.
-public struct AssetRejection: Sendable, Equatable, Codable {
+package struct AssetRejection: Sendable, Equatable, Codable {
   /// The rejected version (nil when the target named none).
-  public var version: String?
+  package var version: String?
   /// The rejected bytes' SHA-256 (the blocklist key).
-  public var sha256: String
+  package var sha256: String
   /// Why, as given (sanitized).
-  public var reason: String
+  package var reason: String
   /// When.
-  public var at: Date
+  package var at: Date
 
   /// Creates a rejection.
-  public init(version: String?, sha256: String, reason: String, at: Date) {
+  package init(version: String?, sha256: String, reason: String, at: Date) {
     self.version = version
     self.sha256 = sha256
     self.reason = reason

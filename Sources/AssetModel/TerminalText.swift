@@ -1,6 +1,6 @@
 /// Text from outside (servers, files) made safe to show in a terminal, a log line or JSON meant
 /// for people.
-public enum TerminalText {
+package enum TerminalText {
   /// Removes what could move the cursor, change colours, retitle the terminal, reorder the text
   /// or hide part of it, so server-supplied text (ETags, error bodies, header values, manifest
   /// versions) and file-supplied text (config keys) cannot: C0 and C1 control characters, DEL
@@ -9,7 +9,7 @@ public enum TerminalText {
   /// U+200B–U+200D, U+2060–U+2064, U+FEFF, and every other Unicode format character, category Cf)
   /// and the blank Hangul fillers. Line and paragraph separators (U+2028, U+2029),
   /// tabs and newlines become spaces. At most `maxLength` characters are kept, then `…`.
-  public static func sanitize(_ text: String, maxLength: Int = 512) -> String {
+  package static func sanitize(_ text: String, maxLength: Int = 512) -> String {
     // Printable ASCII within the length (nearly all text) is kept as it is, without rebuilding
     // it scalar by scalar.
     let bytes = text.utf8

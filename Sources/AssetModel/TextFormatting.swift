@@ -2,10 +2,10 @@ import Foundation
 
 /// Human-readable byte counts ("512 B", "2.1 KiB", "14 KiB", "50 MiB"), shared by the engine's
 /// messages, the CLI and the dashboard.
-public enum ByteCountText {
+package enum ByteCountText {
   /// Formats a byte count with binary units: one decimal below 10 units, where it carries
   /// information; whole numbers above.
-  public static func format(_ bytes: Int64) -> String {
+  package static func format(_ bytes: Int64) -> String {
     let units = ["B", "KiB", "MiB", "GiB", "TiB"]
     var value = Double(bytes)
     var unit = 0
@@ -20,21 +20,21 @@ public enum ByteCountText {
 
   /// `value` (a rate, a share of bytes) rounded to a whole byte count that can be formatted:
   /// not a number or negative is 0, beyond `Int64` is `Int64.max` (a conversion never traps).
-  public static func whole(_ value: Double) -> Int64 {
+  package static func whole(_ value: Double) -> Int64 {
     guard value.isFinite, value > 0 else { return value == .infinity ? .max : 0 }
     return value >= 0x1p63 ? .max : Int64(value.rounded())
   }
 }
 
 /// Short human-readable durations ("47s", "3m", "2h").
-public enum DurationText {
+package enum DurationText {
   /// Formats seconds as the largest whole unit: `250ms`, `18s`, `2m`, `5h`, `3d`. The one
   /// duration text of the library, the CLI and the dashboard.
   ///
   /// Rounding: up to whole milliseconds below one second, else up to whole seconds and then down
   /// to the unit, so a wait is never shown shorter than it is (`0.2` is `200ms`, `1.2` is `2s`,
   /// `59.5` is `1m`, never `60s`). Zero, negative and NaN read `0s`; huge values are capped.
-  public static func format(_ seconds: TimeInterval) -> String {
+  package static func format(_ seconds: TimeInterval) -> String {
     let s = seconds.isNaN ? 0 : min(max(0, seconds), 1e12)
     if s == 0 { return "0s" }
     if s < 1 { return "\(Int((s * 1000).rounded(.up)))ms" }

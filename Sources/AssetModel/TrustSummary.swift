@@ -3,39 +3,39 @@ import Foundation
 /// What an engine with a `tuf` block can say about the signed metadata its assets follow: whether
 /// the last refresh verified, the trusted root's version, the earliest expiry among the trusted
 /// top-level roles, or why the repository was refused. `EngineInfo.trust` is nil without `tuf`.
-public struct TrustSummary: Sendable, Equatable, Codable {
+package struct TrustSummary: Sendable, Equatable, Codable {
   /// Whether the last refresh verified the repository's metadata (assets follow signed targets).
-  public var signed: Bool
+  package var signed: Bool
   /// The version of the trusted root (after rotations), once one was loaded.
-  public var rootVersion: Int64?
+  package var rootVersion: Int64?
   /// The earliest `expires` of the trusted root, timestamp, snapshot and targets metadata.
-  public var earliestExpiry: Date?
+  package var earliestExpiry: Date?
   /// Why the last refresh refused the metadata, one sentence naming the role and the check;
   /// nil when it verified (or failed only to reach the repository).
-  public var refusal: String?
+  package var refusal: String?
   /// The `expires` of each trusted top-level role (`root`, `timestamp`, `snapshot`, `targets`);
   /// empty until metadata verified. Exported as a metric, one series per role.
-  public var roleExpiries: [String: Date] = [:]
+  package var roleExpiries: [String: Date] = [:]
   /// The signed metadata in force while no refresh of this run has verified the repository's:
   /// what the engine's metadata folder held, verified again (signatures, pins, expiry) when a
   /// refresh could not check the repository; its targets are followed. Nil while `signed` (then
   /// ``rootVersion`` and ``earliestExpiry`` describe what is in force) or when none is.
-  public var heldOver: HeldOver?
+  package var heldOver: HeldOver?
   /// Why the last refresh could not check the repository, one sentence naming the file and
   /// what happened (unreachable, an answer over its length limit, the metadata folder's disk):
   /// the metadata verified before stays in force meanwhile. Nil after a refresh that reached
   /// it, and when it was refused (``refusal``).
-  public var repositoryFailure: String?
+  package var repositoryFailure: String?
 
   /// Metadata in force that the engine verified again from its folder (``heldOver``).
-  public struct HeldOver: Sendable, Equatable, Codable {
+  package struct HeldOver: Sendable, Equatable, Codable {
     /// The version of the folder's trusted root.
-    public var rootVersion: Int64
+    package var rootVersion: Int64
     /// The earliest `expires` of its root, timestamp, snapshot and targets metadata.
-    public var earliestExpiry: Date
+    package var earliestExpiry: Date
 
     /// Creates the description of metadata in force.
-    public init(rootVersion: Int64, earliestExpiry: Date) {
+    package init(rootVersion: Int64, earliestExpiry: Date) {
       self.rootVersion = rootVersion
       self.earliestExpiry = earliestExpiry
     }
@@ -44,13 +44,13 @@ public struct TrustSummary: Sendable, Equatable, Codable {
   /// The root version and earliest expiry of the metadata whose targets are in force: the last
   /// verified refresh's while ``signed``, else what the folder held (``heldOver``); nil when
   /// nothing verified is in force.
-  public var inForce: (rootVersion: Int64?, earliestExpiry: Date?)? {
+  package var inForce: (rootVersion: Int64?, earliestExpiry: Date?)? {
     if signed { return (rootVersion, earliestExpiry) }
     return heldOver.map { ($0.rootVersion, $0.earliestExpiry) }
   }
 
   /// Creates a summary.
-  public init(
+  package init(
     signed: Bool, rootVersion: Int64? = nil, earliestExpiry: Date? = nil, refusal: String? = nil
   ) {
     self.signed = signed
@@ -66,7 +66,7 @@ public struct TrustSummary: Sendable, Equatable, Codable {
   /// Decodes a summary; only `signed` is required.
   ///
   /// - Throws: `DecodingError` when `signed` is missing or a key has the wrong type.
-  public init(from decoder: any Decoder) throws {
+  package init(from decoder: any Decoder) throws {
     let c = try decoder.container(keyedBy: CodingKeys.self)
     self.init(
       signed: try c.decode(Bool.self, forKey: .signed),
@@ -81,7 +81,7 @@ public struct TrustSummary: Sendable, Equatable, Codable {
   /// Encodes every key (absent values as `null`).
   ///
   /// - Throws: what the encoder throws.
-  public func encode(to encoder: any Encoder) throws {
+  package func encode(to encoder: any Encoder) throws {
     var c = encoder.container(keyedBy: CodingKeys.self)
     try c.encode(signed, forKey: .signed)
     try c.encode(rootVersion, forKey: .rootVersion)

@@ -6,7 +6,7 @@ import Foundation
 /// it), optional basic-auth credentials, and the request URLs built from it. Pure.
 public struct PrometheusEndpoint: Sendable, Equatable {
   /// The parsed base URL, without credentials, query, fragment or trailing slashes.
-  public let url: RemoteURL
+  package let url: RemoteURL
   /// `user:password` for basic auth, if any; never shown.
   public let credentials: String?
 
@@ -73,7 +73,7 @@ public struct PrometheusEndpoint: Sendable, Equatable {
   ///
   /// - Throws: ``PrometheusAPIError`` when the result is not a ``RemoteURL`` (it always is for
   ///   the API's own paths).
-  public func apiURL(_ path: String) throws -> RemoteURL {
+  package func apiURL(_ path: String) throws -> RemoteURL {
     do {
       return try RemoteURL(base + path)
     } catch {
@@ -87,7 +87,7 @@ public struct PrometheusEndpoint: Sendable, Equatable {
 
   /// The URL of an instant query: with the form (``queryForm(_:at:)``) as its query for a GET,
   /// or bare (`/api/v1/query`) for a POST of the form.
-  public func queryURL(form: String? = nil) throws -> RemoteURL {
+  package func queryURL(form: String? = nil) throws -> RemoteURL {
     try apiURL("/api/v1/query" + (form.map { "?" + $0 } ?? ""))
   }
 
@@ -98,7 +98,7 @@ public struct PrometheusEndpoint: Sendable, Equatable {
   }
 
   /// The URL of the loaded configuration (`/api/v1/status/config`).
-  public func configURL() throws -> RemoteURL { try apiURL("/api/v1/status/config") }
+  package func configURL() throws -> RemoteURL { try apiURL("/api/v1/status/config") }
 
   /// The `Authorization` header's value for the credentials, if any.
   public var authorization: String? {

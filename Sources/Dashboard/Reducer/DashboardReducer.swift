@@ -6,7 +6,7 @@ import Foundation
 /// A plain function of its arguments (no clock, no I/O), so every key and event is testable.
 public enum DashboardReducer {
   /// Applies `input` to `state` at `now` and returns what the host must do (engine commands, quit).
-  public static func reduce(_ state: inout DashboardState, _ input: DashboardInput, now: Date)
+  package static func reduce(_ state: inout DashboardState, _ input: DashboardInput, now: Date)
     -> [DashboardEffect]
   {
     let focus = state.detailFocus
@@ -19,7 +19,7 @@ public enum DashboardReducer {
   /// Applies `inputs` in order at `now`, like one ``reduce(_:_:now:)`` each, but settles the
   /// table (its order, the selection, the scroll) once at the end: a burst of engine events
   /// that moves rows costs one sort, not one per event.
-  public static func reduce(
+  package static func reduce(
     _ state: inout DashboardState, _ inputs: [DashboardInput], now: Date
   ) -> [DashboardEffect] {
     let focus = state.detailFocus

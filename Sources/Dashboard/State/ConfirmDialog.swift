@@ -15,7 +15,7 @@ public struct ConfirmDialog: Sendable, Equatable {
     case reject
 
     /// The engine command this action sends for `id`.
-    public func command(for id: String) -> AssetCommand {
+    package func command(for id: String) -> AssetCommand {
       switch self {
       case .resetToBundled: .resetToBundled(id: id)
       case .dropCache: .dropCache(id: id)

@@ -14,7 +14,7 @@ public enum DashboardInput: Sendable {
 }
 
 /// What the dashboard asks its host to do after an input.
-public enum DashboardEffect: Sendable, Equatable {
+package enum DashboardEffect: Sendable, Equatable {
   /// Send this command to the engine.
   case command(AssetCommand)
   /// Publish the demo origin's next release now (`n`, `assetwatch demo` only).

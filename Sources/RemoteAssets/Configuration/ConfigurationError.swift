@@ -1,17 +1,17 @@
 /// One problem found in a config file.
-public struct ConfigProblem: Sendable, Equatable, CustomStringConvertible {
+package struct ConfigProblem: Sendable, Equatable, CustomStringConvertible {
   /// The JSON path of the offending value (`assets[2].ttl`), or empty for the whole file.
-  public var path: String
+  package var path: String
   /// The 1-based line, when known.
-  public var line: Int?
+  package var line: Int?
   /// What is wrong, in plain words.
-  public var message: String
+  package var message: String
   /// Whether `path` names a command-line option (`--cache-dir`) that replaced the file's value:
   /// the problem is then the option's, and its line names neither the file nor a line in it.
-  public var isOption: Bool
+  package var isOption: Bool
 
   /// Creates a problem.
-  public init(path: String, line: Int?, message: String, isOption: Bool = false) {
+  package init(path: String, line: Int?, message: String, isOption: Bool = false) {
     self.path = path
     self.line = line
     self.message = message
@@ -20,7 +20,7 @@ public struct ConfigProblem: Sendable, Equatable, CustomStringConvertible {
 
   /// `path: message` (or the message alone for the whole file), with control, bidi and invisible
   /// characters removed: a key name in the file can hold anything, and this text reaches a terminal.
-  public var description: String {
+  package var description: String {
     let cleanMessage = TerminalText.sanitize(message, maxLength: 1000)
     return path.isEmpty
       ? cleanMessage : "\(TerminalText.sanitize(path, maxLength: 200)): \(cleanMessage)"
@@ -34,10 +34,10 @@ public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConver
   /// The config file as given.
   public var file: String
   /// Every problem found (never empty).
-  public var problems: [ConfigProblem]
+  package var problems: [ConfigProblem]
 
   /// Creates an error.
-  public init(file: String, problems: [ConfigProblem]) {
+  package init(file: String, problems: [ConfigProblem]) {
     self.file = file
     self.problems = problems
   }

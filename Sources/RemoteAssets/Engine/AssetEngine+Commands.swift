@@ -10,7 +10,7 @@ package struct CommandError: Error, Sendable, Equatable, CustomStringConvertible
 extension AssetEngine {
   /// Carries out a command from the dashboard or the CLI; a refusal is reported as a log event
   /// (a failed refresh or verify shows in the asset's state).
-  public func perform(_ command: AssetCommand) async {
+  package func perform(_ command: AssetCommand) async {
     let reply = await execute(command)
     if let error = CommandCore.logged(reply) { log(nil, .error, error) }
   }

@@ -11,7 +11,7 @@ public enum RefreshOutcome: Sendable, Equatable {
 
   /// The typed outcome: `.updated`, `.notModified`, `.inFlight`, `.failed`, or `.cancelled` for
   /// a refresh that shutdown or a command (drop, reset, rollback) cut short.
-  public var kind: RefreshOutcomeKind {
+  package var kind: RefreshOutcomeKind {
     switch self {
     case .updated: .updated
     case .notModified: .notModified

@@ -28,12 +28,12 @@ public struct Materializer<Value>: Sendable {
 }
 
 /// A rejection by a materializer, with the reason.
-public struct MaterializeError: Error, Sendable, CustomStringConvertible {
+package struct MaterializeError: Error, Sendable, CustomStringConvertible {
   /// The reason.
-  public var message: String
+  package var message: String
   /// Creates an error.
-  public init(_ message: String) { self.message = message }
-  public var description: String { message }
+  package init(_ message: String) { self.message = message }
+  package var description: String { message }
 }
 
 extension Materializer where Value == Data {
