@@ -103,8 +103,8 @@ public struct AssetDefinition: Sendable, Equatable {
   public var maxStale: TimeInterval
   /// Seconds a response head may take, and the window over which a body must keep the
   /// fetcher's minimum throughput. The whole transfer must end within `timeout` plus the body's
-  /// largest possible size at that minimum throughput (see ``HTTPFetcher``). A config file may set
-  /// 1 ms to 1 hour (``ConfigLimits/timeout``).
+  /// largest possible size at that minimum throughput (see `HTTPFetcher`). A config file may set
+  /// 1 ms to 1 hour (`ConfigLimits.timeout`).
   public var timeout: TimeInterval
   /// Extra request headers (values expanded from the environment).
   public var headers: [HeaderField]

@@ -5,10 +5,10 @@ extension AssetEngine {
   /// Starts serving this engine's events and commands on a Unix domain socket, by default
   /// `<cacheDirectory>/control.sock` (mode 0600; only the engine's own user may connect).
   ///
-  /// Watch it with `assetwatch watch --attach CACHE_DIR`, or any client of ``ControlProtocol``.
+  /// Watch it with `assetwatch watch --attach CACHE_DIR`, or any client of `ControlProtocol`.
   /// Call ``ControlServer/stop()`` before ``shutdown()``.
   ///
-  /// - Throws: ``ControlSocketError`` when another engine already serves this cache, the path
+  /// - Throws: `ControlSocketError` when another engine already serves this cache, the path
   ///   is too long for a socket, or the socket cannot be bound.
   public nonisolated func startControlServer(options: ControlServerOptions = ControlServerOptions())
     async throws -> ControlServer

@@ -10,7 +10,7 @@ import Synchronization
   import Darwin
 #endif
 
-/// Serves an engine's events and commands on a Unix domain socket (see ``ControlProtocol``).
+/// Serves an engine's events and commands on a Unix domain socket (see `ControlProtocol`).
 ///
 /// Every connection gets a hello, a snapshot, then each event; requests are answered with a
 /// reply. Peers of another user are refused by their credentials. A slow watcher never slows the

@@ -47,7 +47,7 @@ extension AssetEngine {
   /// Stops serving the cached copy and serves the bundled one (the cached copy is kept as the
   /// previous generation, so ``rollback(_:)`` can bring it back).
   ///
-  /// - Throws: ``CommandError`` for an unknown id or a disk failure.
+  /// - Throws: `CommandError` for an unknown id or a disk failure.
   public func resetToBundled(_ id: String) async throws {
     let record = try await mutateEntry(id, verb: "reset", CommandCore.reset)
     log(id, .info, CommandCore.resetMessage(hasBundled: record.definition.bundled != nil))
@@ -55,7 +55,7 @@ extension AssetEngine {
 
   /// Deletes the asset's cached copy and metadata: it serves its bundled copy, or nothing.
   ///
-  /// - Throws: ``CommandError`` for an unknown id or a disk failure.
+  /// - Throws: `CommandError` for an unknown id or a disk failure.
   public func dropCache(_ id: String) async throws {
     let record = try CommandCore.known(id, in: records)
     records[id]?.epoch &+= 1
@@ -93,7 +93,7 @@ extension AssetEngine {
   /// replaced the entry is not called missing: only a second look under the lock decides.
   /// ``CommandCore`` decides each step (CommandCore+Rollback.swift).
   ///
-  /// - Throws: ``CommandError`` when there is no intact previous generation, or the entry
+  /// - Throws: `CommandError` when there is no intact previous generation, or the entry
   ///   changed under the command.
   public func rollback(_ id: String) async throws {
     let remembered = try CommandCore.known(id, in: records).entry.previous

@@ -2,7 +2,7 @@ import Foundation
 
 extension AssetEngine {
   /// Replaces the configuration in force with `configuration` (a reload), touching only what
-  /// changed (``ConfigurationDiff``):
+  /// changed (`ConfigurationDiff`):
   ///
   /// - An added asset is read from disk like one configured at start (its cached copy, if a
   ///   earlier configuration left one, is served) and scheduled.

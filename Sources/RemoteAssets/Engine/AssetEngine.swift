@@ -159,7 +159,7 @@ public actor AssetEngine {
 
   /// Starts like ``start()``, reading the entries `batchSize` at a time and letting other calls
   /// onto the actor between batches: subscribers of ``events()`` receive each batch's assets as
-  /// `assetChanged` events as ``EngineInfo/assetsLoading`` counts down, then a snapshot once
+  /// `assetChanged` events as `EngineInfo.assetsLoading` counts down, then a snapshot once
   /// everything is loaded. A dashboard of thousands of assets draws at once and fills in.
   ///
   /// Until it returns, the assets not read yet are left out of ``statuses()`` and snapshots;

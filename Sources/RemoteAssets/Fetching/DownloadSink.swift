@@ -122,7 +122,7 @@ public final class DownloadSink: Sendable {
   }
 
   /// Queues a received buffer for the sink's writer thread and returns as soon as the receiver
-  /// may read on (see ``WriteBehind``); ``finishWriting()`` waits for the queue. The limits
+  /// may read on (see `WriteBehind`); ``finishWriting()`` waits for the queue. The limits
   /// hold as for ``write(_:)-(ByteBuffer)``: no byte past them is written, and the error
   /// reaches the receiver by the next call.
   ///

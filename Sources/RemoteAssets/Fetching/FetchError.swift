@@ -2,7 +2,7 @@ import Foundation
 
 /// Why a refresh failed, in a form the scheduler (retry or not) and the UI (plain words) can use.
 ///
-/// The kind is the same ``AssetErrorKind`` an asset's `lastError` keeps; the message is the plain
+/// The kind is the same `AssetErrorKind` an asset's `lastError` keeps; the message is the plain
 /// sentence shown to people.
 public struct FetchError: Error, Sendable, Equatable, CustomStringConvertible {
   /// What kind of failure this is: the same typed word an asset's `lastError` keeps.

@@ -126,7 +126,10 @@ public protocol AssetFetcher: Sendable {
   /// }
   /// ```
   ///
-  /// - Parameter total: the whole file's size (a `Content-Range` names it).
+  /// - Parameters:
+  ///   - request: the asset's request (URL, headers, TLS, proxy, timeout).
+  ///   - range: the bytes wanted, `lowerBound..<upperBound` of the whole file.
+  ///   - total: the whole file's size (a `Content-Range` names it).
   /// - Returns: the bytes asked for, or ``RangeAnswer/ignored(status:)`` when the source sent the
   ///   whole body instead (the engine then downloads the whole file once).
   /// - Throws: ``FetchError``: a transport failure stops the update and keeps what was

@@ -15,7 +15,7 @@ extension AssetEngine {
   /// try await engine.confirm("flags")  // the app ran fine with the new flags
   /// ```
   ///
-  /// - Throws: ``CommandError`` for an unknown id or when the ledger cannot be written.
+  /// - Throws: `CommandError` for an unknown id or when the ledger cannot be written.
   public func confirm(_ id: String) async throws {
     try await runProbation(probations.confirm(id, copies: copies(id)))
   }
@@ -27,7 +27,7 @@ extension AssetEngine {
   ///
   /// The previous generation is the last confirmed copy (a commit over a version on probation
   /// keeps it); when it holds bytes rejected before, it goes back to the bundled copy instead.
-  /// The last ``RolloutLedger/Item/maxRejections`` rejections stand together.
+  /// The last `RolloutLedger.Item.maxRejections` rejections stand together.
   ///
   /// ```swift
   /// try await engine.reject("flags", reason: "checkout crashed on launch")
@@ -37,7 +37,7 @@ extension AssetEngine {
   /// (the previous one missing or damaged, and no bundled copy), it still serves the version,
   /// records nothing and says why.
   ///
-  /// - Throws: ``CommandError`` for an unknown id, when nothing downloaded is served (the
+  /// - Throws: `CommandError` for an unknown id, when nothing downloaded is served (the
   ///   bundled copy is not rejected), when it cannot go back (nothing changed then), or when the
   ///   rejection could not be saved after going back (this engine keeps it).
   public func reject(_ id: String, reason: String) async throws {
