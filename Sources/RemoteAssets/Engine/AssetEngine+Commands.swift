@@ -77,11 +77,13 @@ extension AssetEngine {
     } catch {
       throw CommandError(message: "\(id): dropping the cache failed: \(error)")
     }
+    // As it is now: a manifest may have changed it meanwhile.
+    let definition = records[id]?.definition ?? record.definition
     records[id]?.entry = CommandCore.dropped(
-      record.definition, appVersion: configuration.appVersion, at: clock.now())
+      definition, appVersion: configuration.appVersion, at: clock.now())
     wakeScheduler()
     publishChange(id)
-    log(id, .info, CommandCore.dropMessage(hasBundled: record.definition.bundled != nil))
+    log(id, .info, CommandCore.dropMessage(hasBundled: definition.bundled != nil))
   }
 
   /// Goes back to the previous good generation (the current one becomes the previous).
@@ -162,7 +164,7 @@ extension AssetEngine {
     }
     wakeScheduler()
     publishChange(id)
-    return (record.definition, result)
+    return (records[id]?.definition ?? record.definition, result)
   }
 
   /// Cancels the refresh of `id` under way (when there is one) and waits for it to end.
