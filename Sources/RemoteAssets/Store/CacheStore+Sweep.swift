@@ -40,7 +40,7 @@ extension CacheStore {
   }
 
   /// The disk budget a sweep applies.
-  struct Budget: Sendable {
+  struct Budget: Sendable, Equatable {
     /// The config's `cacheLimit`; nil measures only.
     var limit: Int64?
     /// The assets configured now: an entry of any other asset may be evicted whole. Nil when
