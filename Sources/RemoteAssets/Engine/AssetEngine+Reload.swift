@@ -43,7 +43,11 @@ extension AssetEngine {
     // Inherits the actor's isolation; runs after the previous reload has finished.
     let task = Task { () -> Result<ConfigurationReload, ConfigurationReloadError> in
       _ = await previous?.value
-      return await self.applyNow(configuration, fieldLines: fieldLines)
+      do throws(ConfigurationReloadError) {
+        return .success(try await self.applyNow(configuration, fieldLines: fieldLines))
+      } catch {
+        return .failure(error)
+      }
     }
     reload.last = task
     return try await task.value.get()
@@ -51,50 +55,33 @@ extension AssetEngine {
 
   /// Called once ``start()`` has loaded everything: reloads waiting for it go on.
   func noteStartFinished() {
-    reload.startFinished = true
+    reload.core.startFinished = true
     let waiters = reload.startWaiters
     reload.startWaiters = []
     for waiter in waiters { waiter.resume() }
   }
 
   private func waitForStart() async {
-    guard lifecycle.started, !reload.startFinished else { return }
+    guard reload.core.waitsForStart(started: lifecycle.started) else { return }
     await withCheckedContinuation { reload.startWaiters.append($0) }
   }
 
-  private func applyNow(_ incoming: EngineConfiguration, fieldLines: [String: Int]) async
-    -> Result<ConfigurationReload, ConfigurationReloadError>
+  private func applyNow(_ incoming: EngineConfiguration, fieldLines: [String: Int])
+    async throws(ConfigurationReloadError) -> ConfigurationReload
   {
-    guard !lifecycle.isShutDown else { return .failure(.shuttingDown) }
+    try ReloadCore.admit(shutDown: lifecycle.isShutDown)
     await waitForStart()
-    guard !lifecycle.isShutDown else { return .failure(.shuttingDown) }
-    let old = configuration
-    let diff = ConfigurationDiff(from: old, to: incoming)
-    guard diff.restartOnly.isEmpty else {
-      let file = incoming.configPath ?? old.configPath ?? "the configuration"
-      let problems = diff.restartOnly.map { field in
-        ConfigProblem(
-          path: field, line: fieldLines[field],
-          message:
-            "changes only at a restart; the configuration in force stays (restart to apply it)")
-      }
-      return .failure(.needsRestart(ConfigurationError(file: file, problems: problems)))
-    }
-    var new = incoming
-    new.instance = old.instance  // resolved at init (config, environment or cache folder)
-    new.lockTimeout = old.lockTimeout
-    let result = ConfigurationReload(
-      added: diff.added.map(\.id), removed: diff.removed, changed: diff.changed.map(\.id),
-      summary: diff.summary)
+    let accepted = try ReloadCore.accept(
+      incoming, over: configuration, fieldLines: fieldLines, shutDown: lifecycle.isShutDown)
     guard lifecycle.started else {
       // Nothing loaded yet: the start will load the new assets.
-      replaceUnstarted(with: new)
-      return .success(result)
+      replaceUnstarted(with: accepted.configuration)
+      return accepted.result
     }
-    configurationCell.replace(with: new)
-    await applyStarted(diff, configuration: new)
-    log(nil, .info, "configuration reloaded: \(diff.summary)")
-    return .success(result)
+    configurationCell.replace(with: accepted.configuration)
+    await applyStarted(accepted.diff, configuration: accepted.configuration)
+    log(nil, .info, "configuration reloaded: \(accepted.diff.summary)")
+    return accepted.result
   }
 
   /// Before ``start()``: the records are rebuilt from the new configuration, as at init.
@@ -110,74 +97,32 @@ extension AssetEngine {
     loading.pending = Set(order)
   }
 
+  /// Performs what ``ReloadCore`` plans for a reload after the start.
   private func applyStarted(_ diff: ConfigurationDiff, configuration new: EngineConfiguration)
     async
   {
-    let heldManifest = new.manifest == nil ? nil : manifest?.manifest
-    let manifestNames = Set(heldManifest?.assets.map(\.id) ?? [])
-    var changes = diff.changed
-    // A removed asset the held manifest still names becomes the manifest's (as at a start).
-    for id in diff.removed where manifestNames.contains(id) {
-      guard let before = records[id]?.definition else { continue }
-      let definition = new.assetDefaults.definition(id: id, remote: new.manifest)
-      changes.append(ConfigurationDiff.Change(id: id, old: before, new: definition))
-    }
-    for id in diff.removed where !manifestNames.contains(id) {
-      await remove(id)
-    }
-    // What each changed asset fetches now, to tell afterwards whether its transfer still fits.
-    var before: [String: AssetDefinition] = [:]
-    for change in changes {
-      guard var record = records[change.id] else { continue }
-      before[change.id] = record.definition
-      if change.changesTransfer {
-        record.definition = change.new
-      } else {
-        // Only the schedule's and serving's fields: what a manifest or signed target set
-        // (URL, size, hash, chunk index) stays.
-        record.definition.refresh = change.new.refresh
-        record.definition.ttl = change.new.ttl
-        record.definition.maxStale = change.new.maxStale
-        record.definition.timeout = change.new.timeout
-        record.definition.essential = change.new.essential
-        record.definition.bundled = change.new.bundled
-      }
-      records[change.id] = record
-      if change.changesBundled { await rereadBundled(change.id) }
-    }
-    let added = diff.added.filter {
-      records[$0.id] == nil && loading.only?.contains($0.id) != false
-    }
-    await add(added)
-    if let heldManifest, !(changes.isEmpty && added.isEmpty) {
+    let plan = ReloadCore.plan(
+      diff, new: new, heldManifest: manifest?.manifest,
+      definition: { self.records[$0]?.definition }, loaded: loading.only)
+    for id in plan.remove { await remove(id) }
+    for update in plan.definitions { records[update.id]?.definition = update.definition }
+    for id in plan.rereadBundled { await rereadBundled(id) }
+    await add(plan.add)
+    if let heldManifest = plan.manifest {
       await apply(heldManifest)  // its targets over the new definitions, as at a start
     }
     let now = clock.now()
-    for change in changes {
-      guard let old = before[change.id], let record = records[change.id] else { continue }
-      let transfer = ConfigurationDiff.Change(id: change.id, old: old, new: record.definition)
-      if transfer.changesTransfer {
-        await restartTransfer(change.id, now: now)
-      } else {
-        reschedule(change.id, now: now)
-      }
+    let settled = ReloadCore.settle(
+      plan, diff: diff, new: new, definition: { self.records[$0]?.definition })
+    for id in settled.restart { await restartTransfer(id, now: now) }
+    for id in settled.reschedule { reschedule(id, now: now) }
+    for id in settled.untrusted {
+      records[id]?.urlRefusal = FetchError(
+        .untrusted, "not fetched: no signed TUF target has been verified for it yet")
     }
-    if new.tuf != nil, !(added.isEmpty && changes.allSatisfy { !$0.changesTransfer }) {
-      // New or moved targets are fetched only once a refresh has verified them.
-      for id in added.map(\.id) + changes.filter(\.changesTransfer).map(\.id) {
-        guard let definition = records[id]?.definition, followsSignedTargets(definition) else {
-          continue
-        }
-        records[id]?.urlRefusal = FetchError(
-          .untrusted, "not fetched: no signed TUF target has been verified for it yet")
-      }
-      Task { await self.refreshManifest() }
-    }
-    let configured = new.assets.map(\.id)
-    let configuredSet = Set(configured)
-    order =
-      configured.filter { records[$0] != nil }
-      + order.filter { !configuredSet.contains($0) && records[$0] != nil }
+    if settled.refreshManifest { Task { await self.refreshManifest() } }
+    order = ReloadCore.order(
+      configured: new.assets.map(\.id), previous: order, has: { self.records[$0] != nil })
     if diff.cacheLimitChanged { budgetAfterCommit() }
     wakeScheduler()
     // The whole table anew: watchers drop the removed rows and add the new ones.
@@ -186,15 +131,20 @@ extension AssetEngine {
 
   /// Stops serving and refreshing `id`; its files stay on disk.
   private func remove(_ id: String) async {
-    guard records[id] != nil else { return }
+    await cancelTransfer(id)
+    records[id] = nil
+    order.removeAll { $0 == id }
+    freshness.notes[id] = nil
+  }
+
+  /// A transfer under way for `id` is cancelled, and its result (due to the old definition)
+  /// dropped.
+  private func cancelTransfer(_ id: String) async {
     records[id]?.epoch &+= 1
     if let task = inFlight[id] {
       task.cancel()
       _ = await task.value
     }
-    records[id] = nil
-    order.removeAll { $0 == id }
-    freshness.notes[id] = nil
   }
 
   /// Reads the assets' files like a start does, adds their records, and schedules them.
@@ -212,13 +162,10 @@ extension AssetEngine {
     var rewrites: [LoadRewrite] = []
     let now = clock.now()
     for (id, load) in zip(ids, loads) {
-      guard records[id] != nil else { continue }
       if let rewrite = apply(load, to: id) { rewrites.append(rewrite) }
-      guard schedulerTask != nil, let record = records[id], record.entry.nextAttemptAt == nil
-      else { continue }
-      records[id]?.entry.nextAttemptAt = nextScheduledCheck(
-        record.definition, after: record.entry.checkedAt ?? .distantPast
-      ).map { max($0, now) }
+      guard let record = records[id] else { continue }
+      records[id]?.entry.nextAttemptAt = ReloadCore.firstCheck(
+        record.entry, record.definition, scheduling: schedulerTask != nil, now: now)
     }
     if !rewrites.isEmpty { await commitRewrites(rewrites) }
   }
@@ -239,19 +186,10 @@ extension AssetEngine {
   /// What `id` fetches changed: a transfer under way for the old definition is cancelled (its
   /// bytes would be checked against the old expectations), and the asset is due now.
   private func restartTransfer(_ id: String, now: Date) async {
-    records[id]?.epoch &+= 1
-    if let task = inFlight[id] {
-      task.cancel()
-      _ = await task.value
-    }
+    await cancelTransfer(id)
     guard let record = records[id] else { return }
-    if schedulerTask != nil, record.definition.remote != nil, record.definition.refresh != .manual,
-      !record.autoRefreshBlocked
-    {
-      records[id]?.entry.nextAttemptAt = now
-    } else {
-      records[id]?.entry.nextAttemptAt = nextScheduledCheck(record.definition, after: now)
-    }
+    records[id]?.entry.nextAttemptAt = ReloadCore.checkAfterTransferChange(
+      record, scheduling: schedulerTask != nil, now: now)
     publishChange(id)
   }
 
@@ -266,12 +204,10 @@ extension AssetEngine {
       }
       return
     }
-    guard schedulerTask != nil, let record = records[id], record.entry.consecutiveFailures == 0
+    guard let record = records[id],
+      let next = ReloadCore.rescheduled(record, scheduling: schedulerTask != nil, now: now)
     else { return }
-    let last = record.entry.checkedAt ?? .distantPast
-    records[id]?.entry.nextAttemptAt = nextScheduledCheck(record.definition, after: last).map {
-      max($0, now)
-    }
+    records[id]?.entry.nextAttemptAt = next.at
     publishChange(id)
   }
 }

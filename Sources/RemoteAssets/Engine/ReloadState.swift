@@ -5,8 +5,8 @@
 struct ReloadState {
   /// The latest reload, finished or not.
   var last: Task<Result<ConfigurationReload, ConfigurationReloadError>, Never>?
-  /// Whether ``AssetEngine/start()`` has returned.
-  var startFinished = false
+  /// What decides (whether ``AssetEngine/start()`` has returned, among others).
+  var core = ReloadCore()
   /// Reloads waiting for the start to finish.
   var startWaiters: [CheckedContinuation<Void, Never>] = []
 }
