@@ -224,9 +224,12 @@ struct ProbationCore: Sendable, Equatable {
         crashGuard: CrashGuard(probation: probation, run: run))
   }
 
-  /// A ledger write the core waited for finished (`failure`: why it did not).
-  mutating func ledgerWritten(_ followUp: FollowUp, failure: String?) -> [ProbationAction] {
+  /// A ledger write finished (`failure`: why it did not). Only one the core waited for
+  /// (`followUp`) leads anywhere; a failed write nothing waited for changes nothing.
+  mutating func ledgerWritten(_ followUp: FollowUp?, failure: String?) -> [ProbationAction] {
     switch followUp {
+    case nil:
+      return []
     case .confirmed(let id, let shown):
       if let failure { return [.refuse(failure)] }
       return [.log(id, .info, "confirmed \(shown)"), .publishChange(id)]

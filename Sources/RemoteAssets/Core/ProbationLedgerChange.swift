@@ -19,6 +19,13 @@ enum ProbationLedgerChange: Sendable, Equatable {
   /// does not change.
   case restamp(AssetProbation)
 
+  /// Applies the change to `id`'s item of `ledger` (made when it has none).
+  func apply(to ledger: inout RolloutLedger, id: String) {
+    var item = ledger.assets[id] ?? RolloutLedger.Item()
+    apply(to: &item)
+    ledger.assets[id] = item
+  }
+
   /// Applies the change to `item`.
   func apply(to item: inout RolloutLedger.Item) {
     switch self {

@@ -1,10 +1,6 @@
 import AssetModel
 import Foundation
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 extension AssetEngine {
   // MARK: - Commands
 
@@ -66,7 +62,7 @@ extension AssetEngine {
   func runProbation(_ actions: [ProbationAction]) async throws {
     var queue = actions[...]
     while let action = queue.popFirst() {
-      let next: [ProbationAction]
+      var next: [ProbationAction] = []
       switch action {
       case .rollBack(let rejecting):
         do {
@@ -74,7 +70,7 @@ extension AssetEngine {
           next = probations.rolledBack(rejecting, copies: copies(rejecting.id), at: clock.reading())
         } catch {
           next = probations.rollbackFailed(
-            rejecting, because: Self.message(error, of: rejecting.id),
+            rejecting, because: ProbationCore.message("\(error)", of: rejecting.id),
             copies: copies(rejecting.id), at: clock.reading())
         }
       case .resetToBundled(let rejecting):
@@ -82,41 +78,35 @@ extension AssetEngine {
           try await resetToBundled(rejecting.id)
           next = probations.resetToBundled(rejecting, at: clock.reading())
         } catch {
-          next = probations.resetFailed(rejecting, because: Self.message(error, of: rejecting.id))
+          next = probations.resetFailed(
+            rejecting, because: ProbationCore.message("\(error)", of: rejecting.id))
         }
       case .writeLedger(let id, let change, let followUp):
-        let failure: String?
         do {
           try await writeLedger(id, change)
-          failure = nil
+          next = probations.ledgerWritten(followUp, failure: nil)
         } catch {
-          failure = Self.message(error, of: id)
+          next = probations.ledgerWritten(
+            followUp, failure: ProbationCore.message("\(error)", of: id))
         }
-        next = followUp.map { probations.ledgerWritten($0, failure: failure) } ?? []
       case .holdRunLock(let token):
         let store = self.store
         _ = await Self.offActor { store.holdRunLock(token: token) }
-        next = []
       case .refuse(let message):
         throw CommandError(message: message)
       case .show, .publishChange, .log:
         perform(action)
-        next = []
       }
       queue = next[...] + queue
     }
   }
 
-  /// Performs the actions that need no wait (a tick's): a ledger write runs in a task of its
-  /// own, its failure changing nothing.
+  /// Performs the actions that need no wait (a tick's, the load's) at once; their ledger
+  /// writes go on in a task of their own, a failure changing nothing.
   private func performNow(_ actions: [ProbationAction]) {
-    for action in actions {
-      if case .writeLedger(let id, let change, _) = action {
-        Task { try? await self.writeLedger(id, change) }
-      } else {
-        perform(action)
-      }
-    }
+    let (now, writes) = ProbationCore.split(actions)
+    for action in now { perform(action) }
+    Task { try? await self.runProbation(writes) }
   }
 
   /// Performs a record, event or log action.
@@ -140,46 +130,32 @@ extension AssetEngine {
   /// ``RolloutLedger/Item/maxRejections``), and the record's last one. Reads the ledger only
   /// while a rejection stands.
   func standingRejections(_ id: String) async -> [AssetRejection] {
-    guard let last = probations.rejection(id) else { return [] }
+    guard probations.rejection(id) != nil else { return [] }
     let store = self.store
     let ledger = await Self.offActor { store.readRollouts() }
-    var all = ledger.assets[id]?.rejections ?? []
-    if !all.contains(where: { $0.sha256 == last.sha256 }) { all.append(last) }
-    return all
+    return probations.standing(id, ledger: ledger.assets[id]?.rejections)
   }
 
   /// The rejection of bytes `sha` of `id` that stands, if one does.
   func standingRejection(of sha: String, _ id: String) async -> AssetRejection? {
-    guard let last = probations.rejection(id) else { return nil }
-    if last.sha256 == sha { return last }
-    return await standingRejections(id).last { $0.sha256 == sha }
+    guard let known = probations.knownRejection(of: sha, id) else {
+      return ProbationCore.rejection(of: sha, in: await standingRejections(id))
+    }
+    return known.rejection
   }
 
-  /// Why a check fetches nothing while the target is a rejected version's bytes.
+  /// ``ProbationCore/holdReason(_:)``.
   static func holdReason(_ rejection: AssetRejection) -> String {
-    let version = rejection.version.map { " \($0)" } ?? ""
-    return SentenceText.joined([
-      "rejected\(version): \(rejection.reason)", "not fetched until the target changes",
-    ])
+    ProbationCore.holdReason(rejection)
   }
 
-  /// What `entry` keeps as its previous generation, the copy a rejection goes back to, when
-  /// bytes `sha` are committed over it: the copy served, unless it is still on probation
-  /// (`unconfirmed`): then the previous one stays, the last confirmed copy. A copy of rejected
-  /// bytes is never kept to go back to (nil when no copy qualifies).
+  /// What `entry` keeps as its previous generation when bytes `sha` are committed over it
+  /// (``ProbationCore/previousAfterCommit(of:over:unconfirmed:rejected:)``).
   static func previousAfterCommit(
     of sha: String, over entry: CacheEntry, unconfirmed: String?, rejected: Set<String>
   ) -> Generation? {
-    if entry.current?.sha256 == sha { return entry.previous }
-    return [entry.current, entry.previous].compactMap { $0 }.first {
-      $0.sha256 != sha && $0.sha256 != unconfirmed && !rejected.contains($0.sha256)
-    }
-  }
-
-  /// A command's error without the asset id it starts with (the caller names the asset).
-  private static func message(_ error: any Error, of id: String) -> String {
-    let text = "\(error)"
-    return text.hasPrefix("\(id): ") ? String(text.dropFirst(id.count + 2)) : text
+    ProbationCore.previousAfterCommit(
+      of: sha, over: entry, unconfirmed: unconfirmed, rejected: rejected)
   }
 
   // MARK: - Hooks
@@ -191,11 +167,10 @@ extension AssetEngine {
   /// probation shows what a process killed right after will find at the next start, so the
   /// kill counts as a crash.
   func beginProbation(_ id: String, sha: String, version: String?, at now: Date) async {
-    guard records[id] != nil else { return }
-    let reading = ClockReading(wall: now, uptime: clock.uptime())
     let actions = probations.committed(
-      id, sha: sha, version: version, at: reading, policy: configuration.probation,
-      run: schedulerTask != nil ? RunIdentity.current : nil)
+      id, copies: copies(id), sha: sha, version: version,
+      at: ClockReading(wall: now, uptime: clock.uptime()), policy: configuration.probation,
+      autoRefresh: schedulerTask != nil, run: RunIdentity.current)
     try? await runProbation(actions)
   }
 
@@ -204,11 +179,7 @@ extension AssetEngine {
   func loadRollouts() async {
     let store = self.store
     let ledger = await Self.offActor { store.readRollouts() }
-    let now = clock.reading()
-    for (id, item) in ledger.assets {
-      guard let record = records[id] else { continue }
-      performNow(probations.load(id, item: item, served: record.entry.current?.sha256, at: now))
-    }
+    performNow(probations.load(ledger, copies: copies, at: clock.reading()))
   }
 
   /// When auto-refresh starts (the app's long-running engine, not a one-shot command): a
@@ -221,22 +192,16 @@ extension AssetEngine {
   /// PID 1 after every restart), and so did one whose PID another process has now.
   func claimProbations() async {
     let policy = configuration.probation
-    guard policy.enabled, !store.isReadOnly else { return }
     let me = RunIdentity.current
-    let onProbation = probations.onProbation(order)
+    let onProbation = probations.toClaim(order, policy: policy, readOnly: store.isReadOnly)
     guard !onProbation.isEmpty else { return }
     // One read of the ledger for every asset, not one per asset. This run's lock is held
     // before it claims anything: another process asks it whether this run still runs.
     let store = self.store
     let ended = await Self.offActor { () -> Set<String> in
       store.holdRunLock(token: me.token)
-      let ledger = store.readRollouts()
-      return Set(
-        onProbation.filter { id in
-          guard let item = ledger.assets[id] else { return false }
-          return RunIdentity.recordedRunEnded(
-            item, me: me, runLive: { store.runIsLive(token: $0) })
-        })
+      return ProbationCore.endedRuns(
+        onProbation, in: store.readRollouts(), me: me, runLive: { store.runIsLive(token: $0) })
     }
     for id in onProbation {
       let standing = await standingRejections(id)
@@ -250,20 +215,14 @@ extension AssetEngine {
 
   /// At a clean shutdown: this run no longer serves its probations (not a crash).
   func releaseProbations() async {
-    guard !store.isReadOnly else { return }
     let me = RunIdentity.current
-    let ids = probations.onProbation(order)
+    let ids = probations.toRelease(order, readOnly: store.isReadOnly)
     guard !ids.isEmpty else { return }
     let store = self.store
     _ = await Self.offActor {
       // A one-shot command claimed nothing: no write (and no fsync) at its exit.
-      let ledger = store.readRollouts()
-      guard ids.contains(where: { ledger.assets[$0]?.isClaimed(by: me) == true }) else { return }
-      _ = try? store.updateRollouts { ledger in
-        for id in ids where ledger.assets[id]?.isClaimed(by: me) == true {
-          ledger.assets[id]?.release()
-        }
-      }
+      guard ProbationCore.claimsAny(ids, by: me, in: store.readRollouts()) else { return }
+      _ = try? store.updateRollouts { ProbationCore.release(ids, by: me, in: &$0) }
     }
   }
 
@@ -278,21 +237,12 @@ extension AssetEngine {
     guard !store.isReadOnly else { return }
     let result = await Self.offActor { () -> (any Error)? in
       do {
-        try store.updateRollouts { ledger in
-          var item = ledger.assets[id] ?? RolloutLedger.Item()
-          change.apply(to: &item)
-          ledger.assets[id] = item
-        }
+        try store.updateRollouts { change.apply(to: &$0, id: id) }
         return nil
       } catch {
         return error
       }
     }
     if let result { throw CommandError(message: "saving the rollout state failed: \(result)") }
-  }
-
-  /// Whether process `pid` exists (a signal 0 reaches it, or it exists but is not ours).
-  static func isAlive(_ pid: Int32) -> Bool {
-    kill(pid, 0) == 0 || errno == EPERM
   }
 }

@@ -60,7 +60,7 @@ struct RunIdentity: Sendable, Equatable {
   static func recordedRunEnded(
     _ item: RolloutLedger.Item, me: RunIdentity,
     runLive: (String) -> Bool? = { _ in nil },
-    isAlive: (Int32) -> Bool = AssetEngine.isAlive,
+    isAlive: (Int32) -> Bool = RunIdentity.isAlive,
     startTicks: (Int32) -> UInt64? = RunIdentity.startTicks(of:)
   ) -> Bool {
     guard let pid = item.runningPID else { return false }
@@ -72,5 +72,10 @@ struct RunIdentity: Sendable, Equatable {
       return recorded != started
     }
     return false
+  }
+
+  /// Whether process `pid` exists (a signal 0 reaches it, or it exists but is not ours).
+  static func isAlive(_ pid: Int32) -> Bool {
+    kill(pid, 0) == 0 || errno == EPERM
   }
 }
