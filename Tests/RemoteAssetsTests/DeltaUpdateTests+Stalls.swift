@@ -88,5 +88,5 @@ extension DeltaUpdateTests {
     }
   }
 
-  static var stallLimit: Int { AssetEngine.deltaStallLimit }
+  static var stallLimit: Int { RefreshCore.deltaStallLimit }
 }

@@ -12,18 +12,6 @@ struct DeltaStats: Sendable, Equatable {
   var index: ChunkIndex
 }
 
-/// How a delta attempt ended.
-enum DeltaResult: Sendable {
-  /// The sink holds the whole new file, its SHA-256 the index's.
-  case done(FetchMetadata, DeltaStats)
-  /// No delta applies, or it gave up and said why: the sink is empty again (or holds a kept
-  /// partial of a whole download), and the whole download runs.
-  case wholeDownload
-  /// The network failed mid-way: what was assembled is kept (its record names the index, see
-  /// ``AssetEngine/deltaResumeTag(_:)``) and the next attempt continues it.
-  case interrupted(FetchError)
-}
-
 extension AssetEngine {
   /// The validator a kept partial of a delta update is recorded with: the index's hash, so the
   /// next attempt continues it only for the same index (a whole download's `If-Range` with it
@@ -32,11 +20,7 @@ extension AssetEngine {
     "\"\(deltaTagPrefix)\(reference.sha256)\""
   }
 
-  private static let deltaTagPrefix = "assetwatch-delta-"
-
-  /// Delta attempts of one index cut in a row at the same point before the next one downloads
-  /// the whole file (see ``AssetRecord/deltaStall``).
-  static let deltaStallLimit = 2
+  static let deltaTagPrefix = "assetwatch-delta-"
 
   /// Tries to assemble the asset's new version from the chunks its cached copies hold plus
   /// `Range` requests for the rest (``DeltaPlan``, ``DeltaTransfer``).
@@ -47,126 +31,86 @@ extension AssetEngine {
   /// the same index (`resumeTag`). Any failure other than the network's (the index missing or
   /// invalid, a server that ignores `Range`, a chunk whose bytes differ from the index, a
   /// whole-file hash that differs) empties the sink, is logged once, and the caller downloads
-  /// the whole file as it always did: a delta never fails an update.
+  /// the whole file as it always did: a delta never fails an update. The decisions are
+  /// ``RefreshCore``'s (RefreshCore+Delta.swift).
+  ///
+  /// - Returns: the response and what moved when the sink holds the whole new file (its
+  ///   SHA-256 the index's); nil when no delta applies or it gave up (the sink is empty again,
+  ///   or holds a kept partial of a whole download), and the whole download runs.
+  /// - Throws: the network's failure mid-way: what was assembled is kept (its record names the
+  ///   index, see ``deltaResumeTag(_:)``) and the next attempt continues it.
   func deltaDownload(
-    _ id: String, definition: AssetDefinition, fetcher: any AssetFetcher, request: FetchRequest,
-    sink: DownloadSink, resumeTag: String?
-  ) async -> DeltaResult {
-    guard let reference = definition.chunkIndex, let record = records[id] else {
-      return .wholeDownload
+    _ id: String, _ transfer: RefreshTransfer, resumeTag: String?
+  ) async throws(FetchError) -> (FetchResponse, DeltaStats)? {
+    let attempt = transfer.attempt
+    let sink = transfer.sink
+    do {
+      let delta = try RefreshCore.deltaStart(
+        records[id], attempt: attempt, resumeOffset: sink.resumeOffset, resumeTag: resumeTag)
+      return try await deltaSteps(id, transfer, delta)
+    } catch {
+      try await deltaStopped(id, error, reference: attempt.definition.chunkIndex, sink: sink)
+      return nil
     }
-    let tag = Self.deltaResumeTag(reference)
-    if sink.resumeOffset > 0, resumeTag != tag {
-      // A kept delta of another index is no prefix of this version: a whole download must not
-      // ask to continue it (its made-up validator means nothing to a server).
-      if resumeTag?.hasPrefix("\"\(Self.deltaTagPrefix)") == true { try? sink.reset() }
-      return .wholeDownload
-    }
-    let target = definition.sha256
-    let held = [record.entry.current, record.entry.previous].compactMap { $0 }
-      .filter { $0.sha256 != target }
-    guard !held.isEmpty, target != record.entry.current?.sha256 || target == nil else {
-      return .wholeDownload
-    }
-    if let read = record.indexRead, read.index == reference.sha256, let file = read.file,
-      file == record.entry.current?.sha256, sink.resumeOffset == 0
-    {
-      return .wholeDownload  // a check: this index describes the copy held
-    }
+  }
+
+  /// The steps of a delta that applies; each check that fails throws why (``RefreshCore/DeltaStop``).
+  private func deltaSteps(
+    _ id: String, _ transfer: RefreshTransfer, _ delta: RefreshCore.Delta
+  ) async throws(RefreshCore.DeltaStop) -> (FetchResponse, DeltaStats) {
+    let sink = transfer.sink
     let store = self.store
-    func fallBack(_ why: String) async -> DeltaResult {
-      // Not kept after the whole download either: an index a delta could not use (missing,
-      // invalid, lying, or for a server that ignores Range) is not fetched again for that.
-      records[id]?.indexRead = (reference.sha256, nil)
-      do { try sink.reset() } catch {}
-      metrics.deltaFallback(id)
-      log(id, .warning, "delta update: \(why); downloading the whole file")
-      return .wholeDownload
-    }
-
-    if let stall = record.deltaStall, stall.tag == tag, stall.count >= Self.deltaStallLimit {
-      records[id]?.deltaStall = nil
-      return await fallBack(
-        "\(CountText.of(stall.count, "attempt")) in a row were cut after \(stall.reached) bytes")
-    }
-
     // 1. The index, whose size and hash whoever named it vouched for.
     let index: ChunkIndex
     do {
-      index = try await fetchChunkIndex(reference, for: request, fetcher: fetcher)
+      index = try await fetchChunkIndex(delta.reference, for: transfer)
     } catch {
-      return await fallBack(error.reason)
+      throw .fallBack(error.reason)
     }
-    if let size = definition.expectedSize, size != index.fileSize {
-      return await fallBack("the chunk index describes \(index.fileSize) bytes, not \(size)")
-    }
-    if let target, target != index.fileSHA256 {
-      return await fallBack("the chunk index describes another file than the target's SHA-256")
-    }
-    records[id]?.indexRead = (reference.sha256, index.fileSHA256)
-    if index.fileSHA256 == record.entry.current?.sha256 { return .wholeDownload }  // a check
+    try RefreshCore.checkIndex(index, attempt: transfer.attempt)
+    records[id]?.indexRead = (delta.reference.sha256, index.fileSHA256)
+    try RefreshCore.describesHeld(index, current: records[id]?.entry.current?.sha256)
 
     // 2. What the cached copies hold, in the same chunking (stored beside each blob). A copy
-    // that cannot be read (gone, damaged) is left out; the others still count.
+    // that cannot be read (gone, damaged) is left out; the others still count. Never on the
+    // actor (indexing a copy reads all of it): a refresh cancelled before the pool ran this
+    // gives the delta up.
     let parameters = index.parameters
-    let shas = held.map(\.sha256)
-    // Never on the actor (indexing a copy reads all of it): a refresh cancelled before the
-    // pool ran this gives the delta up.
-    let read: ([ChunkIndex], [Int32], [String])
+    let shas = delta.held
+    let read: CachedChunks
     do {
-      read = try await IOExecutor.run {
-        var indexes: [ChunkIndex] = []
-        var fds: [Int32] = []
-        var problems: [String] = []
-        for sha in shas {
-          do {
-            let index = try store.chunkIndex(ofBlob: sha, parameters: parameters)
-            fds.append(try store.openBlob(sha))
-            indexes.append(index)
-          } catch {
-            problems.append("\(error)")
-          }
-        }
-        return (indexes, fds, problems)
-      }
+      read = try await IOExecutor.run { CachedChunks(store, shas, parameters) }
     } catch {
-      return .interrupted(FetchError(.cancelled, "delta update: cancelled"))
+      throw .interrupted(FetchError(.cancelled, "delta update: cancelled"))
     }
-    let (local, descriptors, unreadable) = read
-    defer { for fd in descriptors { close(fd) } }
-    guard !local.isEmpty else {
-      return await fallBack(
-        "the cached copy could not be read (\(unreadable.joined(separator: "; ")))")
-    }
+    defer { read.close() }
+    try RefreshCore.checkLocal(read.indexes, unreadable: read.problems)
 
     // 3. Plan and transfer (continuing a kept partial of the same delta).
-    let plan = DeltaPlan(target: index, local: local)
-    guard plan.reusedBytes > 0 else {
-      if sink.resumeOffset > 0 { return await fallBack("no chunk in common with the cached copy") }
-      log(id, .info, "delta update: no chunk in common with the cached copy; downloading whole")
-      return .wholeDownload
-    }
+    let plan = DeltaPlan(target: index, local: read.indexes)
+    try RefreshCore.checkPlan(plan, resumeOffset: sink.resumeOffset)
     let start = sink.resumeOffset
     do {
-      try sink.announce(totalBytes: index.fileSize, etag: tag)
+      try sink.announce(totalBytes: index.fileSize, etag: delta.tag)
     } catch {
-      return await fallBack((error as? FetchError)?.message ?? "\(error)")
+      throw RefreshCore.announceFailed(error)
     }
     setActivity(
       id,
       .downloading(
         TransferProgress(receivedBytes: start, expectedBytes: index.fileSize, bytesPerSecond: 0)))
-    let transfer = DeltaTransfer(
-      fetcher: fetcher, request: request, total: index.fileSize, sources: descriptors)
+    let run = DeltaTransfer(
+      fetcher: transfer.fetcher, request: transfer.request, total: index.fileSize,
+      sources: read.descriptors)
     let metadata: FetchMetadata?
     do {
-      metadata = try await transfer.run(plan, into: sink, from: start)
+      metadata = try await run.run(plan, into: sink, from: start)
     } catch {
-      if let kind = Task.isCancelled ? .cancelled : error.interruption {
-        if kind != .cancelled { countStall(id, tag: tag, reached: error.offset ?? start) }
-        return .interrupted(FetchError(kind, "delta update: \(error.reason)"))
-      }
-      return await fallBack(error.reason)
+      let stopped = RefreshCore.transferStopped(
+        error, cancelled: Task.isCancelled, delta: delta, start: start,
+        stall: records[id]?.deltaStall)
+      records[id]?.deltaStall = stopped.stall
+      throw stopped.stop
     }
     // The final figures, fetched against reused, from here on the actor: the sink's own last
     // report hops here in a task and can arrive after validation began (then it is dropped),
@@ -179,61 +123,74 @@ extension AssetEngine {
     // 4. The whole file, as the index (and the target) names it.
     let digest: String
     do { digest = try sink.digest().sha256 } catch {
-      return await fallBack("the assembled file could not be read back")
+      throw .fallBack("the assembled file could not be read back")
     }
-    guard digest == index.fileSHA256 else {
-      // Every fetched chunk matched the index, so a copied one did not: a sidecar of a cached
-      // copy lies (a damaged disk), or the published index's chunks are not its file. The
-      // sidecars go (the next delta indexes those copies anew) and this index is not tried again.
-      if sink.reusedBytes > 0 {
-        let store = self.store
-        await Self.offActor { for sha in shas { store.removeChunkIndex(ofBlob: sha) } }
-      }
-      return await fallBack("the assembled file's SHA-256 differs from the index's")
-    }
+    try RefreshCore.checkAssembled(
+      digest, index: index, reusedBytes: sink.reusedBytes, delta: delta)
     let stats = DeltaStats(
       fetchedBytes: plan.fetchBytes, reusedBytes: plan.reusedBytes, ranges: plan.fetchCount,
       index: index)
     metrics.delta(id, fetched: stats.fetchedBytes, reused: stats.reusedBytes)
-    return .done(metadata ?? FetchMetadata(), stats)
+    return RefreshCore.deltaDone(metadata, stats)
   }
 
-  /// Counts a delta attempt of `tag` cut after `reached` bytes: one more in a row when it got no
-  /// further than the last (see ``AssetRecord/deltaStall``).
-  private func countStall(_ id: String, tag: String, reached: Int64) {
-    if let last = records[id]?.deltaStall, last.tag == tag, reached <= last.reached {
-      records[id]?.deltaStall = (tag, last.reached, last.count + 1)
-    } else {
-      records[id]?.deltaStall = (tag, reached, 1)
+  /// Performs what a delta that stopped says (``RefreshCore/DeltaStop``): the whole download
+  /// runs next, or an interruption is thrown.
+  private func deltaStopped(
+    _ id: String, _ stop: RefreshCore.DeltaStop, reference: ChunkIndexReference?,
+    sink: DownloadSink
+  ) async throws(FetchError) {
+    switch stop {
+    case .whole:
+      break
+    case .discardKept:
+      try? sink.reset()
+    case .nothingInCommon:
+      log(id, .info, "delta update: no chunk in common with the cached copy; downloading whole")
+    case .interrupted(let error):
+      throw error  // kept for the next attempt, like a cut download
+    case .stalled(let why):
+      records[id]?.deltaStall = nil
+      deltaFellBack(id, why, reference: reference, sink: sink)
+    case .sidecarsLied(let why, let copies):
+      // The sidecars go (the next delta indexes those copies anew).
+      let store = self.store
+      await Self.offActor { for sha in copies { store.removeChunkIndex(ofBlob: sha) } }
+      deltaFellBack(id, why, reference: reference, sink: sink)
+    case .fallBack(let why):
+      deltaFellBack(id, why, reference: reference, sink: sink)
     }
+  }
+
+  /// A delta gave up: the index is not kept after the whole download either (an index a delta
+  /// could not use, missing, invalid, lying, or for a server that ignores Range, is not fetched
+  /// again for that), the sink is emptied, and the reason logged.
+  private func deltaFellBack(
+    _ id: String, _ why: String, reference: ChunkIndexReference?, sink: DownloadSink
+  ) {
+    records[id]?.indexRead = RefreshCore.unusableIndex(reference)
+    try? sink.reset()
+    metrics.deltaFallback(id)
+    log(id, .warning, "delta update: \(why); downloading the whole file")
   }
 
   /// After a whole download of an asset that names a chunk index, keeps that index as the new
   /// blob's sidecar when it describes the bytes committed: the next version's delta then needs
   /// no pass over the cached copy to index it (1.2 to 1.4 s per GiB). Best effort: any trouble
   /// only leaves that pass to the next delta, and is logged at debug level.
-  func keepPublishedIndex(
-    _ id: String, definition: AssetDefinition, fetcher: any AssetFetcher, request: FetchRequest
-  ) async {
-    guard let reference = definition.chunkIndex, !store.isReadOnly,
-      let current = records[id]?.entry.current?.sha256
+  func keepPublishedIndex(_ id: String, _ transfer: RefreshTransfer?) async {
+    guard let transfer,
+      let published = RefreshCore.publishedIndex(
+        records[id], attempt: transfer.attempt, readOnly: store.isReadOnly)
     else { return }
-    // A delta found this index unusable, or it describes another file than the one committed.
-    if let read = records[id]?.indexRead, read.index == reference.sha256, read.file != current {
-      return
-    }
+    let reference = published.reference
     let index: ChunkIndex
     do {
-      index = try await fetchChunkIndex(reference, for: request, fetcher: fetcher)
+      index = try await fetchChunkIndex(reference, for: transfer)
+      try RefreshCore.checkPublished(index, current: published.current)
     } catch {
       logger.debug(
         "chunk index not kept", metadata: ["asset": "\(id)", "reason": "\(error.reason)"])
-      return
-    }
-    guard index.fileSHA256 == current else {
-      logger.debug(
-        "chunk index not kept",
-        metadata: ["asset": "\(id)", "reason": "it describes another file than the one committed"])
       return
     }
     records[id]?.indexRead = (reference.sha256, index.fileSHA256)
@@ -244,32 +201,18 @@ extension AssetEngine {
   /// Fetches and parses a chunk index: its exact size and SHA-256 are checked before it is
   /// parsed; the asset's headers go with it only to the asset's own origin.
   private func fetchChunkIndex(
-    _ reference: ChunkIndexReference, for asset: FetchRequest, fetcher: any AssetFetcher
+    _ reference: ChunkIndexReference, for transfer: RefreshTransfer
   ) async throws(DeltaFailure) -> ChunkIndex {
     guard let scratch = store.tmpFolder else {
       throw DeltaFailure("the cache has no tmp folder")
     }
-    var request = FetchRequest(
-      url: reference.url,
-      headers: HTTPFetcher.sameOrigin(asset.url, reference.url) ? asset.headers : [],
-      maxBytes: reference.size, expectedSize: reference.size,
-      expectedSHA256: reference.sha256, timeout: asset.timeout,
-      allowInsecure: asset.allowInsecure)
-    request.tls = asset.tls
-    request.proxy = asset.proxy
     let bytes: [UInt8]
     do {
-      bytes = try await fetcher.fetchBytes(request, scratch: scratch)
+      bytes = try await transfer.fetcher.fetchBytes(
+        RefreshCore.indexRequest(reference, for: transfer.request), scratch: scratch)
     } catch {
       throw DeltaFailure("the chunk index could not be fetched: \(error.message)")
     }
-    guard SHA256Text.hex(SHA256.hash(data: bytes)) == reference.sha256 else {
-      throw DeltaFailure("the chunk index's SHA-256 differs from the one its target names")
-    }
-    do {
-      return try ChunkIndex(parsing: bytes)
-    } catch {
-      throw DeltaFailure("the chunk index is invalid: \(error.message)")
-    }
+    return try RefreshCore.parseIndex(bytes, reference: reference)
   }
 }

@@ -32,7 +32,7 @@ extension AssetEngine {
   package func verify(_ ids: [String]? = nil) async -> [VerifyResult] {
     let wanted = ids.map(Set.init)
     var results: [VerifyResult] = []
-    for id in order where wanted?.contains(id) ?? true {
+    for id in order where RefreshCore.verifies(id, wanted: wanted) {
       results.append(await verifyOne(id))
     }
     return results
@@ -45,43 +45,34 @@ extension AssetEngine {
       // Re-hashing reads the whole blob: off the actor, on the blocking-I/O pool.
       let (copy, problem) = await Self.offActor { () -> (Generation?, String?) in
         // What the disk names now; what this process remembers if the entry cannot be read.
-        let copy = store.entryIfReadable(id).map { $0?.current } ?? remembered
+        let copy = RefreshCore.copyToCheck(
+          onDisk: store.entryIfReadable(id).map { $0?.current }, remembered: remembered)
         return (copy, copy.flatMap { store.verifyBlob($0) })
       }
-      guard let copy else {
-        // This engine's start found the copy damaged and discarded it: that is the finding
-        // (a one-shot `assetwatch verify` starts an engine of its own).
-        if let why = records[id]?.discardedAtLoad, records[id]?.entry.current == nil {
-          return VerifyResult(id: id, checked: true, problem: why)
-        }
-        return VerifyResult(id: id, checked: false, problem: nil)
-      }
-      guard let problem else { return VerifyResult(id: id, checked: true, problem: nil) }
-      let check: CopyCheck
-      if store.isReadOnly {
-        // No lock to look again under: report what was seen (memory only keeps the error).
-        check = .damaged(problem: problem, file: nil)
-      } else {
+      var step = RefreshCore.verifyLooked(
+        id, copy: copy, problem: problem, discardedAtLoad: records[id]?.discardedAtLoad,
+        holdsCurrent: records[id]?.entry.current != nil, readOnly: store.isReadOnly)
+      if case .recheck(let problem) = step, let copy {
         do {
-          check = try await IOExecutor.run {
+          let check = try await IOExecutor.run {
             try store.recheck(id, .current, copy: copy, trustingStamp: false)
           }
+          step = RefreshCore.verifyRechecked(id, check)
         } catch {
           log(id, .warning, "could not look again under the cache lock: \(error)")
           return VerifyResult(id: id, checked: true, problem: problem)
         }
       }
-      switch check {
-      case .intact:
-        return VerifyResult(id: id, checked: true, problem: nil)
-      case .changed:
-        continue  // replaced while it was hashed: check what is current now
-      case .damaged(let confirmed, let file):
+      switch step {
+      case .done(let result):
+        return result
+      case .discard(let confirmed, let file):
         // Not discarded: another process replaced the copy between the look and the repair.
-        guard await discardDamaged(id, copy: copy, file: file, problem: confirmed) else {
-          continue
-        }
+        guard let copy, await discardDamaged(id, copy: copy, file: file, problem: confirmed)
+        else { continue }
         return VerifyResult(id: id, checked: true, problem: confirmed)
+      case .again, .recheck:
+        continue  // replaced while it was hashed: check what is current now
       }
     }
     // Replaced on every look: each copy checked was superseded, none found damaged.
@@ -93,25 +84,21 @@ extension AssetEngine {
   private func discardDamaged(
     _ id: String, copy: Generation, file: BlobStamp?, problem: String
   ) async -> Bool {
-    let fallback =
-      records[id]?.definition.bundled != nil ? "using the bundled copy" : "no copy left"
-    let error = AssetErrorRecord(
-      kind: .corrupt, message: SentenceText.joined([problem, fallback]), at: clock.now())
+    let error = RefreshCore.damage(
+      problem, hasBundled: records[id]?.definition.bundled != nil, at: clock.now())
     let store = self.store
     let readOnly = store.isReadOnly
-    let result = try? await updateEntry(id) { entry in
+    let written = try? await updateEntry(id) { entry in
       // Under the commit lock (and cheap: no hashing), on the entry as it is on disk now.
-      guard let current = entry.current, current.isSameCopy(as: copy),
-        readOnly || store.blobFileStamp(current.sha256) == file
-      else { return }
-      entry.current = nil
-      entry.checkedAt = nil
-      entry.lastError = error
+      RefreshCore.discardDamaged(&entry, copy: copy, error: error) { sha in
+        readOnly || store.blobFileStamp(sha) == file
+      }
     }
     publishChange(id)
     // A read-only cache keeps the bookkeeping in memory only; the copy is reported damaged.
-    let discarded = readOnly || (result.map { $0.current == nil && $0.lastError == error } ?? false)
-    guard discarded else { return false }
+    guard RefreshCore.discarded(readOnly: readOnly, written: written, error: error) else {
+      return false
+    }
     records[id]?.epoch &+= 1
     log(id, .warning, error.message)
     return true

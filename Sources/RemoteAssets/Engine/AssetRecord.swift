@@ -47,7 +47,7 @@ struct AssetRecord: Sendable {
   /// be used is not fetched again to be kept after the whole download.
   var indexRead: (index: String, file: String?)?
   /// Delta attempts of one index (its resume tag) cut in a row without getting further than
-  /// `reached` bytes: at ``AssetEngine/deltaStallLimit`` the next attempt downloads the whole
+  /// `reached` bytes: at ``RefreshCore/deltaStallLimit`` the next attempt downloads the whole
   /// file instead of resuming the delta (a range that fails the same way every time must not
   /// hold the update back for ever).
   var deltaStall: (tag: String, reached: Int64, count: Int)?
