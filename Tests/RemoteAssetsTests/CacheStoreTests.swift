@@ -193,9 +193,10 @@ extension SharedCacheTests {
     try await withEngine([asset], fetchers: [fetcher]) { engine, _ in
       #expect(await engine.refresh("flags").isUpdated)
       #expect(await engine.refresh("flags") == .notModified)
-      let epochBefore = await engine.records["flags"]?.epoch
+      let epochBefore = await engine.core.records["flags"]?.epoch
       await engine.reloadExternalChanges()
-      #expect(await engine.records["flags"]?.epoch == epochBefore, "no change was seen on disk")
+      #expect(
+        await engine.core.records["flags"]?.epoch == epochBefore, "no change was seen on disk")
     }
   }
 }

@@ -92,7 +92,7 @@ import Testing
     ) { $0.assetDefaults.refresh = .live }
     await engine.start()
     #expect(await engine.refresh("a").isUpdated)
-    let refresh = await engine.records["a"]?.definition.refresh
+    let refresh = await engine.core.records["a"]?.definition.refresh
     #expect(
       refresh == .every(AssetDefaults.standardRefreshSeconds), "\(String(describing: refresh))")
     await engine.shutdown()
@@ -183,7 +183,7 @@ import Testing
     async let all = engine.refreshManifest()
     await origin.waitForRequests(path: "/manifest.json", count: 1)
     // Both later callers are waiting on the fetch under way before it may finish.
-    #expect(await poll { await engine.manifestSchedule.waiting == 2 })
+    #expect(await poll { await engine.core.manifestSchedule.waiting == 2 })
     await gate.open()
     let outcomes = await (first, other, all)
     #expect(outcomes.0 == .updated(version: "v2"))

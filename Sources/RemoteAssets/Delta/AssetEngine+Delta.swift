@@ -46,7 +46,7 @@ extension AssetEngine {
     let sink = transfer.sink
     do {
       let delta = try RefreshCore.deltaStart(
-        records[id], attempt: attempt, resumeOffset: sink.resumeOffset, resumeTag: resumeTag)
+        core.records[id], attempt: attempt, resumeOffset: sink.resumeOffset, resumeTag: resumeTag)
       return try await deltaSteps(id, transfer, delta)
     } catch {
       try await deltaStopped(id, error, reference: attempt.definition.chunkIndex, sink: sink)
@@ -68,8 +68,8 @@ extension AssetEngine {
       throw .fallBack(error.reason)
     }
     try RefreshCore.checkIndex(index, attempt: transfer.attempt)
-    records[id]?.indexRead = (delta.reference.sha256, index.fileSHA256)
-    try RefreshCore.describesHeld(index, current: records[id]?.entry.current?.sha256)
+    core.records[id]?.indexRead = (delta.reference.sha256, index.fileSHA256)
+    try RefreshCore.describesHeld(index, current: core.records[id]?.entry.current?.sha256)
 
     // 2. What the cached copies hold, in the same chunking (stored beside each blob). A copy
     // that cannot be read (gone, damaged) is left out; the others still count. Never on the
@@ -108,8 +108,8 @@ extension AssetEngine {
     } catch {
       let stopped = RefreshCore.transferStopped(
         error, cancelled: Task.isCancelled, delta: delta, start: start,
-        stall: records[id]?.deltaStall)
-      records[id]?.deltaStall = stopped.stall
+        stall: core.records[id]?.deltaStall)
+      core.records[id]?.deltaStall = stopped.stall
       throw stopped.stop
     }
     // The final figures, fetched against reused, from here on the actor: the sink's own last
@@ -150,7 +150,7 @@ extension AssetEngine {
     case .interrupted(let error):
       throw error  // kept for the next attempt, like a cut download
     case .stalled(let why):
-      records[id]?.deltaStall = nil
+      core.records[id]?.deltaStall = nil
       deltaFellBack(id, why, reference: reference, sink: sink)
     case .sidecarsLied(let why, let copies):
       // The sidecars go (the next delta indexes those copies anew).
@@ -168,7 +168,7 @@ extension AssetEngine {
   private func deltaFellBack(
     _ id: String, _ why: String, reference: ChunkIndexReference?, sink: DownloadSink
   ) {
-    records[id]?.indexRead = RefreshCore.unusableIndex(reference)
+    core.records[id]?.indexRead = RefreshCore.unusableIndex(reference)
     try? sink.reset()
     metrics.deltaFallback(id)
     log(id, .warning, "delta update: \(why); downloading the whole file")
@@ -181,7 +181,7 @@ extension AssetEngine {
   func keepPublishedIndex(_ id: String, _ transfer: RefreshTransfer?) async {
     guard let transfer,
       let published = RefreshCore.publishedIndex(
-        records[id], attempt: transfer.attempt, readOnly: store.isReadOnly)
+        core.records[id], attempt: transfer.attempt, readOnly: store.isReadOnly)
     else { return }
     let reference = published.reference
     let index: ChunkIndex
@@ -193,7 +193,7 @@ extension AssetEngine {
         "chunk index not kept", metadata: ["asset": "\(id)", "reason": "\(error.reason)"])
       return
     }
-    records[id]?.indexRead = (reference.sha256, index.fileSHA256)
+    core.records[id]?.indexRead = (reference.sha256, index.fileSHA256)
     let store = self.store
     await Self.offActor { store.storeChunkIndex(index) }
   }

@@ -21,7 +21,7 @@ extension AssetEngine {
   /// `ok: false` with its results.
   package func execute(_ command: AssetCommand) async -> CommandReply {
     do {
-      switch try CommandCore.plan(command, records: records) {
+      switch try CommandCore.plan(command, records: core.records) {
       case .refresh(let id): return refreshReply([(id, await refresh(id))])
       case .refreshAll: return refreshReply(await refreshAll())
       case .verify(let ids): return CommandCore.verifyReply(await verify(ids))
@@ -57,10 +57,10 @@ extension AssetEngine {
   ///
   /// - Throws: `CommandError` for an unknown id or a disk failure.
   public func dropCache(_ id: String) async throws {
-    let record = try CommandCore.known(id, in: records)
-    records[id]?.epoch &+= 1
+    let record = try CommandCore.known(id, in: core.records)
+    core.records[id]?.epoch &+= 1
     await cancelInFlight(id)
-    let known = [records[id]?.entry.current?.sha256, records[id]?.entry.previous?.sha256]
+    let known = [core.records[id]?.entry.current?.sha256, core.records[id]?.entry.previous?.sha256]
     do {
       let store = self.store
       // The entry goes, then (still under the lock) the blobs it named that no other entry
@@ -73,13 +73,13 @@ extension AssetEngine {
             Set(([disk?.current?.sha256, disk?.previous?.sha256] + known).compactMap { $0 }))
         }
       }
-      records[id]?.synced = nil
+      core.records[id]?.synced = nil
     } catch {
       throw CommandError(message: "\(id): dropping the cache failed: \(error)")
     }
     // As it is now: a manifest may have changed it meanwhile.
-    let definition = records[id]?.definition ?? record.definition
-    records[id]?.entry = CommandCore.dropped(
+    let definition = core.records[id]?.definition ?? record.definition
+    core.records[id]?.entry = CommandCore.dropped(
       definition, appVersion: configuration.appVersion, at: clock.now())
     wakeScheduler()
     publishChange(id)
@@ -98,7 +98,7 @@ extension AssetEngine {
   /// - Throws: `CommandError` when there is no intact previous generation, or the entry
   ///   changed under the command.
   public func rollback(_ id: String) async throws {
-    let remembered = try CommandCore.known(id, in: records).entry.previous
+    let remembered = try CommandCore.known(id, in: core.records).entry.previous
     let store = self.store
     let (looked, problem) = await Self.offActor { () -> (Generation?, String?) in
       let previous = CommandCore.rollbackTarget(
@@ -141,10 +141,10 @@ extension AssetEngine {
   /// Pauses or resumes automatic refresh as ``EngineLifecycle/setPaused(_:at:)`` decides, and
   /// tells subscribers.
   private func setAutoRefreshPaused(_ paused: Bool) {
-    guard let change = lifecycle.setPaused(paused, at: clock.now()) else { return }
+    guard let change = core.lifecycle.setPaused(paused, at: clock.now()) else { return }
     if change.wakesScheduler { wakeScheduler() }
     publish(.engineChanged(info()))
-    for id in order { publishChange(id) }
+    for id in core.order { publishChange(id) }
     log(nil, .info, change.message)
   }
 
@@ -153,8 +153,8 @@ extension AssetEngine {
   private func mutateEntry(
     _ id: String, verb: String, _ change: @escaping @Sendable (inout CacheEntry) -> Void
   ) async throws -> (definition: AssetDefinition, entry: CacheEntry) {
-    let record = try CommandCore.known(id, in: records)
-    records[id]?.epoch &+= 1
+    let record = try CommandCore.known(id, in: core.records)
+    core.records[id]?.epoch &+= 1
     await cancelInFlight(id)
     let result: CacheEntry
     do {
@@ -164,7 +164,7 @@ extension AssetEngine {
     }
     wakeScheduler()
     publishChange(id)
-    return (records[id]?.definition ?? record.definition, result)
+    return (core.records[id]?.definition ?? record.definition, result)
   }
 
   /// Cancels the refresh of `id` under way (when there is one) and waits for it to end.

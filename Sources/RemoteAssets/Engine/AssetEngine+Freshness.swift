@@ -4,7 +4,7 @@ extension AssetEngine {
   /// Whether `id` is stale but inside the server's `stale-while-revalidate` window now, so a
   /// read may return the stale copy at once while a background refresh runs (RFC 5861 §3).
   func isWithinStaleWhileRevalidate(_ id: String) -> Bool {
-    guard let record = records[id] else { return false }
+    guard let record = core.records[id] else { return false }
     return record.status(store: store, paused: false).isWithinStaleWhileRevalidate(at: clock.now())
   }
 }

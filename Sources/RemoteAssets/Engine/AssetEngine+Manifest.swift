@@ -9,7 +9,7 @@ extension AssetEngine {
   func loadStoredManifest() async {
     await holdUntilTrusted()  // with a `tuf` block: nothing is fetched before its target verifies
     guard configuration.manifest != nil, let data = try? store.readManifest() else { return }
-    await performManifest(manifestSchedule.storedRead(data))
+    await performManifest(core.manifestSchedule.storedRead(data))
   }
 
   /// Fetches the manifest (conditionally: a 304 costs one round trip) and applies its targets;
@@ -20,8 +20,8 @@ extension AssetEngine {
   /// check: a call made while one runs waits for that one instead of starting another.
   public func refreshManifest() async {
     await performManifest(
-      manifestSchedule.begin(
-        configuration, held: manifest, shutDown: lifecycle.isShutDown, at: clock.now()))
+      core.manifestSchedule.begin(
+        configuration, held: core.manifest, shutDown: core.lifecycle.isShutDown, at: clock.now()))
   }
 
   /// Performs `actions` in order, feeding the result of each step back to its core and
@@ -32,14 +32,14 @@ extension AssetEngine {
       var next: [ManifestAction] = []
       switch action {
       case .join:
-        await manifestTask?.value
+        await tasks.manifest?.value
       case .check(let check):
         // The task inherits the actor's isolation, so it cannot run before it is registered.
         let task = Task {
           await self.performManifest([check])
-          self.manifestTask = nil
+          self.tasks.manifest = nil
         }
-        manifestTask = task
+        tasks.manifest = task
         await task.value
         wakeScheduler()  // new targets are due now
       case .fetchManifest(let plan):
@@ -47,7 +47,7 @@ extension AssetEngine {
       case .writeManifest(let stored):
         next = writeManifest(stored)
       case .keepManifest(let stored):
-        manifest = stored
+        core.manifest = stored
       case .applyManifest(let parsed):
         await apply(parsed)
       case .refreshSignedMetadata(let source):
@@ -57,9 +57,9 @@ extension AssetEngine {
       case .loadVerifiedBefore:
         next = await loadVerifiedBefore()
       case .setTarget(let target):
-        records[target.id]?.take(target)
+        core.records[target.id]?.take(target)
       case .refuse(let id, let error):
-        records[id]?.urlRefusal = error
+        core.records[id]?.urlRefusal = error
       case .publishChange(let id):
         publishChange(id)
       case .countRefusal(let reason):
@@ -67,8 +67,9 @@ extension AssetEngine {
       case .log(let level, let message):
         log(nil, level, message)
       case .checkEnded(let outcome):
-        next = manifestSchedule.ended(
-          outcome, refreshSeconds: configuration.assetDefaults.refreshSeconds, backoff: backoff,
+        next = core.manifestSchedule.ended(
+          outcome, refreshSeconds: configuration.assetDefaults.refreshSeconds,
+          backoff: core.backoff,
           random: .random(in: 0...1))
       case .publishEngineChanged:
         publish(.engineChanged(info()))
@@ -81,7 +82,7 @@ extension AssetEngine {
   private func fetchManifest(_ plan: ManifestCore.FetchPlan) async -> [ManifestAction] {
     let now = clock.now()
     guard let fetcher = fetchers.first(where: { $0.canFetch(plan.url) }) else {
-      return manifestSchedule.noFetcher(at: now)
+      return core.manifestSchedule.noFetcher(at: now)
     }
     do {
       let sink = DownloadSink(
@@ -98,17 +99,17 @@ extension AssetEngine {
       request.proxy = configuration.assetDefaults.proxy
       switch try await fetcher.fetch(request, into: sink) {
       case .notModified:
-        return manifestSchedule.notModified(held: manifest, plan: plan, at: now)
+        return core.manifestSchedule.notModified(held: core.manifest, plan: plan, at: now)
       case .downloaded(let metadata):
         let data = try sink.withPartial {
           try FileDigest.readAll(try $0.descriptor(), path: $0.path)
         }
-        return manifestSchedule.downloaded(
-          data, etag: metadata.etag, lastModified: metadata.lastModified, held: manifest,
+        return core.manifestSchedule.downloaded(
+          data, etag: metadata.etag, lastModified: metadata.lastModified, held: core.manifest,
           writable: !store.isReadOnly, at: now)
       }
     } catch {
-      return manifestSchedule.fetchFailed(error, at: now)
+      return core.manifestSchedule.fetchFailed(error, at: now)
     }
   }
 
@@ -118,9 +119,9 @@ extension AssetEngine {
       let encoder = JSONEncoder()
       encoder.dateEncodingStrategy = .iso8601
       try store.writeManifest(try encoder.encode(stored))
-      return manifestSchedule.written(stored, held: manifest)
+      return core.manifestSchedule.written(stored, held: core.manifest)
     } catch {
-      return manifestSchedule.fetchFailed(error, at: stored.checkedAt)
+      return core.manifestSchedule.fetchFailed(error, at: stored.checkedAt)
     }
   }
 
@@ -133,29 +134,29 @@ extension AssetEngine {
   /// (a re-hash), never holds up events and commands.
   func apply(_ manifest: Manifest) async {
     let added = ManifestCore.additions(
-      manifest, known: Set(records.keys), only: loading.only)
+      manifest, known: Set(core.records.keys), only: core.loading.only)
     var loads: [DiskLoad] = []
-    for start in stride(from: 0, to: added.count, by: loading.batchSize) {
+    for start in stride(from: 0, to: added.count, by: core.loading.batchSize) {
       loads += await readFromDisk(
-        Array(added[start..<min(start + loading.batchSize, added.count)]))
+        Array(added[start..<min(start + core.loading.batchSize, added.count)]))
     }
-    let adding = ManifestCore.stillAdded(Array(zip(added, loads)), known: Set(records.keys))
+    let adding = ManifestCore.stillAdded(Array(zip(added, loads)), known: Set(core.records.keys))
     var rewrites: [LoadRewrite] = []
     for (id, load) in adding {
       // Default headers go only to the manifest's own origin (checked when the URL is set).
-      records[id] = AssetRecord(
+      core.records[id] = AssetRecord(
         definition: configuration.assetDefaults.definition(id: id, remote: configuration.manifest),
         entry: CacheEntry(id: id, appVersion: configuration.appVersion))
-      order.append(id)
+      core.order.append(id)
       if let rewrite = self.apply(load, to: id) { rewrites.append(rewrite) }
     }
     var assets: [String: TargetedAsset] = [:]
     for target in manifest.assets {
-      assets[target.id] = records[target.id]?.targeted(inFlight: inFlight[target.id] != nil)
+      assets[target.id] = core.records[target.id]?.targeted(inFlight: inFlight[target.id] != nil)
     }
     await performManifest(
       ManifestCore.targets(
-        manifest, assets: assets, added: Set(adding.map(\.0)), only: loading.only,
+        manifest, assets: assets, added: Set(adding.map(\.0)), only: core.loading.only,
         context: targetContext()))
     if !rewrites.isEmpty { await commitRewrites(rewrites) }
   }

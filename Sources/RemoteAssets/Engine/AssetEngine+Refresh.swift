@@ -9,7 +9,7 @@ extension AssetEngine {
   /// Concurrent calls for the same asset share one fetch: the later callers wait for it and get
   /// ``RefreshOutcome/inFlight``. Concurrent calls share one manifest fetch too.
   public func refresh(_ id: String) async -> RefreshOutcome {
-    guard !lifecycle.isShutDown else {
+    guard !core.lifecycle.isShutDown else {
       return .failed(FetchError(.shutDown, "the engine is shut down"))
     }
     await refreshManifest()
@@ -21,7 +21,7 @@ extension AssetEngine {
   /// - Returns: each asset's outcome, in config order.
   public func refreshAll() async -> [(id: String, outcome: RefreshOutcome)] {
     await refreshManifest()
-    let ids = order
+    let ids = core.order
     return await withTaskGroup(of: (Int, RefreshOutcome).self) { group in
       for (index, id) in ids.enumerated() {
         group.addTask { (index, await self.refresh(id, manual: true)) }
@@ -34,7 +34,7 @@ extension AssetEngine {
 
   func refresh(_ id: String, manual: Bool) async -> RefreshOutcome {
     let refusal = RefreshCore.refusal(
-      id, known: records[id] != nil, shutDown: lifecycle.isShutDown)
+      id, known: core.records[id] != nil, shutDown: core.lifecycle.isShutDown)
     if let refusal { return .failed(refusal) }
     let (task, joined) = startRefresh(id, manual: manual)
     let outcome = await task.value
@@ -58,17 +58,17 @@ extension AssetEngine {
   }
 
   /// The core that decides a refresh (``RefreshCore``).
-  var refreshCore: RefreshCore { RefreshCore(backoff: backoff) }
+  var refreshCore: RefreshCore { RefreshCore(backoff: core.backoff) }
 
   private func performRefresh(_ id: String, manual: Bool) async -> RefreshOutcome {
-    let essential = records[id]?.definition.essential ?? false
+    let essential = core.records[id]?.definition.essential ?? false
     await limiter.acquire(essential: essential)
     defer { Task { await limiter.release(essential: essential) } }
     // Read after the wait: the manifest may have changed the URL, size or hash meanwhile.
     let standing = await standingRejections(id)
-    records[id]?.attemptStartedAt = ContinuousClock.now
+    core.records[id]?.attemptStartedAt = ContinuousClock.now
     let actions = refreshCore.begin(
-      records[id], manual: manual, standing: standing, fetchers: fetchers, at: clock.now())
+      core.records[id], manual: manual, standing: standing, fetchers: fetchers, at: clock.now())
     do {
       return try await runRefresh(id, actions, in: nil)
     } catch {
@@ -115,23 +115,23 @@ extension AssetEngine {
       request: RefreshCore.request(
         attempt, resumeOffset: sink.resumeOffset, resumeTag: resume?.etag),
       sink: sink)
-    records[id]?.requestedAt = clock.now()
+    core.records[id]?.requestedAt = clock.now()
     do {
       let (response, delta) = try await fetch(id, transfer, resumeTag: resume?.etag)
       let actions = refreshCore.responded(
-        response, delta: delta, record: records[id], attempt: attempt, at: clock.now())
+        response, delta: delta, record: core.records[id], attempt: attempt, at: clock.now())
       return try await runRefresh(id, actions, in: transfer)
     } catch {
       let failure = RefreshCore.fetchError(error)
-      let current = records[id]?.epoch == attempt.epoch
+      let current = core.records[id]?.epoch == attempt.epoch
       // Transport trouble or quitting mid-download: keep the bytes for a Range request next
       // time. An fdatasync and a durable record: on the blocking pool (at a shutdown every
       // transfer under way does this at once).
       let keeps = RefreshCore.keepsPartial(
-        failure, current: current, cancelled: Task.isCancelled, shutDown: lifecycle.isShutDown)
+        failure, current: current, cancelled: Task.isCancelled, shutDown: core.lifecycle.isShutDown)
       kept = await Self.offActor { keeps && sink.keepForResume() }
       let actions = refreshCore.transferFailed(
-        failure, quiet: attempt.quiet, current: records[id]?.epoch == attempt.epoch,
+        failure, quiet: attempt.quiet, current: core.records[id]?.epoch == attempt.epoch,
         cancelled: Task.isCancelled, kept: kept)
       return await runQuietly(id, actions, in: transfer)
     }
@@ -176,7 +176,7 @@ extension AssetEngine {
       case .fetch(let attempt):
         return await download(id, attempt)
       case .change(let change):
-        change.apply(to: &records[id])
+        change.apply(to: &core.records[id])
       case .publishChange:
         publishChange(id)
       case .validate(let metadata, let delta):
@@ -209,8 +209,8 @@ extension AssetEngine {
       case .fail(let error, let quiet, let rejecting):
         queue =
           refreshCore.failed(
-            records[id], trustChecked(id, error), quiet: quiet, rejecting: rejecting,
-            serving: records[id]?.status(store: store, paused: false), at: clock.now())[...]
+            core.records[id], trustChecked(id, error), quiet: quiet, rejecting: rejecting,
+            serving: core.records[id]?.status(store: store, paused: false), at: clock.now())[...]
       case .raise(let error):
         throw error
       case .log(let level, let message):
@@ -236,7 +236,7 @@ extension AssetEngine {
     let (sha, size) = try sink.digest()
     do {
       let format = try RefreshCore.checkDigest(
-        sha: sha, size: size, record: records[id], attempt: transfer.attempt)
+        sha: sha, size: size, record: core.records[id], attempt: transfer.attempt)
       let validate = validators[id]
       try await IOExecutor.run {
         try DownloadCheck.run(format: format, validate: validate, sink: sink)
@@ -245,9 +245,9 @@ extension AssetEngine {
       return refreshCore.refused(error, metadata: metadata, attempt: transfer.attempt)
     }
     let rejections = await standingRejections(id)
-    let configured = manifest?.manifest.assets.first { $0.id == id }
+    let configured = core.manifest?.manifest.assets.first { $0.id == id }
     return refreshCore.validated(
-      records[id], download: .init(sha256: sha, size: size, metadata: metadata, delta: delta),
+      core.records[id], download: .init(sha256: sha, size: size, metadata: metadata, delta: delta),
       attempt: transfer.attempt, rejections: rejections,
       version: RefreshCore.version(
         sha: sha, signed: signedVersion(for: id, sha: sha), tuf: configuration.tuf != nil,
@@ -275,15 +275,15 @@ extension AssetEngine {
   }
 
   func progressed(_ id: String, _ progress: TransferProgress) {
-    let step = RefreshCore.progress(showing: records[id]?.activity)
+    let step = RefreshCore.progress(showing: core.records[id]?.activity)
     guard step.shown else { return }
-    records[id]?.activity = .downloading(progress)
+    core.records[id]?.activity = .downloading(progress)
     publish(.progress(id: id, progress))
     if step.changed { publishChange(id) }
   }
 
   func setActivity(_ id: String, _ activity: AssetActivity) {
-    records[id]?.activity = activity
+    core.records[id]?.activity = activity
     publishChange(id)
   }
 
@@ -291,16 +291,16 @@ extension AssetEngine {
   private func finishAttempt(_ id: String, outcome: RefreshOutcome, detail: String?)
     -> RefreshOutcome
   {
-    records[id]?.activity = .idle
-    records[id]?.appendHistory(
+    core.records[id]?.activity = .idle
+    core.records[id]?.appendHistory(
       RefreshRecord(
         at: clock.now(), outcome: outcome.kind, detail: detail.map { TerminalText.sanitize($0) }))
     metrics.attempt(id, outcome: outcome.word)
-    if let started = records[id]?.attemptStartedAt {
+    if let started = core.records[id]?.attemptStartedAt {
       metrics.duration(id, started.duration(to: .now))
-      records[id]?.attemptStartedAt = nil
+      core.records[id]?.attemptStartedAt = nil
     }
-    if let record = records[id] {
+    if let record = core.records[id] {
       metrics.state(id, failures: record.entry.consecutiveFailures, servedBytes: record.servedSize)
     }
     publishChange(id)

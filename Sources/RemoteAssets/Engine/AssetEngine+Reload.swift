@@ -39,7 +39,7 @@ extension AssetEngine {
   package func apply(_ configuration: EngineConfiguration, fieldLines: [String: Int])
     async throws(ConfigurationReloadError) -> ConfigurationReload
   {
-    let previous = reload.last
+    let previous = tasks.reload
     // Inherits the actor's isolation; runs after the previous reload has finished.
     let task = Task { () -> Result<ConfigurationReload, ConfigurationReloadError> in
       _ = await previous?.value
@@ -49,31 +49,31 @@ extension AssetEngine {
         return .failure(error)
       }
     }
-    reload.last = task
+    tasks.reload = task
     return try await task.value.get()
   }
 
   /// Called once ``start()`` has loaded everything: reloads waiting for it go on.
   func noteStartFinished() {
-    reload.core.startFinished = true
-    let waiters = reload.startWaiters
-    reload.startWaiters = []
+    core.reload.startFinished = true
+    let waiters = tasks.reloadStartWaiters
+    tasks.reloadStartWaiters = []
     for waiter in waiters { waiter.resume() }
   }
 
   private func waitForStart() async {
-    guard reload.core.waitsForStart(started: lifecycle.started) else { return }
-    await withCheckedContinuation { reload.startWaiters.append($0) }
+    guard core.reload.waitsForStart(started: core.lifecycle.started) else { return }
+    await withCheckedContinuation { tasks.reloadStartWaiters.append($0) }
   }
 
   private func applyNow(_ incoming: EngineConfiguration, fieldLines: [String: Int])
     async throws(ConfigurationReloadError) -> ConfigurationReload
   {
-    try ReloadCore.admit(shutDown: lifecycle.isShutDown)
+    try ReloadCore.admit(shutDown: core.lifecycle.isShutDown)
     await waitForStart()
     let accepted = try ReloadCore.accept(
-      incoming, over: configuration, fieldLines: fieldLines, shutDown: lifecycle.isShutDown)
-    guard lifecycle.started else {
+      incoming, over: configuration, fieldLines: fieldLines, shutDown: core.lifecycle.isShutDown)
+    guard core.lifecycle.started else {
       // Nothing loaded yet: the start will load the new assets.
       replaceUnstarted(with: accepted.configuration)
       return accepted.result
@@ -87,14 +87,14 @@ extension AssetEngine {
   /// Before ``start()``: the records are rebuilt from the new configuration, as at init.
   private func replaceUnstarted(with new: EngineConfiguration) {
     configurationCell.replace(with: new)
-    records = RecordTable()
-    order = []
+    core.records = RecordTable()
+    core.order = []
     for definition in new.assets {
-      order.append(definition.id)
-      records[definition.id] = AssetRecord(
+      core.order.append(definition.id)
+      core.records[definition.id] = AssetRecord(
         definition: definition, entry: CacheEntry(id: definition.id, appVersion: new.appVersion))
     }
-    loading.pending = Set(order)
+    core.loading.pending = Set(core.order)
   }
 
   /// Performs what ``ReloadCore`` plans for a reload after the start.
@@ -102,10 +102,10 @@ extension AssetEngine {
     async
   {
     let plan = ReloadCore.plan(
-      diff, new: new, heldManifest: manifest?.manifest,
-      definition: { self.records[$0]?.definition }, loaded: loading.only)
+      diff, new: new, heldManifest: core.manifest?.manifest,
+      definition: { self.core.records[$0]?.definition }, loaded: core.loading.only)
     for id in plan.remove { await remove(id) }
-    for update in plan.definitions { records[update.id]?.definition = update.definition }
+    for update in plan.definitions { core.records[update.id]?.definition = update.definition }
     for id in plan.rereadBundled { await rereadBundled(id) }
     await add(plan.add)
     if let heldManifest = plan.manifest {
@@ -113,16 +113,16 @@ extension AssetEngine {
     }
     let now = clock.now()
     let settled = ReloadCore.settle(
-      plan, diff: diff, new: new, definition: { self.records[$0]?.definition })
+      plan, diff: diff, new: new, definition: { self.core.records[$0]?.definition })
     for id in settled.restart { await restartTransfer(id, now: now) }
     for id in settled.reschedule { reschedule(id, now: now) }
     for id in settled.untrusted {
-      records[id]?.urlRefusal = FetchError(
+      core.records[id]?.urlRefusal = FetchError(
         .untrusted, "not fetched: no signed TUF target has been verified for it yet")
     }
     if settled.refreshManifest { Task { await self.refreshManifest() } }
-    order = ReloadCore.order(
-      configured: new.assets.map(\.id), previous: order, has: { self.records[$0] != nil })
+    core.order = ReloadCore.order(
+      configured: new.assets.map(\.id), previous: core.order, has: { self.core.records[$0] != nil })
     if diff.cacheLimitChanged { budgetAfterCommit() }
     wakeScheduler()
     // The whole table anew: watchers drop the removed rows and add the new ones.
@@ -132,15 +132,15 @@ extension AssetEngine {
   /// Stops serving and refreshing `id`; its files stay on disk.
   private func remove(_ id: String) async {
     await cancelTransfer(id)
-    records[id] = nil
-    order.removeAll { $0 == id }
-    freshness.notes[id] = nil
+    core.records[id] = nil
+    core.order.removeAll { $0 == id }
+    core.freshness.notes[id] = nil
   }
 
   /// A transfer under way for `id` is cancelled, and its result (due to the old definition)
   /// dropped.
   private func cancelTransfer(_ id: String) async {
-    records[id]?.epoch &+= 1
+    core.records[id]?.epoch &+= 1
     if let task = inFlight[id] {
       task.cancel()
       _ = await task.value
@@ -152,10 +152,10 @@ extension AssetEngine {
     guard !definitions.isEmpty else { return }
     let configuration = self.configuration
     for definition in definitions {
-      records[definition.id] = AssetRecord(
+      core.records[definition.id] = AssetRecord(
         definition: definition,
         entry: CacheEntry(id: definition.id, appVersion: configuration.appVersion))
-      order.append(definition.id)
+      core.order.append(definition.id)
     }
     let ids = definitions.map(\.id)
     let loads = await readFromDisk(ids)
@@ -163,23 +163,23 @@ extension AssetEngine {
     let now = clock.now()
     for (id, load) in zip(ids, loads) {
       if let rewrite = apply(load, to: id) { rewrites.append(rewrite) }
-      guard let record = records[id] else { continue }
-      records[id]?.entry.nextAttemptAt = ReloadCore.firstCheck(
-        record.entry, record.definition, scheduling: schedulerTask != nil, now: now)
+      guard let record = core.records[id] else { continue }
+      core.records[id]?.entry.nextAttemptAt = ReloadCore.firstCheck(
+        record.entry, record.definition, scheduling: tasks.scheduler != nil, now: now)
     }
     if !rewrites.isEmpty { await commitRewrites(rewrites) }
   }
 
   /// The bundled copy changed: its digest (what the status compares) is read again.
   private func rereadBundled(_ id: String) async {
-    guard let bundled = records[id]?.definition.bundled else {
-      records[id]?.bundledDigest = nil
+    guard let bundled = core.records[id]?.definition.bundled else {
+      core.records[id]?.bundledDigest = nil
       return
     }
     let store = self.store
     let load = await Self.offActor { DiskLoad.read(id, bundled: bundled, store: store) }
-    if records[id]?.definition.bundled == bundled {
-      records[id]?.bundledDigest = load.bundledDigest
+    if core.records[id]?.definition.bundled == bundled {
+      core.records[id]?.bundledDigest = load.bundledDigest
     }
   }
 
@@ -187,9 +187,9 @@ extension AssetEngine {
   /// bytes would be checked against the old expectations), and the asset is due now.
   private func restartTransfer(_ id: String, now: Date) async {
     await cancelTransfer(id)
-    guard let record = records[id] else { return }
-    records[id]?.entry.nextAttemptAt = ReloadCore.checkAfterTransferChange(
-      record, scheduling: schedulerTask != nil, now: now)
+    guard let record = core.records[id] else { return }
+    core.records[id]?.entry.nextAttemptAt = ReloadCore.checkAfterTransferChange(
+      record, scheduling: tasks.scheduler != nil, now: now)
     publishChange(id)
   }
 
@@ -204,10 +204,10 @@ extension AssetEngine {
       }
       return
     }
-    guard let record = records[id],
-      let next = ReloadCore.rescheduled(record, scheduling: schedulerTask != nil, now: now)
+    guard let record = core.records[id],
+      let next = ReloadCore.rescheduled(record, scheduling: tasks.scheduler != nil, now: now)
     else { return }
-    records[id]?.entry.nextAttemptAt = next.at
+    core.records[id]?.entry.nextAttemptAt = next.at
     publishChange(id)
   }
 }

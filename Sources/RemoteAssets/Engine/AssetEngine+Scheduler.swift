@@ -4,11 +4,13 @@ extension AssetEngine {
   /// Starts refreshing by itself: each asset every `refreshEvery` (live ones continuously), with
   /// backoff after failures; the manifest on the default interval. Idempotent.
   public func startAutoRefresh() {
-    guard schedulerTask == nil, !lifecycle.isShutDown else { return }
-    for check in SchedulerCore.firstChecks(order: order, records: records, at: clock.now()) {
-      records[check.id]?.entry.nextAttemptAt = check.next
+    guard tasks.scheduler == nil, !core.lifecycle.isShutDown else { return }
+    for check in SchedulerCore.firstChecks(
+      order: core.order, records: core.records, at: clock.now())
+    {
+      core.records[check.id]?.entry.nextAttemptAt = check.next
     }
-    schedulerTask = Task {
+    tasks.scheduler = Task {
       await self.claimProbations()
       await self.schedulerLoop()
     }
@@ -16,9 +18,9 @@ extension AssetEngine {
 
   /// Stops refreshing by itself (transfers under way finish).
   public func stopAutoRefresh() {
-    schedulerTask?.cancel()
-    schedulerTask = nil
-    schedulerSleeper?.cancel()
+    tasks.scheduler?.cancel()
+    tasks.scheduler = nil
+    tasks.schedulerSleeper?.cancel()
   }
 
   /// Ticks, then sleeps until the next thing is due: the soonest asset, the manifest, the look
@@ -27,16 +29,16 @@ extension AssetEngine {
     while !Task.isCancelled {
       let wait = tick()
       let sleeper = Task { [clock] in _ = try? await clock.sleep(for: wait) }
-      schedulerSleeper = sleeper
+      tasks.schedulerSleeper = sleeper
       await sleeper.value
-      schedulerSleeper = nil
+      tasks.schedulerSleeper = nil
     }
   }
 
   /// Ends the scheduler's current sleep so it looks at every asset's schedule again now.
   func wakeScheduler() {
-    scheduler.wake()
-    schedulerSleeper?.cancel()
+    core.scheduler.wake()
+    tasks.schedulerSleeper?.cancel()
   }
 
   /// Performs what ``SchedulerCore`` says is due: refreshes (each in its own task; the limiter
@@ -46,22 +48,24 @@ extension AssetEngine {
   func tick() -> TimeInterval {
     let now = clock.now()
     let manifestDue =
-      !lifecycle.paused && configuration.followsTargets && manifestSchedule.startIfDue(at: now)
+      !core.lifecycle.paused && configuration.followsTargets
+      && core.manifestSchedule.startIfDue(at: now)
     let facts = SchedulerCore.Facts(
-      paused: lifecycle.paused, manifestDue: manifestDue, freshnessWaiting: freshness.isDirty,
-      freshnessNotes: freshness.notes.count, freshnessWriting: freshness.writing != nil,
-      externalLooking: external.isLooking)
-    let tick = scheduler.tick(at: now, facts, order: order, records: records)
-    for check in tick.movedBack { records[check.id]?.entry.nextAttemptAt = check.next }
+      paused: core.lifecycle.paused, manifestDue: manifestDue,
+      freshnessWaiting: core.freshness.isDirty,
+      freshnessNotes: core.freshness.notes.count, freshnessWriting: core.freshness.writing != nil,
+      externalLooking: core.external.isLooking)
+    let tick = core.scheduler.tick(at: now, facts, order: core.order, records: core.records)
+    for check in tick.movedBack { core.records[check.id]?.entry.nextAttemptAt = check.next }
     for line in tick.logs { log(line.assetID, line.level, line.message) }
     expireProbations(at: ClockReading(wall: now, uptime: clock.uptime()))
     for action in tick.actions {
       switch action {
       case .reloadExternalChanges:
-        external.isLooking = true
+        core.external.isLooking = true
         Task {
           await self.reloadExternalChanges()
-          self.external.isLooking = false
+          self.core.external.isLooking = false
         }
       case .flushFreshness:
         Task { await self.flushFreshness() }
@@ -72,14 +76,14 @@ extension AssetEngine {
         }
       case .scanAssets:
         let scan = SchedulerCore.scan(
-          order: order, records: records, inFlight: Set(inFlight.keys), at: now,
-          manifestPending: manifestDue || manifestSchedule.isChecking)
+          order: core.order, records: core.records, inFlight: Set(inFlight.keys), at: now,
+          manifestPending: manifestDue || core.manifestSchedule.isChecking)
         for id in scan.due { startRefresh(id, manual: false) }
-        scheduler.scanned(scan, at: now)
+        core.scheduler.scanned(scan, at: now)
       }
     }
-    return scheduler.sleep(
-      at: now, paused: lifecycle.paused,
-      manifestNext: !configuration.followsTargets ? nil : manifestSchedule.nextAttempt)
+    return core.scheduler.sleep(
+      at: now, paused: core.lifecycle.paused,
+      manifestNext: !configuration.followsTargets ? nil : core.manifestSchedule.nextAttempt)
   }
 }

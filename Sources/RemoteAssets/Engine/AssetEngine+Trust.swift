@@ -17,7 +17,7 @@ extension AssetEngine {
   /// refresh has verified its target (its last good copy is served meanwhile).
   func holdUntilTrusted() async {
     await performManifest(
-      trust.core.holdUntilTrusted(targetedAssets(), configuration: configuration))
+      core.trust.holdUntilTrusted(targetedAssets(), configuration: configuration))
   }
 
   /// One TUF refresh (spec 5.3-5.6 through ``TUFUpdater``), reported to the core: verified, it
@@ -29,10 +29,10 @@ extension AssetEngine {
       let updater = try await trustUpdater(source)
       try await updater.refresh()
       let facts = TrustCore.Facts(await updater.trustedMetadata)
-      return trust.core.refreshed(facts, assets: targetedAssets(), context: context)
+      return core.trust.refreshed(facts, assets: targetedAssets(), context: context)
     } catch {
-      return trust.core.refreshFailed(
-        error, hasClient: trust.updater != nil, assets: targetedAssets(), context: context)
+      return core.trust.refreshFailed(
+        error, hasClient: tasks.trustUpdater != nil, assets: targetedAssets(), context: context)
     }
   }
 
@@ -40,13 +40,14 @@ extension AssetEngine {
   func lookUpSignedTarget(_ lookup: TrustCore.Lookup) async -> [ManifestAction] {
     let result: Result<TrustCore.Found, TUFUpdateError>
     do {
-      let (target, role) = try await trust.client().signedTarget(path: lookup.path)
+      let (target, role) = try await tasks.trustClient().signedTarget(path: lookup.path)
       result = .success(TrustCore.Found(target: target, role: role))
     } catch {
       result = .failure(error)
     }
-    return trust.core.lookedUp(
-      lookup, result, asset: records[lookup.id]?.targeted(inFlight: inFlight[lookup.id] != nil),
+    return core.trust.lookedUp(
+      lookup, result,
+      asset: core.records[lookup.id]?.targeted(inFlight: inFlight[lookup.id] != nil),
       context: targetContext())
   }
 
@@ -56,50 +57,52 @@ extension AssetEngine {
   func loadVerifiedBefore() async -> [ManifestAction] {
     let result: Result<TrustCore.Facts?, TUFUpdateError>
     do {
-      let updater = try trust.client()
+      let updater = try tasks.trustClient()
       try await updater.loadFromFolder()
       result = .success(TrustCore.Facts(await updater.trustedMetadata))
     } catch {
       result = .failure(error)
     }
-    return trust.core.loadedFromFolder(result, context: targetContext())
+    return core.trust.loadedFromFolder(result, context: targetContext())
   }
 
   /// The trust summary ``info()`` carries: nil without a `tuf` block.
   func trustSummary() -> TrustSummary? {
-    trust.core.summary(configured: configuration.tuf != nil)
+    core.trust.summary(configured: configuration.tuf != nil)
   }
 
   /// A download of a signed target whose bytes differ from the signed length or hashes is a
   /// refusal (`untrusted`); other errors pass unchanged (``TrustCore/checked(_:_:targetPath:)``).
   func trustChecked(_ id: String, _ error: FetchError) -> FetchError {
-    trust.core.checked(id, error, targetPath: records[id]?.definition.targetPath)
+    core.trust.checked(id, error, targetPath: core.records[id]?.definition.targetPath)
   }
 
   /// The version the signed target gives bytes with SHA-256 `sha`, nil when the asset's signed
   /// target is other bytes or has no version.
   func signedVersion(for id: String, sha: String) -> String? {
-    trust.core.signedVersion(of: sha, records[id]?.targeted(inFlight: inFlight[id] != nil))
+    core.trust.signedVersion(of: sha, core.records[id]?.targeted(inFlight: inFlight[id] != nil))
   }
 
   /// The records in order, as the target decisions see them (read as the core goes through
   /// them).
   func targetedAssets() -> some Sequence<TargetedAsset> {
-    order.lazy.compactMap { self.records[$0]?.targeted(inFlight: self.inFlight[$0] != nil) }
+    core.order.lazy.compactMap {
+      self.core.records[$0]?.targeted(inFlight: self.inFlight[$0] != nil)
+    }
   }
 
   /// What a target decision reads of the engine now.
   func targetContext() -> TargetContext {
     TargetContext(
-      configuration: configuration, autoRefresh: schedulerTask != nil, now: clock.now())
+      configuration: configuration, autoRefresh: tasks.scheduler != nil, now: clock.now())
   }
 
   /// The client over `<cacheDirectory>/tuf/metadata`, made once (``TUFUpdater/opened(for:source:fetchers:clock:)``).
   private func trustUpdater(_ source: TUFSource) async throws(TUFUpdateError) -> TUFUpdater {
-    if let updater = trust.updater { return updater }
+    if let updater = tasks.trustUpdater { return updater }
     let updater = try await TUFUpdater.opened(
       for: configuration, source: source, fetchers: fetchers, clock: clock)
-    trust.updater = updater
+    tasks.trustUpdater = updater
     return updater
   }
 }

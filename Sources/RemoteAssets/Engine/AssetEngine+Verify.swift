@@ -32,7 +32,7 @@ extension AssetEngine {
   package func verify(_ ids: [String]? = nil) async -> [VerifyResult] {
     let wanted = ids.map(Set.init)
     var results: [VerifyResult] = []
-    for id in order where RefreshCore.verifies(id, wanted: wanted) {
+    for id in core.order where RefreshCore.verifies(id, wanted: wanted) {
       results.append(await verifyOne(id))
     }
     return results
@@ -41,7 +41,7 @@ extension AssetEngine {
   private func verifyOne(_ id: String) async -> VerifyResult {
     let store = self.store
     for _ in 0..<Self.verifyAttempts {
-      let remembered = records[id]?.entry.current
+      let remembered = core.records[id]?.entry.current
       // Re-hashing reads the whole blob: off the actor, on the blocking-I/O pool.
       let (copy, problem) = await Self.offActor { () -> (Generation?, String?) in
         // What the disk names now; what this process remembers if the entry cannot be read.
@@ -50,8 +50,8 @@ extension AssetEngine {
         return (copy, copy.flatMap { store.verifyBlob($0) })
       }
       var step = RefreshCore.verifyLooked(
-        id, copy: copy, problem: problem, discardedAtLoad: records[id]?.discardedAtLoad,
-        holdsCurrent: records[id]?.entry.current != nil, readOnly: store.isReadOnly)
+        id, copy: copy, problem: problem, discardedAtLoad: core.records[id]?.discardedAtLoad,
+        holdsCurrent: core.records[id]?.entry.current != nil, readOnly: store.isReadOnly)
       if case .recheck(let problem) = step, let copy {
         do {
           let check = try await IOExecutor.run {
@@ -85,7 +85,7 @@ extension AssetEngine {
     _ id: String, copy: Generation, file: BlobStamp?, problem: String
   ) async -> Bool {
     let error = RefreshCore.damage(
-      problem, hasBundled: records[id]?.definition.bundled != nil, at: clock.now())
+      problem, hasBundled: core.records[id]?.definition.bundled != nil, at: clock.now())
     let store = self.store
     let readOnly = store.isReadOnly
     let written = try? await updateEntry(id) { entry in
@@ -99,7 +99,7 @@ extension AssetEngine {
     guard RefreshCore.discarded(readOnly: readOnly, written: written, error: error) else {
       return false
     }
-    records[id]?.epoch &+= 1
+    core.records[id]?.epoch &+= 1
     log(id, .warning, error.message)
     return true
   }

@@ -29,37 +29,15 @@ public actor AssetEngine {
   let io: EngineIO
   let clock: any EngineClock
   let logger: Logger
-  let backoff: Backoff
-
-  var records = RecordTable()
-  var order: [String] = []
+  /// What the engine knows and decides from (records, schedules, probation, trust, budget...):
+  /// a value with no I/O; this actor performs the actions its cores return.
+  var core: EngineCore
+  /// The scheduler, manifest, budget and reload tasks, and the TUF client.
+  var tasks = EngineTasks()
+  /// Refreshes in flight (a second request for an id joins the first).
   var inFlight: [String: Task<RefreshOutcome, Never>] = [:]
+  /// The app's validators (``addValidator(_:_:)``), run before a commit.
   var validators: [String: @Sendable (Data) throws -> Void] = [:]
-  var lifecycle = EngineLifecycle()
-  var manifest: StoredManifest?
-  /// The manifest's single flight and backoff (decides; ``refreshManifest()`` performs).
-  var manifestSchedule = ManifestCore()
-  /// The manifest fetch under way, which callers that join wait for.
-  var manifestTask: Task<Void, Never>?
-  /// The TUF client's state, with a `tuf` block (see AssetEngine+Trust.swift).
-  var trust = TrustState()
-  var schedulerTask: Task<Void, Never>?
-  /// The scheduler's current sleep; cancelling it wakes the scheduler.
-  var schedulerSleeper: Task<Void, Never>?
-  /// What the scheduler does when (decides; ``tick()`` performs).
-  var scheduler = SchedulerCore()
-  /// What is on probation and rejected (decides; AssetEngine+Probation.swift performs).
-  var probations = ProbationCore()
-  /// Freshness from 304s not yet written durably.
-  var freshness = FreshnessBuffer()
-  /// Which assets the start loads, and which it has not read yet.
-  var loading = LoadCore()
-  /// What the look for other processes' changes knows.
-  var external = ExternalChanges()
-  /// The cache's measured size, and the passes of the disk budget (AssetEngine+Budget.swift).
-  var budget = CacheBudgetState()
-  /// Configuration reloads: one at a time, after the start (AssetEngine+Reload.swift).
-  var reload = ReloadState()
 
   nonisolated var store: CacheStore { io.store }
   nonisolated var committer: EntryCommitter { io.committer }
@@ -115,17 +93,18 @@ public actor AssetEngine {
       metrics: EngineMetrics(factory: metricsFactory ?? MetricsSystem.factory))
     self.clock = clock
     self.logger = logger
-    self.backoff = backoff
+    var core = EngineCore(backoff: backoff)
     // A record is about 2 KB inline: one allocation for all of them (see ``RecordTable``).
-    records.reserveCapacity(configuration.assets.count)
-    order.reserveCapacity(configuration.assets.count)
+    core.records.reserveCapacity(configuration.assets.count)
+    core.order.reserveCapacity(configuration.assets.count)
     for definition in configuration.assets {
-      order.append(definition.id)
-      records[definition.id] = AssetRecord(
+      core.order.append(definition.id)
+      core.records[definition.id] = AssetRecord(
         definition: definition,
         entry: CacheEntry(id: definition.id, appVersion: configuration.appVersion))
     }
-    loading.pending = Set(order)
+    core.loading.pending = Set(core.order)
+    self.core = core
   }
 
   // MARK: - Lifecycle
@@ -172,14 +151,14 @@ public actor AssetEngine {
   /// Performs the start ``LoadCore`` plans: the entries read and decoded off the actor, a batch
   /// at a time split across the I/O threads; only the bookkeeping runs here.
   private func start(only ids: Set<String>?, batchSize: Int?, sweeping: Bool) async {
-    guard !lifecycle.started else { return }
-    lifecycle.started = true
+    guard !core.lifecycle.started else { return }
+    core.lifecycle.started = true
     let folder = LoadCore.Folder(
       readOnlyReason: store.readOnlyReason, adopted: store.adopted ? store.root.path : nil)
-    let plan = loading.start(
-      order: order, only: ids, batchSize: batchSize, sweeping: sweeping, folder: folder)
-    order = plan.order
-    if let keep = plan.keep { records.keep(only: keep) }
+    let plan = core.loading.start(
+      order: core.order, only: ids, batchSize: batchSize, sweeping: sweeping, folder: folder)
+    core.order = plan.order
+    if let keep = plan.keep { core.records.keep(only: keep) }
     for line in plan.notices { log(line.assetID, line.level, line.message) }
     let store = self.store
     let notes = await Self.offActor { FreshnessJournal.read(store) }
@@ -190,18 +169,18 @@ public actor AssetEngine {
         if let rewrite = apply(load, to: id) { rewrites.append(rewrite) }
         applyFreshness(notes[id], to: id)
       }
-      loading.loaded(batch)
+      core.loading.loaded(batch)
       if !rewrites.isEmpty { await commitRewrites(rewrites) }
       if plan.publishesBatches {
         publishLoaded(batch)
         await Task.yield()
       }
     }
-    loading.finished()
+    core.loading.finished()
     await loadStoredManifest()
     await loadRollouts()
     // Assets only the stored manifest names were read just now: their freshness too.
-    for id in order.dropFirst(plan.order.count) { applyFreshness(notes[id], to: id) }
+    for id in core.order.dropFirst(plan.order.count) { applyFreshness(notes[id], to: id) }
     if plan.sweeps {
       await sweep()
     } else {
@@ -222,16 +201,16 @@ public actor AssetEngine {
   /// Stops the scheduler, cancels transfers, ends every event stream, and shuts the HTTP client
   /// down.
   public func shutdown() async {
-    lifecycle.isShutDown = true
-    schedulerTask?.cancel()
-    schedulerTask = nil
-    schedulerSleeper?.cancel()
-    manifestTask?.cancel()
+    core.lifecycle.isShutDown = true
+    tasks.scheduler?.cancel()
+    tasks.scheduler = nil
+    tasks.schedulerSleeper?.cancel()
+    tasks.manifest?.cancel()
     for task in inFlight.values { task.cancel() }
     for task in inFlight.values { _ = await task.value }
-    await manifestTask?.value
-    budget.wait?.cancel()  // the pause between passes; a running pass finishes
-    await budget.pass?.value
+    await tasks.manifest?.value
+    tasks.budgetWait?.cancel()  // the pause between passes; a running pass finishes
+    await tasks.budgetPass?.value
     await releaseProbations()
     await flushFreshness()
     hub.finishAll()
@@ -243,7 +222,7 @@ public actor AssetEngine {
 
   /// Reads the assets' files off the actor, split across the I/O pool's threads.
   func readFromDisk(_ ids: [String]) async -> [DiskLoad] {
-    let inputs = ids.map { (id: $0, bundled: records[$0]?.definition.bundled) }
+    let inputs = ids.map { (id: $0, bundled: core.records[$0]?.definition.bundled) }
     let store = self.store
     let parts = max(1, min(System.coreCount, inputs.count / 64))
     let size = (inputs.count + parts - 1) / parts
@@ -274,8 +253,8 @@ public actor AssetEngine {
       }
     }
     for written in LoadCore.written(rewrites, results) {
-      records[written.id]?.synced = written.entry
-      records[written.id]?.syncedStamp = written.stamp
+      core.records[written.id]?.synced = written.entry
+      core.records[written.id]?.syncedStamp = written.stamp
     }
   }
 
@@ -283,47 +262,48 @@ public actor AssetEngine {
   /// decides. Returns the entry to write back (``commitRewrites(_:)`` writes it off the
   /// actor).
   func apply(_ load: DiskLoad, to id: String) -> LoadRewrite? {
-    guard let record = records[id] else { return nil }
+    guard let record = core.records[id] else { return nil }
     let applied = LoadCore.apply(
       load, to: id, record: record, appVersion: configuration.appVersion, at: clock.now())
     if let reason = applied.discarded {
       logger.warning("discarded cached copy", metadata: ["asset": "\(id)", "reason": "\(reason)"])
     }
     for line in applied.logs { log(line.assetID, line.level, line.message) }
-    records[id] = applied.record
+    core.records[id] = applied.record
     return applied.rewrite
   }
 
   /// Folds in freshness that a 304 recorded in the journal after the entry was last written.
   func applyFreshness(_ note: CacheEntry?, to id: String) {
-    guard let entry = records[id]?.entry, let merged = LoadCore.freshened(entry, note: note) else {
+    guard let entry = core.records[id]?.entry, let merged = LoadCore.freshened(entry, note: note)
+    else {
       return
     }
-    records[id]?.entry = merged
-    freshness.notes[id] = note
+    core.records[id]?.entry = merged
+    core.freshness.notes[id] = note
   }
 
   /// Records a 304's freshness in memory, for the journal (no durable write).
   func noteFreshness(_ id: String) {
-    guard let entry = records[id]?.entry else { return }
-    freshness.notes[id] = entry
-    freshness.isDirty = true
+    guard let entry = core.records[id]?.entry else { return }
+    core.freshness.notes[id] = entry
+    core.freshness.isDirty = true
   }
 
   /// Writes the freshness journal when it changed, off the actor (encoding thousands of notes
   /// and the write never hold up events and commands). Returns once the newest notes are
   /// written: a write already running is waited for first, so writes land in order.
   func flushFreshness() async {
-    while let running = freshness.writing {
+    while let running = core.freshness.writing {
       await running.value
-      freshness.ended(running)
+      core.freshness.ended(running)
     }
-    guard let notes = freshness.takeChanged() else { return }
+    guard let notes = core.freshness.takeChanged() else { return }
     let store = self.store
     let task = Task { await Self.offActor { FreshnessJournal.write(notes, to: store) } }
-    freshness.writing = task
+    core.freshness.writing = task
     await task.value
-    freshness.ended(task)
+    core.freshness.ended(task)
   }
 
   // MARK: - Reading
@@ -332,8 +312,8 @@ public actor AssetEngine {
   public func statuses() -> [AssetStatus] {
     // Sized once: growing by doubling held two copies at the peak (5 MiB at 10,000 assets).
     var statuses: [AssetStatus] = []
-    statuses.reserveCapacity(order.count)
-    for id in order {
+    statuses.reserveCapacity(core.order.count)
+    for id in core.order {
       if let status = status(id) { statuses.append(status) }
     }
     return statuses
@@ -341,8 +321,8 @@ public actor AssetEngine {
 
   /// One asset's status, or nil when the id is unknown (or not read yet at start).
   public func status(_ id: String) -> AssetStatus? {
-    guard !loading.pending.contains(id) else { return nil }
-    return records[id]?.status(store: store, paused: lifecycle.paused)
+    guard !core.loading.pending.contains(id) else { return nil }
+    return core.records[id]?.status(store: store, paused: core.lifecycle.paused)
   }
 
   /// Engine-wide facts (app version, manifest version, pause).
@@ -350,17 +330,19 @@ public actor AssetEngine {
     let refreshEvery = configuration.assetDefaults.refreshSeconds
     var info = EngineInfo(
       appVersion: configuration.appVersion, configPath: configuration.configPath,
-      manifestVersion: manifest?.manifest.version.map { TerminalText.sanitize($0, maxLength: 64) },
-      autoRefreshPaused: lifecycle.paused,
+      manifestVersion: core.manifest?.manifest.version.map {
+        TerminalText.sanitize($0, maxLength: 64)
+      },
+      autoRefreshPaused: core.lifecycle.paused,
       refreshEvery: refreshEvery)
-    info.pausedAt = lifecycle.pausedAt
+    info.pausedAt = core.lifecycle.pausedAt
     info.cacheReadOnly = store.readOnlyReason.map { "read-only cache: \($0)" }
-    info.manifestCheckedAt = manifest?.checkedAt ?? trust.checkedAt
-    info.manifestError = manifestSchedule.error
-    info.assetsLoading = loading.pending.isEmpty ? nil : loading.pending.count
+    info.manifestCheckedAt = core.manifest?.checkedAt ?? core.trust.checkedAt
+    info.manifestError = core.manifestSchedule.error
+    info.assetsLoading = core.loading.pending.isEmpty ? nil : core.loading.pending.count
     info.trust = trustSummary()  // nil without a `tuf` block (AssetEngine+Trust.swift)
     info.instance = configuration.instance
-    info.cache = budget.usage
+    info.cache = core.budget.usage
     return info
   }
 
@@ -385,7 +367,7 @@ public actor AssetEngine {
 
   /// A subscription made after ``shutdown()`` ends at once (after its snapshot).
   private func endedAfterShutdown<Subscription>(_ subscription: Subscription) -> Subscription {
-    if lifecycle.isShutDown { hub.finishAll() }
+    if core.lifecycle.isShutDown { hub.finishAll() }
     return subscription
   }
 
@@ -405,21 +387,21 @@ public actor AssetEngine {
     case .beforeReturning: _ = await refresh(id, manual: false)
     }
     // The bytes are read on the blocking pool: a large asset never holds the actor up.
-    return try await ReadCore.source(id, record: records[id]).read(id, from: store)
+    return try await ReadCore.source(id, record: core.records[id]).read(id, from: store)
   }
 
   /// Whether a read policy should refresh: not fresh now, and not inside a failure backoff (so
   /// an offline app is not made to wait for a timeout on every read).
   func isDue(_ id: String) -> Bool {
     let (store, now) = (self.store, clock.now())
-    return ReadCore.isDue(records[id], shutDown: lifecycle.isShutDown, at: now) {
+    return ReadCore.isDue(core.records[id], shutDown: core.lifecycle.isShutDown, at: now) {
       $0.status(store: store, paused: false).state(at: now)
     }
   }
 
   /// The file holding the bytes served now (for large assets), or nil when there is none on disk.
   public func fileURL(_ id: String) -> URL? {
-    (try? ReadCore.source(id, record: records[id]))?.fileURL(in: store)
+    (try? ReadCore.source(id, record: core.records[id]))?.fileURL(in: store)
   }
 
   /// The asset converted by `materializer`.

@@ -38,7 +38,7 @@ extension AssetEngine {
     _ id: String, committing blob: (sink: DownloadSink, sha256: String)? = nil,
     _ change: @escaping @Sendable (inout CacheEntry) -> Void
   ) async throws -> CacheEntry {
-    guard let record = records[id] else { throw CommandError(message: "no asset named \(id)") }
+    guard let record = core.records[id] else { throw CommandError(message: "no asset named \(id)") }
     let now = clock.now()
     let outcome = await committer.commit(
       EntryCommitter.Write(
@@ -50,7 +50,7 @@ extension AssetEngine {
           entry.noteRetirement(previousBefore: before, at: now)
         }))
     // The record as it is now: other work went on while the write was on disk.
-    let before = records[id]?.entry ?? record.entry
+    let before = core.records[id]?.entry ?? record.entry
     switch outcome {
     case .failure(let error):
       var failed = record.entry
@@ -64,14 +64,14 @@ extension AssetEngine {
         kept.serverTTL = failed.serverTTL
         kept.serverFreshness = failed.serverFreshness
       }
-      records[id]?.entry = kept
+      core.records[id]?.entry = kept
       throw error
     case .success(let committed):
       let result = committed.entry
-      records[id]?.entry = result
-      if freshness.notes.removeValue(forKey: id) != nil { freshness.isDirty = true }
-      records[id]?.synced = committed.synced
-      records[id]?.syncedStamp = committed.syncedStamp
+      core.records[id]?.entry = result
+      if core.freshness.notes.removeValue(forKey: id) != nil { core.freshness.isDirty = true }
+      core.records[id]?.synced = committed.synced
+      core.records[id]?.syncedStamp = committed.syncedStamp
       // The blobs it pushed out were removed under the lock, if no entry on disk names them.
       budgetAfterCommit()
       return result
@@ -86,32 +86,32 @@ extension AssetEngine {
   /// unless this process wrote the entry or started a refresh of it meanwhile.
   func reloadExternalChanges() async {
     // Nothing written, replaced or removed in entries/ since the last look: nothing to read.
-    guard external.folderChanged(store.entriesFolderStamp()) else { return }
-    let looks = order.compactMap { id -> ExternalLook? in
-      guard inFlight[id] == nil, let record = records[id] else { return nil }
+    guard core.external.folderChanged(store.entriesFolderStamp()) else { return }
+    let looks = core.order.compactMap { id -> ExternalLook? in
+      guard inFlight[id] == nil, let record = core.records[id] else { return nil }
       return ExternalLook(id: id, synced: record.syncedStamp)
     }
     let store = self.store
     let found = await Self.offActor { looks.compactMap { $0.read(store) } }
     for read in found {
       // Written by this process, or being refreshed, since the look began: ours is newer.
-      guard inFlight[read.id] == nil, let record = records[read.id],
+      guard inFlight[read.id] == nil, let record = core.records[read.id],
         record.syncedStamp == read.synced
       else { continue }
-      records[read.id]?.syncedStamp = read.stamp
+      core.records[read.id]?.syncedStamp = read.stamp
       guard read.entry != record.synced, read.blobIntact else { continue }
       var entry = EntrySync.base(ours: record.entry, disk: read.entry, lastSynced: record.synced)
       if read.entry == nil { entry.nextAttemptAt = record.entry.nextAttemptAt }
-      records[read.id]?.entry = entry
-      records[read.id]?.synced = read.entry
-      records[read.id]?.epoch &+= 1
+      core.records[read.id]?.entry = entry
+      core.records[read.id]?.synced = read.entry
+      core.records[read.id]?.epoch &+= 1
       publishChange(read.id)
       log(read.id, .info, "changed by another process; now serving \(describeServed(read.id))")
     }
   }
 
   private func describeServed(_ id: String) -> String {
-    guard let record = records[id] else { return "nothing" }
+    guard let record = core.records[id] else { return "nothing" }
     if let current = record.entry.current {
       return current.version ?? String(current.sha256.prefix(8))
     }

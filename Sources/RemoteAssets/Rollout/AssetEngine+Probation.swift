@@ -13,7 +13,7 @@ extension AssetEngine {
   ///
   /// - Throws: `CommandError` for an unknown id or when the ledger cannot be written.
   public func confirm(_ id: String) async throws {
-    try await runProbation(probations.confirm(id, copies: copies(id)))
+    try await runProbation(core.probations.confirm(id, copies: copies(id)))
   }
 
   /// Rejects the version `id` serves: goes back to the previous good generation (or the bundled
@@ -39,7 +39,7 @@ extension AssetEngine {
   public func reject(_ id: String, reason: String) async throws {
     let standing = await standingRejections(id)
     try await runProbation(
-      probations.reject(
+      core.probations.reject(
         id, reason: reason, copies: copies(id), standing: Set(standing.map(\.sha256)),
         at: clock.reading()))
   }
@@ -48,7 +48,7 @@ extension AssetEngine {
 
   /// What the probation core needs to know of `id`'s copies (nil: no such asset).
   private func copies(_ id: String) -> ProbationCore.Copies? {
-    records[id].map {
+    core.records[id].map {
       ProbationCore.Copies(
         current: $0.entry.current, previous: $0.entry.previous,
         hasBundled: $0.definition.bundled != nil)
@@ -67,26 +67,27 @@ extension AssetEngine {
       case .rollBack(let rejecting):
         do {
           try await rollback(rejecting.id)
-          next = probations.rolledBack(rejecting, copies: copies(rejecting.id), at: clock.reading())
+          next = core.probations.rolledBack(
+            rejecting, copies: copies(rejecting.id), at: clock.reading())
         } catch {
-          next = probations.rollbackFailed(
+          next = core.probations.rollbackFailed(
             rejecting, because: ProbationCore.message("\(error)", of: rejecting.id),
             copies: copies(rejecting.id), at: clock.reading())
         }
       case .resetToBundled(let rejecting):
         do {
           try await resetToBundled(rejecting.id)
-          next = probations.resetToBundled(rejecting, at: clock.reading())
+          next = core.probations.resetToBundled(rejecting, at: clock.reading())
         } catch {
-          next = probations.resetFailed(
+          next = core.probations.resetFailed(
             rejecting, because: ProbationCore.message("\(error)", of: rejecting.id))
         }
       case .writeLedger(let id, let change, let followUp):
         do {
           try await writeLedger(id, change)
-          next = probations.ledgerWritten(followUp, failure: nil)
+          next = core.probations.ledgerWritten(followUp, failure: nil)
         } catch {
-          next = probations.ledgerWritten(
+          next = core.probations.ledgerWritten(
             followUp, failure: ProbationCore.message("\(error)", of: id))
         }
       case .holdRunLock(let token):
@@ -113,8 +114,8 @@ extension AssetEngine {
   private func perform(_ action: ProbationAction) {
     switch action {
     case .show(let id, let probation, let rejection):
-      records[id]?.probation = probation
-      records[id]?.rejection = rejection
+      core.records[id]?.probation = probation
+      core.records[id]?.rejection = rejection
     case .publishChange(let id):
       publishChange(id)
     case .log(let id, let level, let message):
@@ -130,15 +131,15 @@ extension AssetEngine {
   /// ``RolloutLedger/Item/maxRejections``), and the record's last one. Reads the ledger only
   /// while a rejection stands.
   func standingRejections(_ id: String) async -> [AssetRejection] {
-    guard probations.rejection(id) != nil else { return [] }
+    guard core.probations.rejection(id) != nil else { return [] }
     let store = self.store
     let ledger = await Self.offActor { store.readRollouts() }
-    return probations.standing(id, ledger: ledger.assets[id]?.rejections)
+    return core.probations.standing(id, ledger: ledger.assets[id]?.rejections)
   }
 
   /// The rejection of bytes `sha` of `id` that stands, if one does.
   func standingRejection(of sha: String, _ id: String) async -> AssetRejection? {
-    guard let known = probations.knownRejection(of: sha, id) else {
+    guard let known = core.probations.knownRejection(of: sha, id) else {
       return ProbationCore.rejection(of: sha, in: await standingRejections(id))
     }
     return known.rejection
@@ -167,10 +168,10 @@ extension AssetEngine {
   /// probation shows what a process killed right after will find at the next start, so the
   /// kill counts as a crash.
   func beginProbation(_ id: String, sha: String, version: String?, at now: Date) async {
-    let actions = probations.committed(
+    let actions = core.probations.committed(
       id, copies: copies(id), sha: sha, version: version,
       at: ClockReading(wall: now, uptime: clock.uptime()), policy: configuration.probation,
-      autoRefresh: schedulerTask != nil, run: RunIdentity.current)
+      autoRefresh: tasks.scheduler != nil, run: RunIdentity.current)
     try? await runProbation(actions)
   }
 
@@ -179,7 +180,7 @@ extension AssetEngine {
   func loadRollouts() async {
     let store = self.store
     let ledger = await Self.offActor { store.readRollouts() }
-    performNow(probations.load(ledger, copies: copies, at: clock.reading()))
+    performNow(core.probations.load(ledger, copies: copies, at: clock.reading()))
   }
 
   /// When auto-refresh starts (the app's long-running engine, not a one-shot command): a
@@ -193,7 +194,8 @@ extension AssetEngine {
   func claimProbations() async {
     let policy = configuration.probation
     let me = RunIdentity.current
-    let onProbation = probations.toClaim(order, policy: policy, readOnly: store.isReadOnly)
+    let onProbation = core.probations.toClaim(
+      core.order, policy: policy, readOnly: store.isReadOnly)
     guard !onProbation.isEmpty else { return }
     // One read of the ledger for every asset, not one per asset. This run's lock is held
     // before it claims anything: another process asks it whether this run still runs.
@@ -207,7 +209,7 @@ extension AssetEngine {
       let standing = await standingRejections(id)
       // The guard's refusals are logged, never thrown.
       try? await runProbation(
-        probations.started(
+        core.probations.started(
           id, ended: ended.contains(id), run: me, policy: policy, copies: copies(id),
           standing: Set(standing.map(\.sha256)), at: clock.reading()))
     }
@@ -216,7 +218,7 @@ extension AssetEngine {
   /// At a clean shutdown: this run no longer serves its probations (not a crash).
   func releaseProbations() async {
     let me = RunIdentity.current
-    let ids = probations.toRelease(order, readOnly: store.isReadOnly)
+    let ids = core.probations.toRelease(core.order, readOnly: store.isReadOnly)
     guard !ids.isEmpty else { return }
     let store = self.store
     _ = await Self.offActor {
@@ -229,7 +231,7 @@ extension AssetEngine {
   /// A scheduler tick: ends probations whose time ran out without a rejection (confirmed), and
   /// moves their deadlines shown with a wall clock that was stepped.
   func expireProbations(at now: ClockReading) {
-    performNow(probations.tick(at: now, order: order))
+    performNow(core.probations.tick(at: now, order: core.order))
   }
 
   private func writeLedger(_ id: String, _ change: ProbationLedgerChange) async throws {
