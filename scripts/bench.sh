@@ -5,7 +5,7 @@
 #
 #   scripts/bench.sh [--quick] [CASE ...]
 #   CASES: big sync revalidate status statusbig idle firstframe storm tuf attach delta
-#          (default: all)
+#          h2sync h2revalidate (default: all)
 #          fleet (opt-in: a real Prometheus scraping synthetic fleets; needs prometheus)
 #   env:   RUNS (5; --quick 3)  BIG_MIB (1024; --quick 256)  IDLE_SECONDS (60; --quick 10)
 #          STORM_RATE (1000 events/s)  STORM_KEYS (10)  STORM_SECONDS (5)
@@ -29,7 +29,7 @@ for arg in "$@"; do
     *) CASES+=("$arg") ;;
   esac
 done
-[ ${#CASES[@]} -eq 0 ] && CASES=(big sync revalidate status statusbig idle firstframe storm tuf attach delta)
+[ ${#CASES[@]} -eq 0 ] && CASES=(big sync revalidate status statusbig idle firstframe storm tuf attach delta h2sync h2revalidate)
 if [ "$QUICK" = 1 ]; then
   RUNS=${RUNS:-3}; BIG_MIB=${BIG_MIB:-256}; IDLE_SECONDS=${IDLE_SECONDS:-10}
   ATTACH_SECONDS=${ATTACH_SECONDS:-5}
@@ -65,6 +65,20 @@ cleanup() {
 trap cleanup EXIT
 mkdir -p "$WORK/www" "$WORK/logs" "$WORK/tmp"
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+H2PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+# A test CA and a certificate for 127.0.0.1, for the same files served over TLS with HTTP/2.
+mkdir -p "$WORK/pki"
+(
+  cd "$WORK/pki"
+  ec=(-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes)
+  openssl req -x509 "${ec[@]}" -keyout ca.key -out ca.pem -days 2 -subj "/CN=bench CA" \
+    -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign
+  openssl req -new "${ec[@]}" -keyout server.key -out server.csr -subj /CN=127.0.0.1
+  printf 'basicConstraints=CA:FALSE\nsubjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n' >server.ext
+  openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out server.pem \
+    -days 2 -extfile server.ext
+) >/dev/null 2>&1
+chmod -R a+rX "$WORK/pki"
 cat > "$WORK/nginx.conf" <<CONF
 worker_processes 2;
 pid $WORK/nginx.pid;
@@ -79,6 +93,14 @@ http {
   server {
     listen 127.0.0.1:$PORT backlog=4096; root $WORK/www;
     location /delta/ { access_log $WORK/logs/delta.log delta; }
+  }
+  # nginx 1.22 takes HTTP/2 on the listen line (\`http2 on;\` is newer); one log line per request
+  # with its protocol and connection, to count the connections each client opened.
+  log_format h2 '\$server_protocol \$connection \$connection_requests \$status';
+  server {
+    listen 127.0.0.1:$H2PORT ssl http2 backlog=4096; root $WORK/www;
+    ssl_certificate $WORK/pki/server.pem; ssl_certificate_key $WORK/pki/server.key;
+    access_log $WORK/logs/h2.log h2;
   }
 }
 CONF
@@ -163,7 +185,7 @@ CONF
   rm -rf "$WORK/cache-big"
 fi
 
-if has sync || has revalidate || has status; then
+if has sync || has revalidate || has status || has h2sync || has h2revalidate; then
   make_assets 1000 n1000
 fi
 
@@ -190,6 +212,66 @@ if has revalidate; then
   done
   a=$(median "${A[@]}"); c=$(median "${C[@]}")
   row "revalidate 1,000 (all 304) vs curl If-None-Match" "${a}s vs ${c}s" "$(ratio "$a" "$c")x"
+fi
+
+# HTTP/2 over TLS, as real origins serve it: the 1,000 files of n1000 from the TLS server, the
+# engine trusting the test CA (defaults.tls.caFile), against curl --http2 --parallel with the
+# same CA and the same 8 transfers at a time. Besides the medians, the connections each client
+# opened per run and the protocol, from nginx's log.
+h2_setup() {
+  [ -f "$WORK/h2.json" ] && return 0
+  H2BASE="https://127.0.0.1:$H2PORT"
+  python3 - "$WORK/n1000.json" "$WORK/h2.json" "$BASE" "$H2BASE" "$WORK/pki/ca.pem" <<'PY'
+import sys, json
+src, dst, base, h2base, ca = sys.argv[1:6]
+config = json.load(open(src))
+config["cacheDirectory"] = "cache-h2"
+config["defaults"] = {"tls": {"caFile": ca}}
+for asset in config["assets"]:
+    asset["remote"] = asset["remote"].replace(base, h2base)
+json.dump(config, open(dst, "w"))
+PY
+  # `next` resets per-transfer options: each transfer names the CA and HTTP/2 itself.
+  for f in curl curl304; do
+    sed -e "s#$BASE#$H2BASE#" -e "/^url = /a cacert = \"$WORK/pki/ca.pem\"\nhttp2" \
+      "$WORK/n1000.$f" >"$WORK/h2.$f"
+  done
+}
+H2CURL=(curl -sS --parallel --parallel-max 8)
+# Runs one timed command with an empty h2 log; prints "seconds connections protocols".
+h2_measure() {
+  local t
+  : >"$WORK/logs/h2.log"
+  read -r t _ < <(measure "$@")
+  # nginx writes a request's line once its answer went out: wait until all 1,000 are there.
+  for _ in $(seq 1 200); do [ "$(wc -l <"$WORK/logs/h2.log")" -ge 1000 ] && break; sleep 0.01; done
+  echo "$t $(awk '{print $2}' "$WORK/logs/h2.log" | sort -u | wc -l) $(awk '{print $1}' "$WORK/logs/h2.log" | sort -u | paste -sd+)"
+}
+
+if has h2sync || has h2revalidate; then h2_setup; fi
+
+if has h2sync; then
+  A=(); C=(); AN=""; CN=""; AP=""; CP=""
+  for _ in $(seq 1 "$RUNS"); do
+    rm -rf "$WORK/cache-h2"
+    read -r t n p < <(h2_measure "$BIN" refresh --config "$WORK/h2.json"); A+=("$t"); AN+=" $n"; AP=$p
+    read -r t n p < <(h2_measure "${H2CURL[@]}" -K "$WORK/h2.curl"); C+=("$t"); CN+=" $n"; CP=$p
+  done
+  a=$(median "${A[@]}"); c=$(median "${C[@]}")
+  row "h2 first sync, 1,000 vs curl --http2 --parallel" "${a}s vs ${c}s" "$(ratio "$a" "$c")x"
+  row "h2 first sync: connections per run, protocol" "aw${AN} ($AP) vs curl${CN} ($CP)" "-"
+fi
+
+if has h2revalidate; then
+  [ -d "$WORK/cache-h2" ] || "$BIN" refresh --config "$WORK/h2.json" >/dev/null
+  A=(); C=(); AN=""; CN=""; AP=""; CP=""
+  for _ in $(seq 1 "$RUNS"); do
+    read -r t n p < <(h2_measure "$BIN" refresh --config "$WORK/h2.json"); A+=("$t"); AN+=" $n"; AP=$p
+    read -r t n p < <(h2_measure "${H2CURL[@]}" -K "$WORK/h2.curl304"); C+=("$t"); CN+=" $n"; CP=$p
+  done
+  a=$(median "${A[@]}"); c=$(median "${C[@]}")
+  row "h2 revalidate 1,000 (304) vs curl --http2" "${a}s vs ${c}s" "$(ratio "$a" "$c")x"
+  row "h2 revalidate: connections per run, protocol" "aw${AN} ($AP) vs curl${CN} ($CP)" "-"
 fi
 
 if has status; then
