@@ -13,6 +13,10 @@
 #          ATTACH_ASSETS (200)  ATTACH_WATCHERS (20)  ATTACH_SECONDS (10; --quick 5)
 #          DELTA_SLOW (1: also over a 100 Mbit/s, +40 ms link in a network namespace; needs root)
 #          ASSETWATCH_BIN (a release binary to measure instead of building this tree's)
+#          BASE_BIN (a second release binary, e.g. the commit before a change: the cases sync,
+#          revalidate, status and idle also run it interleaved in the same runs (A base peer A
+#          base peer ...), each on a cache of its own, and print a row "base: ..." with its
+#          figure and the ratio new/base, > 1 meaning the new binary is slower)
 #
 # Installs what it needs from Debian's packages when run as root (nginx-light curl time tmux openssl),
 # else says what to install. Writes nothing outside a temporary folder.
@@ -117,9 +121,19 @@ measure() {
   cat "$WORK/time.txt"
 }
 row() { printf '| %-44s | %-34s | %s |\n' "$1" "$2" "$3"; }
+# With BASE_BIN: the base binary's figure for the row above and the ratio new/base.
+base_row() { # CASE NEW BASE UNIT
+  [ -n "${BASE_BIN:-}" ] || return 0
+  row "  base: $1" "$2$4 (new) vs $3$4 (base)" "new/base $(ratio "$2" "$3")x"
+}
+# A copy of config NAME for the base binary, with a cache folder of its own.
+base_config() { # NAME
+  sed "s/\"cacheDirectory\": \"cache-$1\"/\"cacheDirectory\": \"cache-$1-base\"/" "$WORK/$1.json" >"$WORK/$1-base.json"
+}
 
 echo
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -r); runs: $RUNS"
+echo "load: $(cut -d' ' -f1-3 /proc/loadavg); binary: $BIN${BASE_BIN:+; base: $BASE_BIN}"
 echo
 row "case" "median (assetwatch vs peer)" "ratio"
 row "---" "---" "---"
@@ -144,6 +158,7 @@ assets = [{"id": f"a{i}", "remote": f"{base}/a{i}.json", "format": "json",
 json.dump({"appVersion": "bench", "cacheDirectory": f"cache-{name}",
            "maxConcurrentTransfers": 8, "assets": assets}, open(path, "w"))
 PY
+  base_config "$name"
   : > "$WORK/$name.curl"
   : > "$WORK/$name.curl304"
   for i in $(seq 0 $((n - 1))); do
@@ -191,27 +206,42 @@ fi
 
 if has sync; then
   make_assets 3000 n3000
-  A1=(); C1=(); A3=()
+  A1=(); C1=(); A3=(); B1=(); B3=()
   for _ in $(seq 1 "$RUNS"); do
-    rm -rf "$WORK/cache-n1000" "$WORK/cache-n3000"
+    rm -rf "$WORK/cache-n1000" "$WORK/cache-n3000" "$WORK/cache-n1000-base" "$WORK/cache-n3000-base"
     read -r t _ < <(measure "$BIN" refresh --config "$WORK/n1000.json"); A1+=("$t")
+    if [ -n "${BASE_BIN:-}" ]; then
+      read -r t _ < <(measure "$BASE_BIN" refresh --config "$WORK/n1000-base.json"); B1+=("$t")
+    fi
     read -r t _ < <(measure curl -sS --parallel --parallel-max 8 -K "$WORK/n1000.curl"); C1+=("$t")
     read -r t _ < <(measure "$BIN" refresh --config "$WORK/n3000.json"); A3+=("$t")
+    if [ -n "${BASE_BIN:-}" ]; then
+      read -r t _ < <(measure "$BASE_BIN" refresh --config "$WORK/n3000-base.json"); B3+=("$t")
+    fi
   done
   a1=$(median "${A1[@]}"); c1=$(median "${C1[@]}"); a3=$(median "${A3[@]}")
   row "first sync, 1,000 assets vs curl --parallel" "${a1}s vs ${c1}s" "$(ratio "$a1" "$c1")x"
+  base_row "first sync, 1,000 (base vs curl $(ratio "$(median "${B1[@]}")" "$c1")x)" "$a1" "$(median "${B1[@]}")" s
   row "first sync, 3,000 vs 1,000 assets" "${a3}s vs ${a1}s" "$(ratio "$a3" "$a1")x"
+  base_row "first sync, 3,000" "$a3" "$(median "${B3[@]}")" s
 fi
 
 if has revalidate; then
   [ -d "$WORK/cache-n1000" ] || "$BIN" refresh --config "$WORK/n1000.json" >/dev/null
-  A=(); C=()
+  if [ -n "${BASE_BIN:-}" ] && [ ! -d "$WORK/cache-n1000-base" ]; then
+    "$BASE_BIN" refresh --config "$WORK/n1000-base.json" >/dev/null
+  fi
+  A=(); C=(); B=()
   for _ in $(seq 1 "$RUNS"); do
     read -r t _ < <(measure "$BIN" refresh --config "$WORK/n1000.json"); A+=("$t")
+    if [ -n "${BASE_BIN:-}" ]; then
+      read -r t _ < <(measure "$BASE_BIN" refresh --config "$WORK/n1000-base.json"); B+=("$t")
+    fi
     read -r t _ < <(measure curl -sS --parallel --parallel-max 8 -K "$WORK/n1000.curl304"); C+=("$t")
   done
   a=$(median "${A[@]}"); c=$(median "${C[@]}")
   row "revalidate 1,000 (all 304) vs curl If-None-Match" "${a}s vs ${c}s" "$(ratio "$a" "$c")x"
+  base_row "revalidate 1,000 (base vs curl $(ratio "$(median "${B[@]}")" "$c")x)" "$a" "$(median "${B[@]}")" s
 fi
 
 # HTTP/2 over TLS, as real origins serve it: the 1,000 files of n1000 from the TLS server, the
@@ -279,14 +309,21 @@ if has status; then
   make_assets 10000 n10000
   echo "  (filling 10,000 cached assets...)" >&2
   "$BIN" refresh --config "$WORK/n10000.json" >/dev/null
-  A=(); C=(); T=(); TR=()
+  if [ -n "${BASE_BIN:-}" ] && [ ! -d "$WORK/cache-n1000-base" ]; then
+    "$BASE_BIN" refresh --config "$WORK/n1000-base.json" >/dev/null
+  fi
+  A=(); C=(); T=(); TR=(); B=()
   for _ in $(seq 1 "$RUNS"); do
     read -r t _ < <(measure "$BIN" status --json --config "$WORK/n1000.json"); A+=("$t")
+    if [ -n "${BASE_BIN:-}" ]; then
+      read -r t _ < <(measure "$BASE_BIN" status --json --config "$WORK/n1000-base.json"); B+=("$t")
+    fi
     read -r t _ < <(measure "$BIN" check --config "$WORK/n1000.json"); C+=("$t")
     read -r t m < <(measure "$BIN" status --json --config "$WORK/n10000.json"); T+=("$t"); TR+=("$m")
   done
   a=$(median "${A[@]}"); c=$(median "${C[@]}"); t10=$(median "${T[@]}"); r10=$(median "${TR[@]}")
   row "status --json, 1,000 cached vs check" "${a}s vs ${c}s" "$(ratio "$a" "$c")x"
+  base_row "status --json, 1,000 cached" "$a" "$(median "${B[@]}")" s
   row "status --json, 10,000 vs 1,000 cached" "${t10}s vs ${a}s" "$(ratio "$t10" "$a")x"
   row "status --json, 10,000 cached, peak RSS" "$((r10 / 1024)) MiB" "-"
 fi
@@ -326,8 +363,8 @@ dash_launch() { # CONFIG [NAME=VALUE ...]
   local envs=(-e LANG=C.UTF-8 -e TERM=tmux-256color)
   for e in "$@"; do envs+=(-e "$e"); done
   dash_kill
-  tmux -L awbench new-session -d -s bench -x 140 -y 45 "${envs[@]}" "$BIN watch --config $config" ||
-    { sleep 0.2; tmux -L awbench new-session -d -s bench -x 140 -y 45 "${envs[@]}" "$BIN watch --config $config"; }
+  tmux -L awbench new-session -d -s bench -x 140 -y 45 "${envs[@]}" "${DASH_BIN:-$BIN} watch --config $config" ||
+    { sleep 0.2; tmux -L awbench new-session -d -s bench -x 140 -y 45 "${envs[@]}" "${DASH_BIN:-$BIN} watch --config $config"; }
   DPID=$(tmux -L awbench display -p -t bench '#{pane_pid}')
 }
 # Polls the screen until it matches PATTERN (grep -E); prints the milliseconds since T0_NS.
@@ -361,6 +398,9 @@ dash_fill() { # N...: configs n<N> with every asset cached
   for n in "$@"; do
     [ -f "$WORK/n$n.json" ] || make_assets "$n" "n$n"
     [ -d "$WORK/cache-n$n" ] || "$BIN" refresh --config "$WORK/n$n.json" >/dev/null
+    if [ -n "${BASE_BIN:-}" ] && [ ! -d "$WORK/cache-n$n-base" ]; then
+      "$BASE_BIN" refresh --config "$WORK/n$n-base.json" >/dev/null
+    fi
   done
 }
 
@@ -380,17 +420,24 @@ bench_dashboard_idle() {
   dash_fill 7 1000 3000
   local hz n c0 c1 s0 s1 bytes7 bytesHtop
   hz=$(getconf CLK_TCK)
-  declare -A IDLE
+  declare -A IDLE BIDLE
+  local which suffix
   for n in 7 1000 3000; do
-    dash_start "$WORK/n$n.json" >/dev/null
-    sleep 2
-    [ "$n" = 7 ] && dash_pipe_start "$WORK/idle-bytes"
-    c0=$(cpu_ticks "$DPID"); s0=$(date +%s%N)
-    sleep "$IDLE_SECONDS"
-    c1=$(cpu_ticks "$DPID"); s1=$(date +%s%N)
-    [ "$n" = 7 ] && bytes7=$(dash_pipe_rate "$WORK/idle-bytes" $((s1 - s0)))
-    IDLE[$n]=$(awk -v c=$((c1 - c0)) -v hz="$hz" -v ns=$((s1 - s0)) 'BEGIN{printf "%.2f", 100 * c / hz / (ns / 1e9)}')
+    for which in new ${BASE_BIN:+base}; do
+      suffix=""; DASH_BIN=""
+      [ "$which" = base ] && { suffix="-base"; DASH_BIN="$BASE_BIN"; }
+      dash_start "$WORK/n$n$suffix.json" >/dev/null
+      sleep 2
+      [ "$n$which" = 7new ] && dash_pipe_start "$WORK/idle-bytes"
+      c0=$(cpu_ticks "$DPID"); s0=$(date +%s%N)
+      sleep "$IDLE_SECONDS"
+      c1=$(cpu_ticks "$DPID"); s1=$(date +%s%N)
+      [ "$n$which" = 7new ] && bytes7=$(dash_pipe_rate "$WORK/idle-bytes" $((s1 - s0)))
+      c0=$(awk -v c=$((c1 - c0)) -v hz="$hz" -v ns=$((s1 - s0)) 'BEGIN{printf "%.2f", 100 * c / hz / (ns / 1e9)}')
+      if [ "$which" = base ]; then BIDLE[$n]=$c0; else IDLE[$n]=$c0; fi
+    done
   done
+  DASH_BIN=""
   bytesHtop="-"
   if command -v htop >/dev/null 2>&1; then
     dash_kill
@@ -402,7 +449,9 @@ bench_dashboard_idle() {
   fi
   dash_kill
   row "dashboard idle ${IDLE_SECONDS}s, 1,000 assets vs 7" "${IDLE[1000]}% vs ${IDLE[7]}% of a core" "-"
+  base_row "dashboard idle, 1,000 (base 7: ${BIDLE[7]:-}%)" "${IDLE[1000]}" "${BIDLE[1000]:-}" %
   row "dashboard idle ${IDLE_SECONDS}s, 3,000 assets vs 7" "${IDLE[3000]}% vs ${IDLE[7]}% of a core" "-"
+  base_row "dashboard idle, 3,000" "${IDLE[3000]}" "${BIDLE[3000]:-}" %
   row "dashboard idle ${IDLE_SECONDS}s, 7 assets: bytes to the terminal vs htop" "${bytes7} B/s vs ${bytesHtop} B/s" "-"
 }
 
