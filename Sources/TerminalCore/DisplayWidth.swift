@@ -6,11 +6,26 @@
 public enum DisplayWidth {
   /// The number of columns `text` occupies.
   public static func of(_ text: String) -> Int {
-    text.reduce(0) { $0 + of($1) }
+    // ASCII (nearly every cell a dashboard draws): one column a byte, none for a control byte;
+    // a CR LF pair is one grapheme of width 0 either way. Saves a walk by grapheme and a search
+    // of the tables per character (most of an idle dashboard's frame).
+    var ascii = 0
+    var isASCII = true
+    for byte in text.utf8 {
+      guard byte < 0x80 else {
+        isASCII = false
+        break
+      }
+      if byte >= 0x20, byte != 0x7F { ascii += 1 }
+    }
+    if isASCII { return ascii }
+    return text.reduce(0) { $0 + of($1) }
   }
 
   /// The number of columns one grapheme occupies (0, 1 or 2).
   public static func of(_ grapheme: Character) -> Int {
+    // One ASCII scalar (or CR LF, whose asciiValue is LF's: width 0 either way).
+    if let byte = grapheme.asciiValue { return byte < 0x20 || byte == 0x7F ? 0 : 1 }
     var widest = 0
     for scalar in grapheme.unicodeScalars {
       if scalar.value == 0xFE0F, widest == 1 { return 2 }  // emoji presentation selector
@@ -23,6 +38,8 @@ public enum DisplayWidth {
   public static func of(_ scalar: Unicode.Scalar) -> Int {
     let v = scalar.value
     if v < 0x20 || (0x7F...0x9F).contains(v) { return 0 }
+    // Below the first combining mark (U+0300) no table has an entry.
+    if v < 0x300 { return 1 }
     if isZeroWidth(v) { return 0 }
     if isWide(v) { return 2 }
     return 1
