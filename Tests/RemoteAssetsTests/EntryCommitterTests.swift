@@ -57,6 +57,34 @@ import Testing
     }
   }
 
+  /// A group's entry files are fsynced together and then renamed: every entry that can be
+  /// written is, one that cannot (its name taken by a folder) fails alone, and no temp file is
+  /// left behind.
+  @Test func aGroupWritesEveryEntryItCanAndLeavesNoTemp() throws {
+    try withTemporaryDirectory { dir in
+      let store = try CacheStore(root: dir.cache, lockTimeout: .seconds(120))
+      let entries = dir.cache.appendingPathComponent("entries")
+      try FileManager.default.createDirectory(
+        at: entries.appendingPathComponent("a3.json"), withIntermediateDirectories: true)
+      let writes = (0..<12).map { write("a\($0)", version: "v\($0)") }
+      let results = try #require(EntryCommitter.write(writes, store: store))
+      for (i, result) in results.enumerated() {
+        switch result {
+        case .success(let committed):
+          #expect(i != 3)
+          #expect(committed.entry.lastError?.message == "v\(i)")
+          #expect(committed.syncedStamp != nil)
+          #expect(try store.readEntry("a\(i)")?.lastError?.message == "v\(i)")
+        case .failure:
+          #expect(i == 3)
+        }
+      }
+      let left = try FileManager.default.contentsOfDirectory(atPath: entries.path)
+      #expect(left.filter { $0.hasSuffix(".tmp") } == [])
+      #expect(left.count == 12)
+    }
+  }
+
   /// Commits waiting for another process's lock hold no thread of the blocking-I/O pool: with
   /// more waiting groups than the pool has threads, other disk work still runs at once. (When a
   /// wait held a thread, it ran only after the waits gave up, so the commits had ended first.)

@@ -10,6 +10,9 @@ import Foundation
 /// `entries/` fsync instead of eight of each (group commit). A group holds at most one write per
 /// asset, so a second write of the same asset reads the first one's result.
 ///
+/// The entry files of a group are fsynced at once (``GroupFsync``), so the file system commits
+/// its journal once for them rather than once per entry.
+///
 /// Durability is unchanged: every entry file is fsynced before its rename, and no caller hears
 /// "committed" before the folder holding the rename is fsynced.
 ///
@@ -168,11 +171,14 @@ actor EntryCommitter {
       }
       var written: [Int] = []
       var readBack: [Int: CacheEntry] = [:]
-      for (index, entry) in merged.sorted(by: { $0.key < $1.key }) {
-        do {
-          readBack[index] = try store.writeEntry(entry, syncingFolder: false)
+      // Every entry fsynced before its rename, the group's fsyncs at once.
+      let toWrite = merged.sorted(by: { $0.key < $1.key })
+      for ((index, _), result) in zip(toWrite, store.writeEntries(toWrite.map(\.value))) {
+        switch result {
+        case .success(let entry):
+          readBack[index] = entry
           written.append(index)
-        } catch {
+        case .failure(let error):
           results[index] = .failure(error)
         }
       }

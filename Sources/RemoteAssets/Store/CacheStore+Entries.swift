@@ -101,6 +101,45 @@ extension CacheStore {
     return try encoder.encode(entry)
   }
 
+  /// Writes a group of entries as ``writeEntry(_:syncingFolder:)`` with `syncingFolder` false
+  /// does, their fsyncs at once (``DirectoryHandle/writeGroup(_:)``); the caller flushes
+  /// `entries/` (``syncEntries()``) before it reports any written. Each result is the entry as a
+  /// reader decodes it, or why it was not written.
+  func writeEntries(_ entries: [CacheEntry]) -> [Result<CacheEntry, any Error>] {
+    var results = [Result<CacheEntry, any Error>?](repeating: nil, count: entries.count)
+    var files: [(data: Data, name: String)] = []
+    var indices: [Int] = []
+    for (index, entry) in entries.enumerated() {
+      do {
+        guard CacheLayout.isID(entry.id) else {
+          throw StorageError(operation: "entry", path: entry.id, code: EINVAL)
+        }
+        files.append((try Self.encodeEntry(entry), entry.id + ".json"))
+        indices.append(index)
+      } catch {
+        results[index] = .failure(error)
+      }
+    }
+    if !files.isEmpty {
+      do {
+        let failures = try folder(entriesFolder, CacheLayout.entries).writeGroup(files)
+        for (slot, index) in indices.enumerated() {
+          if let failure = failures[slot] {
+            results[index] = .failure(failure)
+          } else {
+            // What a reader of the file gets (dates in whole seconds), from the bytes in hand.
+            let entry = entries[index]
+            results[index] = .success(
+              (try? Self.decodeEntry(files[slot].data, id: entry.id)) ?? entry)
+          }
+        }
+      } catch {
+        for index in indices { results[index] = .failure(error) }
+      }
+    }
+    return results.map { $0 ?? .failure(StorageError(operation: "entry", path: "", code: EIO)) }
+  }
+
   /// Flushes `entries/` (the renames of a group of entry writes).
   func syncEntries() throws { try folder(entriesFolder, CacheLayout.entries).sync() }
 

@@ -161,6 +161,50 @@ final class DirectoryHandle: Sendable {
     }
   }
 
+  /// Writes each file of `files` durably as ``write(_:as:durably:syncingFolder:)`` does without
+  /// the folder's flush (temp file, fsync, rename), the fsyncs of the group at once
+  /// (``GroupFsync``): the caller flushes the folder once (``sync()``) before it reports any of
+  /// them written. Returns each file's failure, nil for one written; a failure leaves that
+  /// file's old content and no temp.
+  func writeGroup(_ files: [(data: Data, name: String)]) -> [StorageError?] {
+    var failures = [StorageError?](repeating: nil, count: files.count)
+    var temps: [(index: Int, temp: String, fd: Int32)] = []
+    for (index, file) in files.enumerated() {
+      let temp = "\(file.name).\(UInt64.random(in: 0...UInt64.max)).tmp"
+      do throws(StorageError) {
+        let fd = try createExclusive(temp)
+        var failure: StorageError?
+        file.data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
+          do throws(StorageError) { try POSIX.writeAll(fd, raw, path: child(temp)) } catch {
+            failure = error
+          }
+        }
+        if let failure {
+          Glibc.close(fd)
+          unlinkat(self.fd, temp, 0)
+          throw failure
+        }
+        temps.append((index, temp, fd))
+      } catch {
+        failures[index] = error
+      }
+    }
+    let codes = GroupFsync.sync(temps.map(\.fd))
+    for (written, code) in zip(temps, codes) {
+      Glibc.close(written.fd)
+      do throws(StorageError) {
+        guard code == 0 else {
+          throw StorageError(operation: "fsync", path: child(written.temp), code: code)
+        }
+        try rename(written.temp, to: self, as: files[written.index].name)
+      } catch {
+        unlinkat(self.fd, written.temp, 0)
+        failures[written.index] = error
+      }
+    }
+    return failures
+  }
+
   /// Renames `name` to `target` inside this folder only if nothing is named `target` (atomic):
   /// a name another process took meanwhile is never replaced.
   ///
