@@ -263,3 +263,49 @@ extension SharedCacheTests {
     }
   }
 }
+
+/// The sweep takes an entry file unchanged since this process read it (same stamp) at its word
+/// instead of reading it again, and reads one another process rewrote.
+@Suite struct SweepEntryIndexTests {
+  static func blob(_ letter: Character, in store: CacheStore, _ dir: TemporaryDirectory) throws
+    -> Generation
+  {
+    let sha = String(repeating: letter, count: 64)
+    let objects = dir.cache.appendingPathComponent("objects")
+    #expect(
+      FileManager.default.createFile(
+        atPath: objects.appendingPathComponent(sha).path, contents: Data("x".utf8)))
+    return Generation(sha256: sha, size: 1, fetchedAt: Date(timeIntervalSince1970: 0))
+  }
+
+  @Test func aBlobNamedByAnotherProcessAfterTheLoadIsKept() throws {
+    try withTemporaryDirectory { dir in
+      let store = try CacheStore(root: dir.cache)
+      let old = try Self.blob("a", in: store, dir)
+      let new = try Self.blob("b", in: store, dir)
+      var entry = CacheEntry(id: "flags", appVersion: "1")
+      entry.current = old
+      try store.writeEntry(entry)
+      // This process loads the entry (as a start does) ...
+      _ = DiskLoad.read("flags", bundled: nil, store: store)
+      #expect(
+        store.entryBlobs.blobs(of: "flags.json", stamp: try #require(store.entryStamp("flags")))
+          == [old.sha256])
+      // ... another process moves it to the new blob ...
+      let other = try CacheStore(root: dir.cache)
+      entry.current = new
+      try other.writeEntry(entry)
+      // ... and the sweep, keeping nothing of its own, keeps what the disk names now.
+      _ = try #require(try store.sweep(keep: []))
+      let objects = dir.cache.appendingPathComponent("objects")
+      #expect(
+        FileManager.default.fileExists(atPath: objects.appendingPathComponent(new.sha256).path))
+      #expect(
+        !FileManager.default.fileExists(atPath: objects.appendingPathComponent(old.sha256).path))
+      // The entry unchanged since: known by its stamp, the same answer.
+      _ = try #require(try store.sweep(keep: []))
+      #expect(
+        FileManager.default.fileExists(atPath: objects.appendingPathComponent(new.sha256).path))
+    }
+  }
+}

@@ -57,6 +57,8 @@ struct DiskLoad: Sendable {
     // The stamp first: a change between it and the read is then noticed later, never missed.
     let stamp = store.entryStamp(id)
     let entry = Result { try store.readEntry(id) }
+    // The start's sweep then finds the file unchanged by its stamp instead of reading it again.
+    if case .success(let read) = entry { store.noteEntryBlobs(id, stamp: stamp, entry: read) }
     guard case .success(let disk?) = entry, let current = disk.current else {
       return (entry, nil, stamp, nil)
     }

@@ -19,6 +19,16 @@ extension CacheStore {
     return try Self.decodeEntry(data, id: id)
   }
 
+  /// Notes which blobs `entry`, read from its file at `stamp` (taken before the read), names, so
+  /// a later sweep or blob removal finding the file still at that stamp need not read it again
+  /// (``EntryBlobIndex``). A change after the stamp changes the stamp: never a stale answer.
+  func noteEntryBlobs(_ id: String, stamp: BlobStamp?, entry: CacheEntry?) {
+    guard let stamp, let entry else { return }
+    entryBlobs.note(
+      id + ".json", stamp: stamp,
+      blobs: [entry.current?.sha256, entry.previous?.sha256].compactMap { $0 })
+  }
+
   /// The entry on disk: `.some(nil)` when there is none, nil when it cannot be read.
   func entryIfReadable(_ id: String) -> CacheEntry?? {
     do { return .some(try readEntry(id)) } catch { return nil }

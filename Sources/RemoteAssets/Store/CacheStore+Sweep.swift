@@ -75,12 +75,22 @@ extension CacheStore {
       var keep = keep
       var onDisk: [String: CacheEntry] = [:]
       var unreadable = false
+      // Without a limit the budget needs no entry, only the blobs they name: an entry file
+      // unchanged since this process read it (same stamp) is not read again (``EntryBlobIndex``;
+      // a start has just read them all).
+      let needsEntries = budget?.limit != nil
       for (name, _) in try entries.list() {
         if let id = CacheLayout.entryID(name) {
+          if !needsEntries, let named = knownBlobs(ofEntry: name, in: entries) {
+            keep.formUnion(named)
+            continue
+          }
+          let stamp = entryStamp(id)
           guard let entry = try? readEntry(id) else {
             unreadable = true
             continue
           }
+          noteEntryBlobs(id, stamp: stamp, entry: entry)
           onDisk[id] = entry
           if let sha = entry.current?.sha256 { keep.insert(sha) }
           if let sha = entry.previous?.sha256 { keep.insert(sha) }
@@ -120,6 +130,13 @@ extension CacheStore {
         into: &report)
       return report
     }
+  }
+
+  /// The blobs the entry file `name` names, when this process read it at the stamp it has now;
+  /// nil when it must be read (unknown, changed, or gone: a read then says which).
+  private func knownBlobs(ofEntry name: String, in entries: DirectoryHandle) -> [String]? {
+    guard let info = (try? entries.status(name)) ?? nil else { return nil }
+    return entryBlobs.blobs(of: name, stamp: BlobStamp(info))
   }
 
   /// Partials, kept partials nobody can resume, and interrupted temps in `tmp/` and the root.
