@@ -36,6 +36,12 @@ import Testing
       Claim(
         pattern: #"at most\s+(\d+) KiB"#,
         actual: (Int(maximumLength.first?[1] ?? "") ?? -1) / 1024),
+      Claim(
+        pattern: #"holds (\d+) stored properties"#,
+        actual: try EngineFacts.actorStoredProperties()),
+      Claim(
+        pattern: #"(\d+) branch keywords"#, actual: try EngineFacts.actorBranchKeywords()),
+      Claim(pattern: #"(\d+) value tests"#, actual: try EngineFacts.coreValueTests()),
     ]
   }
 

@@ -92,9 +92,12 @@ extension AssetEngine {
         try store.sweep(
           keep: input.keep, resumableIDs: resumable, budget: input.budget, leftovers: leftovers)
       }
+      // Read from a copy of the records (shared storage, not copied): a closure that read
+      // `core` while the budget core is being modified would be an exclusivity violation.
+      let records = core.records
       return core.budget.swept(
         report, leftovers: leftovers, limit: configuration.cacheLimit,
-        previous: { self.core.records[$0]?.entry.previous?.sha256 })
+        previous: { records[$0]?.entry.previous?.sha256 })
     } catch {
       return core.budget.sweepFailed("\(error)", leftovers: leftovers)
     }

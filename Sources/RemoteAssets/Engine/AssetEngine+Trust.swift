@@ -83,11 +83,12 @@ extension AssetEngine {
     core.trust.signedVersion(of: sha, core.records[id]?.targeted(inFlight: inFlight[id] != nil))
   }
 
-  /// The records in order, as the target decisions see them (read as the core goes through
-  /// them).
-  func targetedAssets() -> some Sequence<TargetedAsset> {
-    core.order.lazy.compactMap {
-      self.core.records[$0]?.targeted(inFlight: self.inFlight[$0] != nil)
+  /// The records in order, as the target decisions see them. Read whole before a core's
+  /// mutating event is called: a lazy sequence read while that event runs would access `core`
+  /// during its modification (a runtime exclusivity violation).
+  func targetedAssets() -> [TargetedAsset] {
+    core.order.compactMap {
+      core.records[$0]?.targeted(inFlight: inFlight[$0] != nil)
     }
   }
 

@@ -48,7 +48,12 @@ extension AssetEngine {
 
   /// What the probation core needs to know of `id`'s copies (nil: no such asset).
   private func copies(_ id: String) -> ProbationCore.Copies? {
-    core.records[id].map {
+    Self.copies(of: core.records[id])
+  }
+
+  /// The copies `record` holds, as the probation core sees them.
+  private static func copies(of record: AssetRecord?) -> ProbationCore.Copies? {
+    record.map {
       ProbationCore.Copies(
         current: $0.entry.current, previous: $0.entry.previous,
         hasBundled: $0.definition.bundled != nil)
@@ -180,7 +185,12 @@ extension AssetEngine {
   func loadRollouts() async {
     let store = self.store
     let ledger = await Self.offActor { store.readRollouts() }
-    performNow(core.probations.load(ledger, copies: copies, at: clock.reading()))
+    // Read from a copy of the records (shared storage, not copied): a closure that read `core`
+    // while the probation core is being modified would be an exclusivity violation.
+    let records = core.records
+    performNow(
+      core.probations.load(
+        ledger, copies: { Self.copies(of: records[$0]) }, at: clock.reading()))
   }
 
   /// When auto-refresh starts (the app's long-running engine, not a one-shot command): a
