@@ -56,3 +56,11 @@ enum RefreshCoreFixture {
     return change
   }
 }
+
+extension RefreshAction {
+  /// What a commit action commits (nil for any other action).
+  var committing: RefreshCore.Commit? {
+    guard case .commit(_, let commit) = self else { return nil }
+    return commit
+  }
+}

@@ -16,19 +16,14 @@ enum RefreshAction: Sendable, Equatable {
   case validate(FetchMetadata, DeltaStats?)
   /// The entry is written durably; a failure is handled as `ifFailed` says.
   case writeEntry(RefreshEntryChange, ifFailed: RefreshCore.WriteFailure)
-  /// The downloaded blob `sha` becomes current with this entry change; a failure is a storage
-  /// failure of the transfer.
-  case commit(RefreshEntryChange, sha: String)
+  /// The downloaded blob becomes current with this entry change (a failure is a storage
+  /// failure of the transfer); then it goes on probation, the download is counted, and a
+  /// delta's new index is kept beside it (``RefreshCore/Commit``).
+  case commit(RefreshEntryChange, RefreshCore.Commit)
   /// The freshness journal is told the entry's bookkeeping moved.
   case noteFreshness
-  /// Committed bytes go on probation (``ProbationCore/committed(_:sha:version:at:policy:run:)``).
-  case beginProbation(sha: String, version: String?, at: Date)
-  /// A whole download moved `bytes` (metrics).
-  case countDownloaded(bytes: Int64)
   /// A conditional request got `bytes` of unchanged body back (metrics).
   case countUnchangedBody(bytes: Int64)
-  /// A delta's new index is kept beside the new blob.
-  case storeChunkIndex(DeltaStats)
   /// The published chunk index is fetched and kept beside the blob just committed.
   case keepPublishedIndex
   /// The partial download is given up (its space back before a failure is written).

@@ -10,6 +10,17 @@ extension RefreshCore {
     var delta: DeltaStats?
   }
 
+  /// New bytes to commit, and what follows the commit: they go on probation as `version` at
+  /// `at` (``ProbationCore/committed(_:sha:version:at:policy:run:)``), the download's `bytes`
+  /// are counted (metrics), and a delta's new index is kept beside the blob.
+  struct Commit: Sendable, Equatable {
+    var sha: String
+    var version: String?
+    var at: Date
+    var bytes: Int64
+    var delta: DeltaStats?
+  }
+
   /// The bytes received, `sha` and `size`, checked against the size and hash `record`'s
   /// definition expects now (the manifest may have changed it meanwhile). Throws a validation
   /// failure, or `cancelled` when a command (drop, reset, rollback) overtook the attempt;
@@ -90,10 +101,9 @@ extension RefreshCore {
       unconfirmed: record.probation?.sha256, rejected: Set(rejections.map(\.sha256)))
     let shown = version ?? String(sha.prefix(8))
     let size = ByteCountText.format(download.size)
-    var actions: [RefreshAction] = [
-      .commit(change, sha: sha), .beginProbation(sha: sha, version: version, at: now),
-      .countDownloaded(bytes: download.size),
-    ]
+    let commit = Commit(
+      sha: sha, version: version, at: now, bytes: download.size, delta: download.delta)
+    var actions: [RefreshAction] = [.commit(change, commit)]
     guard let delta = download.delta else {
       actions += [
         .log(.info, "updated to \(shown) (\(size))"),
@@ -106,7 +116,6 @@ extension RefreshCore {
     let moved =
       "fetched \(ByteCountText.format(delta.fetchedBytes)) in \(CountText.of(delta.ranges, "range")), reused \(ByteCountText.format(delta.reusedBytes))"
     return actions + [
-      .storeChunkIndex(delta),
       .log(.info, "updated to \(shown) (\(size): \(moved))"),
       .finish(.updated(version: shown), detail: "\(shown), \(moved)"),
     ]

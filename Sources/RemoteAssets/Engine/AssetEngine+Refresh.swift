@@ -26,9 +26,9 @@ extension AssetEngine {
       for (index, id) in ids.enumerated() {
         group.addTask { (index, await self.refresh(id, manual: true)) }
       }
-      var results = [RefreshOutcome?](repeating: nil, count: ids.count)
+      var results = [RefreshOutcome](repeating: .inFlight, count: ids.count)
       for await (index, outcome) in group { results[index] = outcome }
-      return zip(ids, results).map { ($0, $1 ?? .inFlight) }
+      return zip(ids, results).map { ($0, $1) }
     }
   }
 
@@ -187,19 +187,12 @@ extension AssetEngine {
         } catch {
           queue = RefreshCore.writeFailed(error, failure, rest: Array(queue))[...]
         }
-      case .commit(let change, let sha):
-        try await commit(id, change, sha: sha, in: transfer)
+      case .commit(let change, let commit):
+        try await self.commit(id, change, commit, in: transfer)
       case .noteFreshness:
         noteFreshness(id)
-      case .beginProbation(let sha, let version, let now):
-        await beginProbation(id, sha: sha, version: version, at: now)
-      case .countDownloaded(let bytes):
-        metrics.downloaded(id, bytes: bytes)
       case .countUnchangedBody(let bytes):
         metrics.unchangedBody(id, bytes: bytes)
-      case .storeChunkIndex(let delta):
-        let store = self.store
-        await Self.offActor { store.storeChunkIndex(delta.index) }
       case .keepPublishedIndex:
         await keepPublishedIndex(id, transfer)
       case .releasePartial:
@@ -262,15 +255,25 @@ extension AssetEngine {
     return transfer
   }
 
-  /// Makes the downloaded blob `sha` current with `change`, under the commit lock.
+  /// Makes the downloaded blob current with `change`, under the commit lock; then puts it on
+  /// probation, counts the download, and keeps a delta's new index beside it.
   private func commit(
-    _ id: String, _ change: RefreshEntryChange, sha: String, in transfer: RefreshTransfer?
+    _ id: String, _ change: RefreshEntryChange, _ commit: RefreshCore.Commit,
+    in transfer: RefreshTransfer?
   ) async throws {
     let transfer = try Self.required(transfer)
     do {
-      _ = try await updateEntry(id, committing: (transfer.sink, sha)) { change.apply(to: &$0) }
+      _ = try await updateEntry(id, committing: (transfer.sink, commit.sha)) {
+        change.apply(to: &$0)
+      }
     } catch {
       throw RefreshCore.commitFailed(error)
+    }
+    await beginProbation(id, sha: commit.sha, version: commit.version, at: commit.at)
+    metrics.downloaded(id, bytes: commit.bytes)
+    if let delta = commit.delta {
+      let store = self.store
+      await Self.offActor { store.storeChunkIndex(delta.index) }
     }
   }
 
