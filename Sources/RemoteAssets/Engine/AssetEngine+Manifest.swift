@@ -141,15 +141,14 @@ extension AssetEngine {
         Array(added[start..<min(start + core.loading.batchSize, added.count)]))
     }
     let adding = ManifestCore.stillAdded(Array(zip(added, loads)), known: Set(core.records.keys))
-    var rewrites: [LoadRewrite] = []
-    for (id, load) in adding {
+    for (id, _) in adding {
       // Default headers go only to the manifest's own origin (checked when the URL is set).
       core.records[id] = AssetRecord(
         definition: configuration.assetDefaults.definition(id: id, remote: configuration.manifest),
         entry: CacheEntry(id: id, appVersion: configuration.appVersion))
       core.order.append(id)
-      if let rewrite = self.apply(load, to: id) { rewrites.append(rewrite) }
     }
+    let rewrites = takeLoads(adding)
     var assets: [String: TargetedAsset] = [:]
     for target in manifest.assets {
       assets[target.id] = core.records[target.id]?.targeted(inFlight: inFlight[target.id] != nil)
@@ -158,6 +157,6 @@ extension AssetEngine {
       ManifestCore.targets(
         manifest, assets: assets, added: Set(adding.map(\.0)), only: core.loading.only,
         context: targetContext()))
-    if !rewrites.isEmpty { await commitRewrites(rewrites) }
+    await commitAny(rewrites)
   }
 }

@@ -159,14 +159,31 @@ extension AssetEngine {
     }
     let ids = definitions.map(\.id)
     let loads = await readFromDisk(ids)
-    var rewrites: [LoadRewrite] = []
     let now = clock.now()
-    for (id, load) in zip(ids, loads) {
-      if let rewrite = apply(load, to: id) { rewrites.append(rewrite) }
-      guard let record = core.records[id] else { continue }
-      core.records[id]?.entry.nextAttemptAt = ReloadCore.firstCheck(
-        record.entry, record.definition, scheduling: tasks.scheduler != nil, now: now)
+    let rewrites = takeLoads(Array(zip(ids, loads))) { id in
+      guard let record = self.core.records[id] else { return }
+      self.core.records[id]?.entry.nextAttemptAt = ReloadCore.firstCheck(
+        record.entry, record.definition, scheduling: self.tasks.scheduler != nil, now: now)
     }
+    await commitAny(rewrites)
+  }
+
+  /// Takes each added asset's disk load into its record (``apply(_:to:)``), then `settle`s
+  /// it; returns the entries to write back (``commitAny(_:)``). For the assets a reload or a
+  /// manifest adds.
+  func takeLoads(_ loads: [(String, DiskLoad)], settle: (String) -> Void = { _ in })
+    -> [LoadRewrite]
+  {
+    var rewrites: [LoadRewrite] = []
+    for (id, load) in loads {
+      if let rewrite = apply(load, to: id) { rewrites.append(rewrite) }
+      settle(id)
+    }
+    return rewrites
+  }
+
+  /// Writes back the entries loads rewrote (``commitRewrites(_:)``), when there are any.
+  func commitAny(_ rewrites: [LoadRewrite]) async {
     if !rewrites.isEmpty { await commitRewrites(rewrites) }
   }
 

@@ -247,14 +247,9 @@ extension AssetEngine {
   private func writeLedger(_ id: String, _ change: ProbationLedgerChange) async throws {
     let store = self.store
     guard !store.isReadOnly else { return }
-    let result = await Self.offActor { () -> (any Error)? in
-      do {
-        try store.updateRollouts { change.apply(to: &$0, id: id) }
-        return nil
-      } catch {
-        return error
-      }
-    }
-    if let result { throw CommandError(message: "saving the rollout state failed: \(result)") }
+    try await Self.offActor { () -> Result<Void, CommandError> in
+      Result { try store.updateRollouts { change.apply(to: &$0, id: id) } }
+        .mapError { CommandError(message: "saving the rollout state failed: \($0)") }
+    }.get()
   }
 }
