@@ -2,7 +2,7 @@ import AssetModel
 import Foundation
 
 /// What the refresh core asks the engine to do for one asset, in order. The engine performs
-/// each (``AssetEngine/runRefresh(_:_:attempt:sink:)``) and feeds the result of a step that
+/// each (``AssetEngine/runRefresh(_:_:in:)``) and feeds the result of a step that
 /// can fail back to the core.
 enum RefreshAction: Sendable, Equatable {
   /// Download as `attempt` says (a delta first where one applies, else the whole file).
