@@ -62,34 +62,47 @@ public struct LoopbackServerProcess: Sendable {
       chmod(root.path, 0o755)
       chmod(www.path, 0o755)
     }
-    let how: Launch
-    do {
-      port = freeLoopbackPort()
-      guard port != 0 else { throw NginxServer.NginxError("no free loopback port") }
-      how = try launch(root, www, port)
-    } catch {
-      try? FileManager.default.removeItem(at: root)
-      throw error
-    }
-    process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = how.arguments
-    if let environment = how.environment { process.environment = environment }
-    process.standardOutput = FileHandle.nullDevice
-    if let stderr = how.stderr {
-      let log = root.appendingPathComponent(stderr)
-      _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-      process.standardError = try FileHandle(forWritingTo: log)
-    } else {
-      process.standardError = FileHandle.nullDevice
-    }
-    try process.run()
-    do {
-      try NginxServer.waitUntilListening(
-        port: port, process: process, errorLog: root.appendingPathComponent(how.errorLog).path)
-    } catch {
-      stop()
-      throw error
+    // Another process may take the port between picking and binding it: then start again on
+    // another (a few times), rather than test against a server that is not ours.
+    var attempt = 0
+    while true {
+      attempt += 1
+      let port: Int
+      let how: Launch
+      do {
+        port = freeLoopbackPort()
+        guard port != 0 else { throw NginxServer.NginxError("no free loopback port") }
+        how = try launch(root, www, port)
+      } catch {
+        try? FileManager.default.removeItem(at: root)
+        throw error
+      }
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: executable)
+      process.arguments = how.arguments
+      if let environment = how.environment { process.environment = environment }
+      process.standardOutput = FileHandle.nullDevice
+      if let stderr = how.stderr {
+        let log = root.appendingPathComponent(stderr)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: log)
+      } else {
+        process.standardError = FileHandle.nullDevice
+      }
+      try process.run()
+      do {
+        try NginxServer.waitUntilListening(
+          port: port, process: process, errorLog: root.appendingPathComponent(how.errorLog).path)
+        self.port = port
+        self.process = process
+        return
+      } catch is PortTaken where attempt < 4 {
+        ProcessTree.kill(process)
+      } catch {
+        ProcessTree.kill(process)
+        try? FileManager.default.removeItem(at: root)
+        throw error
+      }
     }
   }
 

@@ -64,48 +64,69 @@ public final class NginxServer: Sendable {
     // Workers may run as an unprivileged user: make the tree world-readable.
     chmod(root.path, 0o755)
     chmod(www.path, 0o755)
-    port = freeLoopbackPort()
-    guard port != 0 else { throw NginxError("no free loopback port") }
     let r = root.path
-    let conf = """
-      daemon off;
-      worker_processes 1;
-      pid \(r)/nginx.pid;
-      error_log \(r)/logs/error.log warn;
-      events { worker_connections 64; }
-      http {
-          log_format withconnection '$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" ae="$http_accept_encoding" ce="$sent_http_content_encoding" proto=$server_protocol nth=$connection_requests connection=$connection';
-          access_log \(r)/logs/access.log withconnection;
-          client_body_temp_path \(r)/tmp/body;
-          proxy_temp_path \(r)/tmp/proxy;
-          fastcgi_temp_path \(r)/tmp/fastcgi;
-          uwsgi_temp_path \(r)/tmp/uwsgi;
-          scgi_temp_path \(r)/tmp/scgi;
-          types { application/json json; text/plain txt; application/octet-stream bin; image/png png; }
-          default_type application/octet-stream;
-          server {
-              listen 127.0.0.1:\(port)\(Self.listenOptions(tls));
-              \(Self.tlsDirectives(tls))
-              root \(www.path);
-              location /slow/ { limit_rate 2m; }
-              \(serverDirectives)
-          }
+    let www = self.www
+    // Another process may take the port between picking and binding it: then start again on
+    // another (a few times), rather than test against a server that is not ours.
+    var attempt = 0
+    while true {
+      attempt += 1
+      let port = freeLoopbackPort()
+      guard port != 0 else { throw NginxError("no free loopback port") }
+      let conf = Self.configuration(
+        root: r, www: www.path, port: port, tls: tls, serverDirectives: serverDirectives)
+      let confURL = root.appendingPathComponent("nginx.conf")
+      try Data(conf.utf8).write(to: confURL)
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: nginx)
+      process.arguments = ["-c", confURL.path, "-p", r]
+      process.standardOutput = FileHandle.nullDevice
+      process.standardError = FileHandle.nullDevice
+      try process.run()
+      do {
+        try Self.waitUntilListening(port: port, process: process, errorLog: "\(r)/logs/error.log")
+        self.port = port
+        self.process = process
+        return
+      } catch is PortTaken where attempt < 4 {
+        ProcessTree.kill(process)
+      } catch {
+        ProcessTree.kill(process)
+        try? FileManager.default.removeItem(at: root)
+        throw error
       }
-      """
-    let confURL = root.appendingPathComponent("nginx.conf")
-    try Data(conf.utf8).write(to: confURL)
-    process = Process()
-    process.executableURL = URL(fileURLWithPath: nginx)
-    process.arguments = ["-c", confURL.path, "-p", r]
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    do {
-      try Self.waitUntilListening(port: port, process: process, errorLog: "\(r)/logs/error.log")
-    } catch {
-      stop()
-      throw error
     }
+  }
+
+  /// nginx's config: in the foreground, its files under `root`, serving `www` on `port`.
+  static func configuration(
+    root r: String, www: String, port: Int, tls: TLS?, serverDirectives: String
+  ) -> String {
+    """
+    daemon off;
+    worker_processes 1;
+    pid \(r)/nginx.pid;
+    error_log \(r)/logs/error.log warn;
+    events { worker_connections 64; }
+    http {
+        log_format withconnection '$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" ae="$http_accept_encoding" ce="$sent_http_content_encoding" proto=$server_protocol nth=$connection_requests connection=$connection';
+        access_log \(r)/logs/access.log withconnection;
+        client_body_temp_path \(r)/tmp/body;
+        proxy_temp_path \(r)/tmp/proxy;
+        fastcgi_temp_path \(r)/tmp/fastcgi;
+        uwsgi_temp_path \(r)/tmp/uwsgi;
+        scgi_temp_path \(r)/tmp/scgi;
+        types { application/json json; text/plain txt; application/octet-stream bin; image/png png; }
+        default_type application/octet-stream;
+        server {
+            listen 127.0.0.1:\(port)\(Self.listenOptions(tls));
+            \(Self.tlsDirectives(tls))
+            root \(www);
+            location /slow/ { limit_rate 2m; }
+            \(serverDirectives)
+        }
+    }
+    """
   }
 
   /// Writes a file into the served folder (world-readable).
@@ -205,16 +226,27 @@ public final class NginxServer: Sendable {
     return lines
   }
 
-  /// Polls (bounded, 10 s) until the port accepts a connection: a condition, not a fixed sleep.
+  /// Polls (bounded, 10 s) until `process` (or a process it started) listens on the port: a
+  /// condition, not a fixed sleep. A listener that belongs to another process does not count.
+  ///
+  /// - Throws: ``PortTaken`` when another process listens on the port and `process` exits or
+  ///   never gets it; ``NginxError`` when `process` exits (with the tail of `errorLog`) or never
+  ///   listens.
   public static func waitUntilListening(port: Int, process: Process, errorLog: String) throws {
+    var takenByAnother = false
     for _ in 0..<200 {
       if !process.isRunning {
+        if takenByAnother { throw PortTaken(port: port) }
         let log = (try? String(contentsOfFile: errorLog, encoding: .utf8)) ?? ""
-        throw NginxError("nginx exited: \(log)")
+        throw NginxError("\(process.executableURL?.lastPathComponent ?? "server") exited: \(log)")
       }
-      if isListening(onLoopbackPort: port) { return }
+      if isListening(onLoopbackPort: port) {
+        if LoopbackListener.isHeld(port: port, byTreeOf: process.processIdentifier) { return }
+        takenByAnother = true
+      }
       usleep(50_000)
     }
+    if takenByAnother { throw PortTaken(port: port) }
     throw NginxError("nginx did not start listening on \(port)")
   }
 }
