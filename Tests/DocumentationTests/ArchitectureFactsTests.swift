@@ -41,6 +41,8 @@ import Testing
         actual: try EngineFacts.actorStoredProperties()),
       Claim(
         pattern: #"(\d+) branch keywords"#, actual: try EngineFacts.actorBranchKeywords()),
+      Claim(
+        pattern: #"(\d+) of them in code"#, actual: try EngineFacts.actorBranchKeywordsInCode()),
       Claim(pattern: #"(\d+) value tests"#, actual: try EngineFacts.coreValueTests()),
     ]
   }

@@ -201,8 +201,9 @@ import Testing
 
   // MARK: - Clock steps
 
-  /// The next check's deadline is on the wall clock: stepped back a day, the check is due at
-  /// once instead of waiting out the step; the check after it counts from the new time.
+  /// The next check's deadline is on the wall clock: told of a step back a day (by the tick,
+  /// ``EngineCore/tick(at:followsTargets:)``), the check is due at once instead of waiting out
+  /// the step; the check after it counts from the new time.
   @Test func aWallClockSteppedBackMakesTheNextCheckDueAtOnce() {
     var core = ManifestCore()
     let never = core.startIfDue(at: F.t0)
@@ -213,6 +214,9 @@ import Testing
     let onTime = core.startIfDue(at: F.t0 + 100)
     #expect(!onTime)
     let back = F.t0 - 86_400
+    let unnoticed = core.startIfDue(at: back)
+    #expect(!unnoticed, "the step reaches the schedule from the tick, not from the time alone")
+    core.clockSteppedBack(to: back)
     let stepped = core.startIfDue(at: back)
     #expect(stepped, "a day back: due now, not in a day and five minutes")
     _ = core.begin(F.configuration(), held: nil, shutDown: false, at: back)

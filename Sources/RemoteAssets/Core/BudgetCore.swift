@@ -76,6 +76,12 @@ struct BudgetCore: Sendable, Equatable {
   /// At a start that loads only some assets: measure, sweep nothing.
   func measureOnly() -> [BudgetAction] { [.measure(.record(announce: false))] }
 
+  /// At the end of a start: a sweep (``sweepAtStart()``) when it `sweeps` (every asset
+  /// loaded, ``LoadCore/Plan/sweeps``), else a measure (``measureOnly()``).
+  func atStart(sweeps: Bool) -> [BudgetAction] {
+    sweeps ? sweepAtStart() : measureOnly()
+  }
+
   // MARK: - Results
 
   /// The cache measured `bytes`, for `purpose`; `limit` is the config's `cacheLimit`.

@@ -57,10 +57,15 @@ struct ManifestCore: Sendable, Equatable {
   /// How many callers joined the check under way.
   var waiting: Int { schedule.waiting }
 
-  /// Whether the scheduler should start a check at `now` (``ManifestSchedule/startIfDue(at:)``:
-  /// a wall clock stepped back makes it due at once).
+  /// Whether the scheduler should start a check at `now` (``ManifestSchedule/startIfDue(at:)``).
   mutating func startIfDue(at now: Date) -> Bool {
     schedule.startIfDue(at: now)
+  }
+
+  /// The wall clock was stepped back to `now`: the next check is due at once
+  /// (``ManifestSchedule/clockSteppedBack(to:)``).
+  mutating func clockSteppedBack(to now: Date) {
+    schedule.clockSteppedBack(to: now)
   }
 
   // MARK: - Events

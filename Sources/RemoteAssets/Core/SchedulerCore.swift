@@ -8,8 +8,8 @@ import Foundation
 /// Wall-clock steps are handled here, once per tick, for every deadline the scheduler keeps: its
 /// own timers are due at once (``SchedulerState/noteClock(_:)``) and the assets' next checks move
 /// back with the step (``movedBack(by:order:records:)``); the probation core, told of every
-/// tick right after, measures its deadlines in elapsed time. The manifest's schedule notices a step
-/// itself (``ManifestSchedule``).
+/// tick right after, measures its deadlines in elapsed time. ``EngineCore/tick(at:followsTargets:)``
+/// passes the step it notices (``noteClock(_:)``) on to the manifest's schedule.
 struct SchedulerCore: Sendable, Equatable {
   /// What the engine holds when a tick comes.
   struct Facts: Sendable, Equatable {
@@ -64,8 +64,22 @@ struct SchedulerCore: Sendable, Equatable {
   mutating func tick(at now: Date, _ facts: Facts, order: [String], records: RecordTable)
     -> Tick
   {
+    tick(at: now, stepped: noteClock(now), facts, order: order, records: records)
+  }
+
+  /// How far the wall clock went back since the last tick (nil: no step), read once per tick;
+  /// the scheduler's own timers are due at once after one.
+  mutating func noteClock(_ now: Date) -> TimeInterval? {
+    state.noteClock(now)
+  }
+
+  /// A tick at `now` whose wall-clock step `step` was already noted (``noteClock(_:)``).
+  mutating func tick(
+    at now: Date, stepped step: TimeInterval?, _ facts: Facts, order: [String],
+    records: RecordTable
+  ) -> Tick {
     var tick = Tick()
-    if let step = state.noteClock(now) {
+    if let step {
       tick.movedBack = Self.movedBack(by: step, order: order, records: records)
       tick.logs.append(
         EngineLogLine(

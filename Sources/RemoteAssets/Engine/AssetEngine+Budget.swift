@@ -2,18 +2,14 @@ import Foundation
 import Logging
 
 extension AssetEngine {
-  /// Deletes, by name, what the engine left behind (partials nobody writes, kept partials
+  /// At the end of a start (``BudgetCore/atStart(sweeps:)``): when every asset was loaded,
+  /// deletes, by name, what the engine left behind (partials nobody writes, kept partials
   /// nobody can resume, blobs no entry names, chunk indexes without their blob), then measures
   /// the cache and, over its `cacheLimit`, evicts rollback copies and unconfigured assets oldest
-  /// use first. Runs at start; skipped (measured only) when another process holds the lock or
-  /// the cache is read-only.
-  func sweep() async {
-    await runBudget(core.budget.sweepAtStart())
-  }
-
-  /// Measures the cache without sweeping (a start that loads only some assets).
-  func measureCache() async {
-    await runBudget(core.budget.measureOnly())
+  /// use first; skipped (measured only) when another process holds the lock or the cache is
+  /// read-only. A start that loads only some assets measures the cache without sweeping.
+  func budgetAtStart(sweeps: Bool) async {
+    await runBudget(core.budget.atStart(sweeps: sweeps))
   }
 
   /// After a commit: measures the cache again and, with a limit, evicts what no longer fits.
@@ -44,9 +40,8 @@ extension AssetEngine {
   private func runBudget(
     _ actions: [BudgetAction], passStarted: ContinuousClock.Instant = .now
   ) async {
-    var queue = actions[...]
     let store = self.store
-    while let action = queue.popFirst() {
+    await drive(actions) { action in
       var next: [BudgetAction] = []
       switch action {
       case .measure(let purpose):
@@ -72,7 +67,7 @@ extension AssetEngine {
         metrics.cache(usage)
         if announce, hub.hasSubscribers { publish(.engineChanged(info())) }
       }
-      queue = next[...] + queue
+      return next
     }
   }
 

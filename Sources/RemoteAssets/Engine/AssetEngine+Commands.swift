@@ -168,7 +168,7 @@ extension AssetEngine {
   }
 
   /// Cancels the refresh of `id` under way (when there is one) and waits for it to end.
-  private func cancelInFlight(_ id: String) async {
+  func cancelInFlight(_ id: String) async {
     let task = inFlight[id]
     task?.cancel()
     _ = await task?.value

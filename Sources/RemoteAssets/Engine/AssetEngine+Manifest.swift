@@ -27,8 +27,7 @@ extension AssetEngine {
   /// Performs `actions` in order, feeding the result of each step back to its core and
   /// performing what it answers first (AsyncHTTPClient's `modifyStateAndRunActions`).
   func performManifest(_ actions: [ManifestAction]) async {
-    var queue = actions[...]
-    while let action = queue.popFirst() {
+    await drive(actions) { action in
       var next: [ManifestAction] = []
       switch action {
       case .join:
@@ -74,7 +73,7 @@ extension AssetEngine {
       case .publishEngineChanged:
         publish(.engineChanged(info()))
       }
-      queue = next[...] + queue
+      return next
     }
   }
 
@@ -157,6 +156,6 @@ extension AssetEngine {
       ManifestCore.targets(
         manifest, assets: assets, added: Set(adding.map(\.0)), only: core.loading.only,
         context: targetContext()))
-    await commitAny(rewrites)
+    await commitRewrites(rewrites)
   }
 }

@@ -294,18 +294,10 @@ extension AssetEngine {
   private func finishAttempt(_ id: String, outcome: RefreshOutcome, detail: String?)
     -> RefreshOutcome
   {
-    core.records[id]?.activity = .idle
-    core.records[id]?.appendHistory(
-      RefreshRecord(
-        at: clock.now(), outcome: outcome.kind, detail: detail.map { TerminalText.sanitize($0) }))
+    let took = core.records[id]?.finishAttempt(
+      outcome, detail: detail, at: clock.now(), instant: .now)
     metrics.attempt(id, outcome: outcome.word)
-    if let started = core.records[id]?.attemptStartedAt {
-      metrics.duration(id, started.duration(to: .now))
-      core.records[id]?.attemptStartedAt = nil
-    }
-    if let record = core.records[id] {
-      metrics.state(id, failures: record.entry.consecutiveFailures, servedBytes: record.servedSize)
-    }
+    metrics.finished(id, record: core.records[id], took: took.flatMap { $0 })
     publishChange(id)
     return outcome
   }

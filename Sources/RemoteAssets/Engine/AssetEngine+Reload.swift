@@ -141,10 +141,7 @@ extension AssetEngine {
   /// dropped.
   private func cancelTransfer(_ id: String) async {
     core.records[id]?.epoch &+= 1
-    if let task = inFlight[id] {
-      task.cancel()
-      _ = await task.value
-    }
+    await cancelInFlight(id)
   }
 
   /// Reads the assets' files like a start does, adds their records, and schedules them.
@@ -165,26 +162,19 @@ extension AssetEngine {
       self.core.records[id]?.entry.nextAttemptAt = ReloadCore.firstCheck(
         record.entry, record.definition, scheduling: self.tasks.scheduler != nil, now: now)
     }
-    await commitAny(rewrites)
+    await commitRewrites(rewrites)
   }
 
   /// Takes each added asset's disk load into its record (``apply(_:to:)``), then `settle`s
-  /// it; returns the entries to write back (``commitAny(_:)``). For the assets a reload or a
-  /// manifest adds.
+  /// it; returns the entries to write back (``commitRewrites(_:)``). For the assets a start
+  /// reads, and those a reload or a manifest adds.
   func takeLoads(_ loads: [(String, DiskLoad)], settle: (String) -> Void = { _ in })
     -> [LoadRewrite]
   {
-    var rewrites: [LoadRewrite] = []
-    for (id, load) in loads {
-      if let rewrite = apply(load, to: id) { rewrites.append(rewrite) }
-      settle(id)
+    loads.compactMap { id, load in
+      defer { settle(id) }
+      return apply(load, to: id)
     }
-    return rewrites
-  }
-
-  /// Writes back the entries loads rewrote (``commitRewrites(_:)``), when there are any.
-  func commitAny(_ rewrites: [LoadRewrite]) async {
-    if !rewrites.isEmpty { await commitRewrites(rewrites) }
   }
 
   /// The bundled copy changed: its digest (what the status compares) is read again.

@@ -27,7 +27,7 @@ extension AssetEngine {
   /// for other processes' changes. A finished refresh or a command wakes it early.
   private func schedulerLoop() async {
     while !Task.isCancelled {
-      let wait = tick()
+      let wait = await tick()
       let sleeper = Task { [clock] in _ = try? await clock.sleep(for: wait) }
       tasks.schedulerSleeper = sleeper
       await sleeper.value
@@ -45,20 +45,11 @@ extension AssetEngine {
   /// bounds transfers), the manifest, and the periodic housekeeping. Returns how long the
   /// scheduler may sleep.
   @discardableResult
-  func tick() -> TimeInterval {
+  func tick() async -> TimeInterval {
     let now = clock.now()
-    let manifestDue =
-      !core.lifecycle.paused && configuration.followsTargets
-      && core.manifestSchedule.startIfDue(at: now)
-    let facts = SchedulerCore.Facts(
-      paused: core.lifecycle.paused, manifestDue: manifestDue,
-      freshnessWaiting: core.freshness.isDirty,
-      freshnessNotes: core.freshness.notes.count, freshnessWriting: core.freshness.writing != nil,
-      externalLooking: core.external.isLooking)
-    let tick = core.scheduler.tick(at: now, facts, order: core.order, records: core.records)
-    for check in tick.movedBack { core.records[check.id]?.entry.nextAttemptAt = check.next }
+    let (tick, manifestDue) = core.tick(at: now, followsTargets: configuration.followsTargets)
     for line in tick.logs { log(line.assetID, line.level, line.message) }
-    expireProbations(at: ClockReading(wall: now, uptime: clock.uptime()))
+    await expireProbations(at: ClockReading(wall: now, uptime: clock.uptime()))
     for action in tick.actions {
       switch action {
       case .reloadExternalChanges:

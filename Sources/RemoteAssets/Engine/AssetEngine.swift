@@ -155,22 +155,16 @@ public actor AssetEngine {
     core.lifecycle.started = true
     let folder = LoadCore.Folder(
       readOnlyReason: store.readOnlyReason, adopted: store.adopted ? store.root.path : nil)
-    let plan = core.loading.start(
-      order: core.order, only: ids, batchSize: batchSize, sweeping: sweeping, folder: folder)
-    core.order = plan.order
-    if let keep = plan.keep { core.records.keep(only: keep) }
+    let plan = core.startLoading(
+      only: ids, batchSize: batchSize, sweeping: sweeping, folder: folder)
     for line in plan.notices { log(line.assetID, line.level, line.message) }
     let store = self.store
     let notes = await Self.offActor { FreshnessJournal.read(store) }
     for batch in plan.batches {
       let loads = await readFromDisk(batch)
-      var rewrites: [LoadRewrite] = []
-      for (id, load) in zip(batch, loads) {
-        if let rewrite = apply(load, to: id) { rewrites.append(rewrite) }
-        applyFreshness(notes[id], to: id)
-      }
+      let rewrites = takeLoads(Array(zip(batch, loads))) { self.applyFreshness(notes[$0], to: $0) }
       core.loading.loaded(batch)
-      if !rewrites.isEmpty { await commitRewrites(rewrites) }
+      await commitRewrites(rewrites)
       if plan.publishesBatches {
         publishLoaded(batch)
         await Task.yield()
@@ -181,11 +175,7 @@ public actor AssetEngine {
     await loadRollouts()
     // Assets only the stored manifest names were read just now: their freshness too.
     for id in core.order.dropFirst(plan.order.count) { applyFreshness(notes[id], to: id) }
-    if plan.sweeps {
-      await sweep()
-    } else {
-      await measureCache()
-    }
+    await budgetAtStart(sweeps: plan.sweeps)
     // Whoever subscribed before the load saw no assets: the loaded whole supersedes that.
     if hub.hasSubscribers { hub.publish(.snapshot(snapshot())) }
     noteStartFinished()
@@ -193,8 +183,7 @@ public actor AssetEngine {
 
   /// Sends the assets of one loaded batch to subscribers, and how many remain.
   private func publishLoaded(_ ids: [String]) {
-    guard hub.hasSubscribers else { return }
-    for id in ids { publishChange(id) }
+    for id in ids { publishChange(id) }  // nothing without subscribers
     publish(.engineChanged(info()))
   }
 
@@ -240,6 +229,18 @@ public actor AssetEngine {
       var results = [[DiskLoad]](repeating: [], count: parts)
       for await (part, loads) in group { results[part] = loads }
       return results.flatMap { $0 }
+    }
+  }
+
+  /// The one loop every core's actions go through (AsyncHTTPClient's
+  /// `modifyStateAndRunActions`): performs `actions` in order; what performing one answers (the
+  /// core's reply to the step's result) is performed next, before the rest.
+  func drive<Action: Sendable>(
+    _ actions: [Action], _ perform: (Action) async throws -> [Action]
+  ) async rethrows {
+    var queue = actions[...]
+    while let action = queue.popFirst() {
+      queue = try await perform(action)[...] + queue
     }
   }
 

@@ -86,6 +86,20 @@ struct AssetRecord: Sendable {
     return entry.serverTTL ?? definition.ttl.baseSeconds
   }
 
+  /// Ends an attempt: idle activity, a line of history (`detail` sanitized for a terminal)
+  /// at `now`; returns how long the attempt took since it started, measured on the monotonic
+  /// clock as `instant` (nil: it was not timed).
+  mutating func finishAttempt(
+    _ outcome: RefreshOutcome, detail: String?, at now: Date, instant: ContinuousClock.Instant
+  ) -> Duration? {
+    activity = .idle
+    appendHistory(
+      RefreshRecord(
+        at: now, outcome: outcome.kind, detail: detail.map { TerminalText.sanitize($0) }))
+    defer { attemptStartedAt = nil }
+    return attemptStartedAt?.duration(to: instant)
+  }
+
   mutating func appendHistory(_ record: RefreshRecord) {
     history.insert(record, at: 0)
     if history.count > 10 { history.removeLast(history.count - 10) }

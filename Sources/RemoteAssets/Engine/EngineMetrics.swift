@@ -61,6 +61,15 @@ struct EngineMetrics: Sendable {
     return max(0, seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
   }
 
+  /// An attempt of `id` ended: how long it `took` (nil: not timed), and the state its
+  /// `record` holds after it (nil: the asset is gone).
+  func finished(_ id: String, record: AssetRecord?, took: Duration?) {
+    if let took { duration(id, took) }
+    if let record {
+      state(id, failures: record.entry.consecutiveFailures, servedBytes: record.servedSize)
+    }
+  }
+
   func state(_ id: String, failures: Int, servedBytes: Int64?) {
     Gauge(
       label: AssetMetricNames.consecutiveFailures, dimensions: [("asset", id)], factory: factory

@@ -22,9 +22,6 @@ struct ManifestSchedule: Sendable, Equatable {
 
   /// When the next automatic check is due; nil before the first.
   private(set) var nextAttempt: Date?
-  /// When ``nextAttempt`` was set. A `now` before it means the wall clock was stepped back
-  /// since: the check is due then, instead of waiting out the step as well.
-  private(set) var scheduledAt: Date?
   /// Failures in a row.
   private(set) var failures = 0
   /// Why the last check failed, safe for a terminal; nil after a success.
@@ -47,14 +44,20 @@ struct ManifestSchedule: Sendable, Equatable {
   /// Whether the scheduler should start a check at `now`. When it should, further automatic
   /// starts are held off until the check ends.
   mutating func startIfDue(at now: Date) -> Bool {
-    let steppedBack = scheduledAt.map { now < $0 } ?? false
-    guard steppedBack || nextAttempt.map({ $0 <= now }) ?? true else { return false }
+    guard nextAttempt.map({ $0 <= now }) ?? true else { return false }
     schedule(at: now, in: Self.holdWhileChecking)
     return true
   }
 
+  /// The wall clock was stepped back to `now` (``SchedulerCore/noteClock(_:)`` noticed it, the
+  /// one place every deadline learns of a step): the next check is due at once, instead of
+  /// waiting out the step as well. Nothing to move before the first check.
+  mutating func clockSteppedBack(to now: Date) {
+    nextAttempt = nextAttempt.map { min($0, now) }
+  }
+
   private mutating func schedule(at now: Date, in delay: TimeInterval) {
-    (scheduledAt, nextAttempt) = (now, now.addingTimeInterval(delay))
+    nextAttempt = now.addingTimeInterval(delay)
   }
 
   /// The check under way succeeded at `now`; the next is due `interval` later.

@@ -65,8 +65,7 @@ extension AssetEngine {
   ///
   /// - Throws: ``CommandError`` when the core refuses the command.
   func runProbation(_ actions: [ProbationAction]) async throws {
-    var queue = actions[...]
-    while let action = queue.popFirst() {
+    try await drive(actions) { action in
       var next: [ProbationAction] = []
       switch action {
       case .rollBack(let rejecting):
@@ -100,34 +99,23 @@ extension AssetEngine {
         _ = await Self.offActor { store.holdRunLock(token: token) }
       case .refuse(let message):
         throw CommandError(message: message)
-      case .show, .publishChange, .log:
-        perform(action)
+      case .show(let id, let probation, let rejection):
+        core.records[id]?.probation = probation
+        core.records[id]?.rejection = rejection
+      case .publishChange(let id):
+        publishChange(id)
+      case .log(let id, let level, let message):
+        log(id, level, message)
       }
-      queue = next[...] + queue
+      return next
     }
   }
 
-  /// Performs the actions that need no wait (a tick's, the load's) at once; their ledger
-  /// writes go on in a task of their own, a failure changing nothing.
-  private func performNow(_ actions: [ProbationAction]) {
+  /// Performs a tick's or the load's actions: what shows first, then the ledger writes (a
+  /// failure changing nothing: the next tick decides again).
+  private func performNow(_ actions: [ProbationAction]) async {
     let (now, writes) = ProbationCore.split(actions)
-    for action in now { perform(action) }
-    Task { try? await self.runProbation(writes) }
-  }
-
-  /// Performs a record, event or log action.
-  private func perform(_ action: ProbationAction) {
-    switch action {
-    case .show(let id, let probation, let rejection):
-      core.records[id]?.probation = probation
-      core.records[id]?.rejection = rejection
-    case .publishChange(let id):
-      publishChange(id)
-    case .log(let id, let level, let message):
-      log(id, level, message)
-    case .rollBack, .resetToBundled, .writeLedger, .holdRunLock, .refuse:
-      assertionFailure("\(action) needs the asynchronous performer")
-    }
+    try? await runProbation(now + writes)
   }
 
   // MARK: - Rejections
@@ -188,7 +176,7 @@ extension AssetEngine {
     // Read from a copy of the records (shared storage, not copied): a closure that read `core`
     // while the probation core is being modified would be an exclusivity violation.
     let records = core.records
-    performNow(
+    await performNow(
       core.probations.load(
         ledger, copies: { Self.copies(of: records[$0]) }, at: clock.reading()))
   }
@@ -240,8 +228,8 @@ extension AssetEngine {
 
   /// A scheduler tick: ends probations whose time ran out without a rejection (confirmed), and
   /// moves their deadlines shown with a wall clock that was stepped.
-  func expireProbations(at now: ClockReading) {
-    performNow(core.probations.tick(at: now, order: core.order))
+  func expireProbations(at now: ClockReading) async {
+    await performNow(core.probations.tick(at: now, order: core.order))
   }
 
   private func writeLedger(_ id: String, _ change: ProbationLedgerChange) async throws {
