@@ -66,7 +66,7 @@ package enum LoopbackListener {
   package static func isHeld(port: Int, byTreeOf pid: pid_t) -> Bool {
     let inodes = listeningInodes(port: port)
     guard !inodes.isEmpty else { return false }
-    return ([pid] + ProcessTree.descendants(of: pid)).contains { holder in
+    let holds = { (holder: pid_t) -> Bool in
       let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(holder)/fd")) ?? []
       return fds.contains { fd in
         guard
@@ -76,25 +76,57 @@ package enum LoopbackListener {
         return inodes.contains(link)
       }
     }
+    // The server itself first (nginx's master, Apache's parent hold the socket); its children
+    // only when it does not (a wrapper that started the server).
+    return holds(pid) || ProcessTree.descendants(of: pid).contains(where: holds)
   }
 
   /// `socket:[inode]` for each socket listening on `port`, as `/proc/<pid>/fd` links name them.
   package static func listeningInodes(port: Int) -> Set<String> {
-    var found = Set<String>()
+    listeningInodes(ports: [port])[port] ?? []
+  }
+
+  /// The same for several ports, from one read of the tables: each line's fields are found in
+  /// its bytes (a table of thousands of sockets is parsed in milliseconds, also in a debug
+  /// build, where splitting it into strings took seconds).
+  package static func listeningInodes(ports: Set<Int>) -> [Int: Set<String>] {
+    var found: [Int: Set<String>] = [:]
     for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
-      let text = (try? String(contentsOfFile: table, encoding: .utf8)) ?? ""
-      for line in text.split(separator: "\n").dropFirst() {
-        let fields = line.split(separator: " ")
+      let bytes = readWhole(table)
+      var lineStart = 0
+      while lineStart < bytes.count {
+        let lineEnd = bytes[lineStart...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
         // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode
-        guard fields.count > 9, fields[3] == "0A",
-          let colon = fields[1].lastIndex(of: ":"),
-          Int(fields[1][fields[1].index(after: colon)...], radix: 16) == port
+        let fields = bytes[lineStart..<lineEnd].split(separator: UInt8(ascii: " "))
+        lineStart = lineEnd + 1
+        guard fields.count > 9, Array(fields[3]) == Array("0A".utf8),
+          let colon = fields[1].lastIndex(of: UInt8(ascii: ":")),
+          let port = Int(String(decoding: fields[1][(colon + 1)...], as: UTF8.self), radix: 16),
+          ports.contains(port)
         else { continue }
-        found.insert("socket:[\(fields[9])]")
+        found[port, default: []].insert("socket:[\(String(decoding: fields[9], as: UTF8.self))]")
       }
     }
     return found
   }
+}
+
+/// A `/proc` file read to its end. Such a file says it is empty (`st_size` 0) and is made as it
+/// is read, a page at a time: a reader that trusts the size, or reads once, sees only the first
+/// page of a long `/proc/net/tcp`.
+private func readWhole(_ path: String) -> [UInt8] {
+  let fd = open(path, O_RDONLY | O_CLOEXEC)
+  guard fd >= 0 else { return [] }
+  defer { close(fd) }
+  var bytes: [UInt8] = []
+  var buffer = [UInt8](repeating: 0, count: 65536)
+  while true {
+    let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+    if count < 0 && errno == EINTR { continue }
+    guard count > 0 else { break }
+    bytes += buffer[..<count]
+  }
+  return bytes
 }
 
 private func loopbackAddress(port: Int) -> sockaddr_in {

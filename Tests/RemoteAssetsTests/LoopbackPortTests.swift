@@ -50,6 +50,28 @@ import Testing
     #expect(!LoopbackListener.isHeld(port: port, byTreeOf: other.processIdentifier))
   }
 
+  /// `/proc/net/tcp` is made a page at a time as it is read: with hundreds of sockets, most
+  /// lines come after the first page (Foundation's `String(contentsOfFile:)` reads only that
+  /// page, and every server past it seemed to belong to someone else).
+  @Test func everyListenerIsFoundInATableLongerThanAPage() throws {
+    let listeners = try (0..<300).map { _ in try Listener(port: freeLoopbackPort()) }
+    defer { listeners.forEach { $0.close() } }
+    let ports = try listeners.map { listener -> Int in
+      var address = sockaddr_in()
+      var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+      let named = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          getsockname(listener.fd, $0, &length) == 0
+        }
+      }
+      try #require(named)
+      return Int(UInt16(bigEndian: address.sin_port))
+    }
+    let found = LoopbackListener.listeningInodes(ports: Set(ports))
+    let missing = ports.filter { found[$0]?.count != 1 }
+    #expect(missing.isEmpty, "\(missing.count) of 300 listeners not found")
+  }
+
   @Test func aServerWhosePortAnotherProcessListensOnIsNotTakenForStarted() throws {
     let port = freeLoopbackPort()
     let listener = try Listener(port: port)

@@ -157,10 +157,9 @@ extension AssetEngine {
     let ids = definitions.map(\.id)
     let loads = await readFromDisk(ids)
     let now = clock.now()
+    let scheduling = tasks.scheduler != nil
     let rewrites = takeLoads(Array(zip(ids, loads))) { id in
-      guard let record = self.core.records[id] else { return }
-      self.core.records[id]?.entry.nextAttemptAt = ReloadCore.firstCheck(
-        record.entry, record.definition, scheduling: self.tasks.scheduler != nil, now: now)
+      self.core.scheduleFirstCheck(id, scheduling: scheduling, now: now)
     }
     await commitRewrites(rewrites)
   }
@@ -194,10 +193,8 @@ extension AssetEngine {
   /// bytes would be checked against the old expectations), and the asset is due now.
   private func restartTransfer(_ id: String, now: Date) async {
     await cancelTransfer(id)
-    guard let record = core.records[id] else { return }
-    core.records[id]?.entry.nextAttemptAt = ReloadCore.checkAfterTransferChange(
-      record, scheduling: tasks.scheduler != nil, now: now)
-    publishChange(id)
+    core.scheduleAfterTransferChange(id, scheduling: tasks.scheduler != nil, now: now)
+    publishChange(id)  // none for an id no longer known
   }
 
   /// Only `id`'s schedule changed: its next check follows the new interval from its last check
@@ -211,10 +208,7 @@ extension AssetEngine {
       }
       return
     }
-    guard let record = core.records[id],
-      let next = ReloadCore.rescheduled(record, scheduling: tasks.scheduler != nil, now: now)
-    else { return }
-    core.records[id]?.entry.nextAttemptAt = next.at
+    core.reschedule(id, scheduling: tasks.scheduler != nil, now: now)
     publishChange(id)
   }
 }

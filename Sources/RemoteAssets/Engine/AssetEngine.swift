@@ -276,19 +276,12 @@ public actor AssetEngine {
 
   /// Folds in freshness that a 304 recorded in the journal after the entry was last written.
   func applyFreshness(_ note: CacheEntry?, to id: String) {
-    guard let entry = core.records[id]?.entry, let merged = LoadCore.freshened(entry, note: note)
-    else {
-      return
-    }
-    core.records[id]?.entry = merged
-    core.freshness.notes[id] = note
+    core.applyFreshness(note, to: id)
   }
 
   /// Records a 304's freshness in memory, for the journal (no durable write).
   func noteFreshness(_ id: String) {
-    guard let entry = core.records[id]?.entry else { return }
-    core.freshness.notes[id] = entry
-    core.freshness.isDirty = true
+    core.noteFreshness(id)
   }
 
   /// Writes the freshness journal when it changed, off the actor (encoding thousands of notes

@@ -1,0 +1,45 @@
+import Foundation
+
+/// The record changes the actor used to make itself: each decided by a core and applied here,
+/// on the records the core holds. None does I/O; time comes in with the call.
+extension EngineCore {
+  /// Folds in freshness that a 304 recorded in the journal (`note`) after `id`'s entry was
+  /// last written (``LoadCore/freshened(_:note:)``), and keeps the note for the next journal.
+  mutating func applyFreshness(_ note: CacheEntry?, to id: String) {
+    guard let entry = records[id]?.entry, let merged = LoadCore.freshened(entry, note: note)
+    else { return }
+    records[id]?.entry = merged
+    freshness.notes[id] = note
+  }
+
+  /// Records a 304's freshness of `id` for the journal (no durable write: the next flush).
+  mutating func noteFreshness(_ id: String) {
+    guard let entry = records[id]?.entry else { return }
+    freshness.notes[id] = entry
+    freshness.isDirty = true
+  }
+
+  /// An asset a reload added: its first check (``ReloadCore/firstCheck(_:_:scheduling:now:)``).
+  mutating func scheduleFirstCheck(_ id: String, scheduling: Bool, now: Date) {
+    guard let record = records[id] else { return }
+    records[id]?.entry.nextAttemptAt = ReloadCore.firstCheck(
+      record.entry, record.definition, scheduling: scheduling, now: now)
+  }
+
+  /// What `id` fetches changed: its next check
+  /// (``ReloadCore/checkAfterTransferChange(_:scheduling:now:)``).
+  mutating func scheduleAfterTransferChange(_ id: String, scheduling: Bool, now: Date) {
+    guard let record = records[id] else { return }
+    records[id]?.entry.nextAttemptAt = ReloadCore.checkAfterTransferChange(
+      record, scheduling: scheduling, now: now)
+  }
+
+  /// Only `id`'s schedule changed: its next check from its last one
+  /// (``ReloadCore/rescheduled(_:scheduling:now:)``; nil leaves it).
+  mutating func reschedule(_ id: String, scheduling: Bool, now: Date) {
+    guard let record = records[id],
+      let next = ReloadCore.rescheduled(record, scheduling: scheduling, now: now)
+    else { return }
+    records[id]?.entry.nextAttemptAt = next.at
+  }
+}
