@@ -14,8 +14,8 @@
 #          DELTA_SLOW (1: also over a 100 Mbit/s, +40 ms link in a network namespace; needs root)
 #          ASSETWATCH_BIN (a release binary to measure instead of building this tree's)
 #          BASE_BIN (a second release binary, e.g. the commit before a change: the cases sync,
-#          revalidate, status and idle also run it interleaved in the same runs (A base peer A
-#          base peer ...), each on a cache of its own, and print a row "base: ..." with its
+#          revalidate, status and idle also run it interleaved in the same runs (new base peer,
+#          base new peer, ...: the two swap places each run), each on a cache of its own, and print a row "base: ..." with its
 #          figure and the ratio new/base, > 1 meaning the new binary is slower)
 #
 # Installs what it needs from Debian's packages when run as root (nginx-light curl time tmux openssl),
@@ -115,10 +115,20 @@ for _ in $(seq 1 100); do curl -sf -o /dev/null "$BASE/" -r 0-0 2>/dev/null && b
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
 # One timed run: prints "seconds maxRSS_KiB".
-measure() {
-  /usr/bin/time -f "%e %M" -o "$WORK/time.txt" "$@" >"$WORK/out.txt" 2>"$WORK/err.txt" || {
+measure() { # seconds to the millisecond (/usr/bin/time's %e has 10 ms steps), then %M
+  local start end
+  start=$EPOCHREALTIME
+  /usr/bin/time -f "%M" -o "$WORK/time.txt" "$@" >"$WORK/out.txt" 2>"$WORK/err.txt" || {
     echo "failed: $*" >&2; cat "$WORK/out.txt" "$WORK/err.txt" >&2; exit 1; }
-  cat "$WORK/time.txt"
+  end=$EPOCHREALTIME
+  awk -v s="$start" -v e="$end" -v m="$(tail -n 1 "$WORK/time.txt")" 'BEGIN{printf "%.3f %s\n", e - s, m}'
+}
+# The order of the two binaries in run RUN: new first in odd runs, base first in even ones, so
+# neither always follows the same step (a deletion still being written back, the peer's run).
+turns() { # RUN
+  if [ -z "${BASE_BIN:-}" ]; then echo new
+  elif (( $1 % 2 )); then echo new base
+  else echo base new; fi
 }
 row() { printf '| %-44s | %-34s | %s |\n' "$1" "$2" "$3"; }
 # With BASE_BIN: the base binary's figure for the row above and the ratio new/base.
@@ -207,17 +217,24 @@ fi
 if has sync; then
   make_assets 3000 n3000
   A1=(); C1=(); A3=(); B1=(); B3=()
-  for _ in $(seq 1 "$RUNS"); do
+  for run in $(seq 1 "$RUNS"); do
     rm -rf "$WORK/cache-n1000" "$WORK/cache-n3000" "$WORK/cache-n1000-base" "$WORK/cache-n3000-base"
-    read -r t _ < <(measure "$BIN" refresh --config "$WORK/n1000.json"); A1+=("$t")
-    if [ -n "${BASE_BIN:-}" ]; then
-      read -r t _ < <(measure "$BASE_BIN" refresh --config "$WORK/n1000-base.json"); B1+=("$t")
-    fi
+    sync # the deletions reach the disk now, not inside the next measured run's fsyncs
+    for which in $(turns "$run"); do
+      if [ "$which" = new ]; then
+        read -r t _ < <(measure "$BIN" refresh --config "$WORK/n1000.json"); A1+=("$t")
+      else
+        read -r t _ < <(measure "$BASE_BIN" refresh --config "$WORK/n1000-base.json"); B1+=("$t")
+      fi
+    done
     read -r t _ < <(measure curl -sS --parallel --parallel-max 8 -K "$WORK/n1000.curl"); C1+=("$t")
-    read -r t _ < <(measure "$BIN" refresh --config "$WORK/n3000.json"); A3+=("$t")
-    if [ -n "${BASE_BIN:-}" ]; then
-      read -r t _ < <(measure "$BASE_BIN" refresh --config "$WORK/n3000-base.json"); B3+=("$t")
-    fi
+    for which in $(turns "$run"); do
+      if [ "$which" = new ]; then
+        read -r t _ < <(measure "$BIN" refresh --config "$WORK/n3000.json"); A3+=("$t")
+      else
+        read -r t _ < <(measure "$BASE_BIN" refresh --config "$WORK/n3000-base.json"); B3+=("$t")
+      fi
+    done
   done
   a1=$(median "${A1[@]}"); c1=$(median "${C1[@]}"); a3=$(median "${A3[@]}")
   row "first sync, 1,000 assets vs curl --parallel" "${a1}s vs ${c1}s" "$(ratio "$a1" "$c1")x"
@@ -232,11 +249,14 @@ if has revalidate; then
     "$BASE_BIN" refresh --config "$WORK/n1000-base.json" >/dev/null
   fi
   A=(); C=(); B=()
-  for _ in $(seq 1 "$RUNS"); do
-    read -r t _ < <(measure "$BIN" refresh --config "$WORK/n1000.json"); A+=("$t")
-    if [ -n "${BASE_BIN:-}" ]; then
-      read -r t _ < <(measure "$BASE_BIN" refresh --config "$WORK/n1000-base.json"); B+=("$t")
-    fi
+  for run in $(seq 1 "$RUNS"); do
+    for which in $(turns "$run"); do
+      if [ "$which" = new ]; then
+        read -r t _ < <(measure "$BIN" refresh --config "$WORK/n1000.json"); A+=("$t")
+      else
+        read -r t _ < <(measure "$BASE_BIN" refresh --config "$WORK/n1000-base.json"); B+=("$t")
+      fi
+    done
     read -r t _ < <(measure curl -sS --parallel --parallel-max 8 -K "$WORK/n1000.curl304"); C+=("$t")
   done
   a=$(median "${A[@]}"); c=$(median "${C[@]}")
@@ -313,11 +333,14 @@ if has status; then
     "$BASE_BIN" refresh --config "$WORK/n1000-base.json" >/dev/null
   fi
   A=(); C=(); T=(); TR=(); B=()
-  for _ in $(seq 1 "$RUNS"); do
-    read -r t _ < <(measure "$BIN" status --json --config "$WORK/n1000.json"); A+=("$t")
-    if [ -n "${BASE_BIN:-}" ]; then
-      read -r t _ < <(measure "$BASE_BIN" status --json --config "$WORK/n1000-base.json"); B+=("$t")
-    fi
+  for run in $(seq 1 "$RUNS"); do
+    for which in $(turns "$run"); do
+      if [ "$which" = new ]; then
+        read -r t _ < <(measure "$BIN" status --json --config "$WORK/n1000.json"); A+=("$t")
+      else
+        read -r t _ < <(measure "$BASE_BIN" status --json --config "$WORK/n1000-base.json"); B+=("$t")
+      fi
+    done
     read -r t _ < <(measure "$BIN" check --config "$WORK/n1000.json"); C+=("$t")
     read -r t m < <(measure "$BIN" status --json --config "$WORK/n10000.json"); T+=("$t"); TR+=("$m")
   done
