@@ -167,12 +167,12 @@ package final class HTTPFetcher: AssetFetcher {
 
   /// The one place a URL becomes something the client is handed: parsed into a `RemoteURL`,
   /// which cannot hold a port the client traps on (see ARCHITECTURE.md, "URLs"), and checked by
-  /// the URL policy.
+  /// the URL policy (once per URL: ``AcceptedURLs``).
   ///
   /// - Throws: ``FetchError`` of the refusal's kind.
   static func acceptedURL(_ request: FetchRequest) throws(FetchError) -> RemoteURL {
     do {
-      return try RemoteURLPolicy.accept(
+      return try AcceptedURLs.shared.accept(
         request.url.absoluteString, allowInsecure: request.allowInsecure)
     } catch {
       throw FetchError(error.kind, "refused the URL: \(error)")
