@@ -130,6 +130,20 @@ turns() { # RUN
   elif (( $1 % 2 )); then echo new base
   else echo base new; fi
 }
+# Times, in run RUN, `BIN ARGS --config CONFIG.json` and (with BASE_BIN) `BASE_BIN ARGS --config
+# CONFIG-base.json` in the order `turns` gives; appends the times to the arrays named NEW and BASE.
+time_pair() { # RUN NEW BASE CONFIG ARGS...
+  local run=$1 config=$4 which t
+  local -n new_times=$2 base_times=$3
+  shift 4
+  for which in $(turns "$run"); do
+    if [ "$which" = new ]; then
+      read -r t _ < <(measure "$BIN" "$@" --config "$WORK/$config.json"); new_times+=("$t")
+    else
+      read -r t _ < <(measure "$BASE_BIN" "$@" --config "$WORK/$config-base.json"); base_times+=("$t")
+    fi
+  done
+}
 row() { printf '| %-44s | %-34s | %s |\n' "$1" "$2" "$3"; }
 # With BASE_BIN: the base binary's figure for the row above and the ratio new/base.
 base_row() { # CASE NEW BASE UNIT
@@ -220,21 +234,9 @@ if has sync; then
   for run in $(seq 1 "$RUNS"); do
     rm -rf "$WORK/cache-n1000" "$WORK/cache-n3000" "$WORK/cache-n1000-base" "$WORK/cache-n3000-base"
     sync # the deletions reach the disk now, not inside the next measured run's fsyncs
-    for which in $(turns "$run"); do
-      if [ "$which" = new ]; then
-        read -r t _ < <(measure "$BIN" refresh --config "$WORK/n1000.json"); A1+=("$t")
-      else
-        read -r t _ < <(measure "$BASE_BIN" refresh --config "$WORK/n1000-base.json"); B1+=("$t")
-      fi
-    done
+    time_pair "$run" A1 B1 n1000 refresh
     read -r t _ < <(measure curl -sS --parallel --parallel-max 8 -K "$WORK/n1000.curl"); C1+=("$t")
-    for which in $(turns "$run"); do
-      if [ "$which" = new ]; then
-        read -r t _ < <(measure "$BIN" refresh --config "$WORK/n3000.json"); A3+=("$t")
-      else
-        read -r t _ < <(measure "$BASE_BIN" refresh --config "$WORK/n3000-base.json"); B3+=("$t")
-      fi
-    done
+    time_pair "$run" A3 B3 n3000 refresh
   done
   a1=$(median "${A1[@]}"); c1=$(median "${C1[@]}"); a3=$(median "${A3[@]}")
   row "first sync, 1,000 assets vs curl --parallel" "${a1}s vs ${c1}s" "$(ratio "$a1" "$c1")x"
@@ -250,13 +252,7 @@ if has revalidate; then
   fi
   A=(); C=(); B=()
   for run in $(seq 1 "$RUNS"); do
-    for which in $(turns "$run"); do
-      if [ "$which" = new ]; then
-        read -r t _ < <(measure "$BIN" refresh --config "$WORK/n1000.json"); A+=("$t")
-      else
-        read -r t _ < <(measure "$BASE_BIN" refresh --config "$WORK/n1000-base.json"); B+=("$t")
-      fi
-    done
+    time_pair "$run" A B n1000 refresh
     read -r t _ < <(measure curl -sS --parallel --parallel-max 8 -K "$WORK/n1000.curl304"); C+=("$t")
   done
   a=$(median "${A[@]}"); c=$(median "${C[@]}")
@@ -334,13 +330,7 @@ if has status; then
   fi
   A=(); C=(); T=(); TR=(); B=()
   for run in $(seq 1 "$RUNS"); do
-    for which in $(turns "$run"); do
-      if [ "$which" = new ]; then
-        read -r t _ < <(measure "$BIN" status --json --config "$WORK/n1000.json"); A+=("$t")
-      else
-        read -r t _ < <(measure "$BASE_BIN" status --json --config "$WORK/n1000-base.json"); B+=("$t")
-      fi
-    done
+    time_pair "$run" A B n1000 status --json
     read -r t _ < <(measure "$BIN" check --config "$WORK/n1000.json"); C+=("$t")
     read -r t m < <(measure "$BIN" status --json --config "$WORK/n10000.json"); T+=("$t"); TR+=("$m")
   done

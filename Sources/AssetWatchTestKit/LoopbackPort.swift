@@ -59,6 +59,47 @@ public struct PortTaken: Error, CustomStringConvertible {
   public var description: String { "another process listens on 127.0.0.1:\(port)" }
 }
 
+/// Starts a server on a free loopback port and waits until it listens there
+/// (``NginxServer/waitUntilListening(port:process:errorLog:)``). Another process may take the
+/// port between picking and binding it: then the server is stopped and started again on another
+/// port (four tries in all), rather than a test running against a server that is not its own.
+///
+/// - Parameters:
+///   - start: Starts the server on the port; returns its process and the log that explains a
+///     failed start.
+///   - cleanUp: Run once when no start succeeded (the server's folder removed).
+/// - Returns: The port and the started process.
+/// - Throws: What `start` throws, ``PortTaken`` when the port was taken on every try, or
+///   ``NginxServer/NginxError`` when the server exits, never listens, or no port is free.
+func startOnFreeLoopbackPort(
+  _ start: (_ port: Int) throws -> (process: Process, errorLog: String),
+  cleanUp: () -> Void
+) throws -> (port: Int, process: Process) {
+  for attempt in 1... {
+    let port = freeLoopbackPort()
+    let started: (process: Process, errorLog: String)
+    do {
+      guard port != 0 else { throw NginxServer.NginxError("no free loopback port") }
+      started = try start(port)
+    } catch {
+      cleanUp()
+      throw error
+    }
+    do {
+      try NginxServer.waitUntilListening(
+        port: port, process: started.process, errorLog: started.errorLog)
+      return (port, started.process)
+    } catch is PortTaken where attempt < 4 {
+      ProcessTree.kill(started.process)
+    } catch {
+      ProcessTree.kill(started.process)
+      cleanUp()
+      throw error
+    }
+  }
+  fatalError("unreachable: the loop above returns or throws")
+}
+
 /// Who listens on a loopback port, read from `/proc`: the socket inodes in state LISTEN on
 /// `port` (`/proc/net/tcp` and `tcp6`), and whether a process tree holds one of them.
 package enum LoopbackListener {

@@ -62,21 +62,9 @@ public struct LoopbackServerProcess: Sendable {
       chmod(root.path, 0o755)
       chmod(www.path, 0o755)
     }
-    // Another process may take the port between picking and binding it: then start again on
-    // another (a few times), rather than test against a server that is not ours.
-    var attempt = 0
-    while true {
-      attempt += 1
-      let port: Int
-      let how: Launch
-      do {
-        port = freeLoopbackPort()
-        guard port != 0 else { throw NginxServer.NginxError("no free loopback port") }
-        how = try launch(root, www, port)
-      } catch {
-        try? FileManager.default.removeItem(at: root)
-        throw error
-      }
+    let www = self.www
+    let started = try startOnFreeLoopbackPort { port in
+      let how = try launch(root, www, port)
       let process = Process()
       process.executableURL = URL(fileURLWithPath: executable)
       process.arguments = how.arguments
@@ -90,20 +78,12 @@ public struct LoopbackServerProcess: Sendable {
         process.standardError = FileHandle.nullDevice
       }
       try process.run()
-      do {
-        try NginxServer.waitUntilListening(
-          port: port, process: process, errorLog: root.appendingPathComponent(how.errorLog).path)
-        self.port = port
-        self.process = process
-        return
-      } catch is PortTaken where attempt < 4 {
-        ProcessTree.kill(process)
-      } catch {
-        ProcessTree.kill(process)
-        try? FileManager.default.removeItem(at: root)
-        throw error
-      }
+      return (process, root.appendingPathComponent(how.errorLog).path)
+    } cleanUp: {
+      try? FileManager.default.removeItem(at: root)
     }
+    port = started.port
+    process = started.process
   }
 
   /// The text of a file in the server's folder (empty when it is not there yet).

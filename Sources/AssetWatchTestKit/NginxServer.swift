@@ -66,13 +66,8 @@ public final class NginxServer: Sendable {
     chmod(www.path, 0o755)
     let r = root.path
     let www = self.www
-    // Another process may take the port between picking and binding it: then start again on
-    // another (a few times), rather than test against a server that is not ours.
-    var attempt = 0
-    while true {
-      attempt += 1
-      let port = freeLoopbackPort()
-      guard port != 0 else { throw NginxError("no free loopback port") }
+    let root = self.root
+    let started = try startOnFreeLoopbackPort { port in
       let conf = Self.configuration(
         root: r, www: www.path, port: port, tls: tls, serverDirectives: serverDirectives)
       let confURL = root.appendingPathComponent("nginx.conf")
@@ -83,19 +78,12 @@ public final class NginxServer: Sendable {
       process.standardOutput = FileHandle.nullDevice
       process.standardError = FileHandle.nullDevice
       try process.run()
-      do {
-        try Self.waitUntilListening(port: port, process: process, errorLog: "\(r)/logs/error.log")
-        self.port = port
-        self.process = process
-        return
-      } catch is PortTaken where attempt < 4 {
-        ProcessTree.kill(process)
-      } catch {
-        ProcessTree.kill(process)
-        try? FileManager.default.removeItem(at: root)
-        throw error
-      }
+      return (process, "\(r)/logs/error.log")
+    } cleanUp: {
+      try? FileManager.default.removeItem(at: root)
     }
+    port = started.port
+    process = started.process
   }
 
   /// nginx's config: in the foreground, its files under `root`, serving `www` on `port`.
