@@ -1,12 +1,12 @@
 import Foundation
 
 extension EngineCore {
-  /// A scheduler tick at `now`, the one place a wall-clock step reaches every deadline: the
+  /// A scheduler tick at `now`, where a wall-clock step reaches every wall-clock deadline: the
   /// scheduler notes the step (its timers due at once, the assets' next checks moved back with
   /// it, applied to the records here), the manifest's next check is due at once after a step
   /// back, then the manifest is started when due (`followsTargets`, not paused) and the
-  /// periodic work due is returned. Probation, told of the same tick by the actor, runs on
-  /// elapsed time and needs no step.
+  /// periodic work due is returned. Probation, told of the same tick by the actor, decides on
+  /// elapsed time; only the deadline it shows is read again from the wall clock at each tick.
   ///
   /// - Returns: What the actor performs: lines to log, the periodic work due; and whether this
   ///   tick started a manifest check (a due asset waits for it).

@@ -50,7 +50,7 @@ struct ManifestSchedule: Sendable, Equatable {
   }
 
   /// The wall clock was stepped back to `now` (``SchedulerCore/noteClock(_:)`` noticed it, the
-  /// one place every deadline learns of a step): the next check is due at once, instead of
+  /// place every wall-clock deadline learns of a step): the next check is due at once, instead of
   /// waiting out the step as well. Nothing to move before the first check.
   mutating func clockSteppedBack(to now: Date) {
     nextAttempt = nextAttempt.map { min($0, now) }
