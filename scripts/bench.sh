@@ -296,28 +296,28 @@ h2_measure() {
 
 if has h2sync || has h2revalidate; then h2_setup; fi
 
-if has h2sync; then
-  A=(); C=(); AN=""; CN=""; AP=""; CP=""
+# One h2 case: RUNS runs of assetwatch and curl with CURLFILE (each run after PREPARE), then
+# the medians' row LABEL and the row SHORT: the connections each client opened per run.
+h2_case() { # LABEL SHORT CURLFILE PREPARE
+  local A=() C=() AN="" CN="" AP="" CP="" t n p a c
   for _ in $(seq 1 "$RUNS"); do
-    rm -rf "$WORK/cache-h2"
+    $4
     read -r t n p < <(h2_measure "$BIN" refresh --config "$WORK/h2.json"); A+=("$t"); AN+=" $n"; AP=$p
-    read -r t n p < <(h2_measure "${H2CURL[@]}" -K "$WORK/h2.curl"); C+=("$t"); CN+=" $n"; CP=$p
+    read -r t n p < <(h2_measure "${H2CURL[@]}" -K "$WORK/$3"); C+=("$t"); CN+=" $n"; CP=$p
   done
   a=$(median "${A[@]}"); c=$(median "${C[@]}")
-  row "h2 first sync, 1,000 vs curl --http2 --parallel" "${a}s vs ${c}s" "$(ratio "$a" "$c")x"
-  row "h2 first sync: connections per run, protocol" "aw${AN} ($AP) vs curl${CN} ($CP)" "-"
+  row "$1" "${a}s vs ${c}s" "$(ratio "$a" "$c")x"
+  row "$2: connections per run, protocol" "aw${AN} ($AP) vs curl${CN} ($CP)" "-"
+}
+h2_fresh_cache() { rm -rf "$WORK/cache-h2"; }
+
+if has h2sync; then
+  h2_case "h2 first sync, 1,000 vs curl --http2 --parallel" "h2 first sync" h2.curl h2_fresh_cache
 fi
 
 if has h2revalidate; then
   [ -d "$WORK/cache-h2" ] || "$BIN" refresh --config "$WORK/h2.json" >/dev/null
-  A=(); C=(); AN=""; CN=""; AP=""; CP=""
-  for _ in $(seq 1 "$RUNS"); do
-    read -r t n p < <(h2_measure "$BIN" refresh --config "$WORK/h2.json"); A+=("$t"); AN+=" $n"; AP=$p
-    read -r t n p < <(h2_measure "${H2CURL[@]}" -K "$WORK/h2.curl304"); C+=("$t"); CN+=" $n"; CP=$p
-  done
-  a=$(median "${A[@]}"); c=$(median "${C[@]}")
-  row "h2 revalidate 1,000 (304) vs curl --http2" "${a}s vs ${c}s" "$(ratio "$a" "$c")x"
-  row "h2 revalidate: connections per run, protocol" "aw${AN} ($AP) vs curl${CN} ($CP)" "-"
+  h2_case "h2 revalidate 1,000 (304) vs curl --http2" "h2 revalidate" h2.curl304 true
 fi
 
 if has status; then

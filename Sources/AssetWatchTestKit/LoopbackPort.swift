@@ -75,7 +75,9 @@ func startOnFreeLoopbackPort(
   _ start: (_ port: Int) throws -> (process: Process, errorLog: String),
   cleanUp: () -> Void
 ) throws -> (port: Int, process: Process) {
-  for attempt in 1... {
+  var attempt = 0
+  while true {
+    attempt += 1
     let port = freeLoopbackPort()
     let started: (process: Process, errorLog: String)
     do {
@@ -97,7 +99,6 @@ func startOnFreeLoopbackPort(
       throw error
     }
   }
-  fatalError("unreachable: the loop above returns or throws")
 }
 
 /// Who listens on a loopback port, read from `/proc`: the socket inodes in state LISTEN on

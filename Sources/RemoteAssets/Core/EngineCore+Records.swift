@@ -28,18 +28,26 @@ extension EngineCore {
 
   /// What `id` fetches changed: its next check
   /// (``ReloadCore/checkAfterTransferChange(_:scheduling:now:)``).
-  mutating func scheduleAfterTransferChange(_ id: String, scheduling: Bool, now: Date) {
-    guard let record = records[id] else { return }
+  ///
+  /// - Returns: Whether `id` is known (its row shows the new check).
+  @discardableResult
+  mutating func scheduleAfterTransferChange(_ id: String, scheduling: Bool, now: Date) -> Bool {
+    guard let record = records[id] else { return false }
     records[id]?.entry.nextAttemptAt = ReloadCore.checkAfterTransferChange(
       record, scheduling: scheduling, now: now)
+    return true
   }
 
   /// Only `id`'s schedule changed: its next check from its last one
   /// (``ReloadCore/rescheduled(_:scheduling:now:)``; nil leaves it).
-  mutating func reschedule(_ id: String, scheduling: Bool, now: Date) {
+  ///
+  /// - Returns: Whether its next check was set (its row changed).
+  @discardableResult
+  mutating func reschedule(_ id: String, scheduling: Bool, now: Date) -> Bool {
     guard let record = records[id],
       let next = ReloadCore.rescheduled(record, scheduling: scheduling, now: now)
-    else { return }
+    else { return false }
     records[id]?.entry.nextAttemptAt = next.at
+    return true
   }
 }

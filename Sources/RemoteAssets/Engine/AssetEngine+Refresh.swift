@@ -190,7 +190,7 @@ extension AssetEngine {
       case .commit(let change, let commit):
         try await self.commit(id, change, commit, in: transfer)
       case .noteFreshness:
-        noteFreshness(id)
+        core.noteFreshness(id)
       case .countUnchangedBody(let bytes):
         metrics.unchangedBody(id, bytes: bytes)
       case .keepPublishedIndex:

@@ -193,8 +193,9 @@ extension AssetEngine {
   /// bytes would be checked against the old expectations), and the asset is due now.
   private func restartTransfer(_ id: String, now: Date) async {
     await cancelTransfer(id)
-    core.scheduleAfterTransferChange(id, scheduling: tasks.scheduler != nil, now: now)
-    publishChange(id)  // none for an id no longer known
+    if core.scheduleAfterTransferChange(id, scheduling: tasks.scheduler != nil, now: now) {
+      publishChange(id)
+    }
   }
 
   /// Only `id`'s schedule changed: its next check follows the new interval from its last check
@@ -208,7 +209,6 @@ extension AssetEngine {
       }
       return
     }
-    core.reschedule(id, scheduling: tasks.scheduler != nil, now: now)
-    publishChange(id)
+    if core.reschedule(id, scheduling: tasks.scheduler != nil, now: now) { publishChange(id) }
   }
 }

@@ -162,7 +162,9 @@ public actor AssetEngine {
     let notes = await Self.offActor { FreshnessJournal.read(store) }
     for batch in plan.batches {
       let loads = await readFromDisk(batch)
-      let rewrites = takeLoads(Array(zip(batch, loads))) { self.applyFreshness(notes[$0], to: $0) }
+      let rewrites = takeLoads(Array(zip(batch, loads))) {
+        self.core.applyFreshness(notes[$0], to: $0)
+      }
       core.loading.loaded(batch)
       await commitRewrites(rewrites)
       if plan.publishesBatches {
@@ -174,7 +176,7 @@ public actor AssetEngine {
     await loadStoredManifest()
     await loadRollouts()
     // Assets only the stored manifest names were read just now: their freshness too.
-    for id in core.order.dropFirst(plan.order.count) { applyFreshness(notes[id], to: id) }
+    for id in core.order.dropFirst(plan.order.count) { core.applyFreshness(notes[id], to: id) }
     await budgetAtStart(sweeps: plan.sweeps)
     // Whoever subscribed before the load saw no assets: the loaded whole supersedes that.
     if hub.hasSubscribers { hub.publish(.snapshot(snapshot())) }
@@ -183,7 +185,8 @@ public actor AssetEngine {
 
   /// Sends the assets of one loaded batch to subscribers, and how many remain.
   private func publishLoaded(_ ids: [String]) {
-    for id in ids { publishChange(id) }  // nothing without subscribers
+    guard hub.hasSubscribers else { return }  // no info() per batch for nobody
+    for id in ids { publishChange(id) }
     publish(.engineChanged(info()))
   }
 
@@ -246,6 +249,7 @@ public actor AssetEngine {
 
   /// Writes a batch's rewrites off the actor (two fsyncs each), then records what was written.
   func commitRewrites(_ rewrites: [LoadRewrite]) async {
+    guard !rewrites.isEmpty else { return }  // no trip off the actor for nothing
     let store = self.store
     let results = await Self.offActor {
       rewrites.map { rewrite -> (CacheEntry?, BlobStamp?) in
@@ -272,16 +276,6 @@ public actor AssetEngine {
     for line in applied.logs { log(line.assetID, line.level, line.message) }
     core.records[id] = applied.record
     return applied.rewrite
-  }
-
-  /// Folds in freshness that a 304 recorded in the journal after the entry was last written.
-  func applyFreshness(_ note: CacheEntry?, to id: String) {
-    core.applyFreshness(note, to: id)
-  }
-
-  /// Records a 304's freshness in memory, for the journal (no durable write).
-  func noteFreshness(_ id: String) {
-    core.noteFreshness(id)
   }
 
   /// Writes the freshness journal when it changed, off the actor (encoding thousands of notes
