@@ -92,4 +92,57 @@ import Testing
     failing.reschedule("a", scheduling: true, now: Self.t0 + 10)
     #expect(failing.records["a"]?.entry.nextAttemptAt == Self.t0 + 64, "the backoff stands")
   }
+
+  // MARK: - Records added, replaced and removed
+
+  static func definition(_ id: String) -> AssetDefinition {
+    AssetDefinition(id: id, remote: URL(string: "https://example.com/\(id)"), refresh: .every(300))
+  }
+
+  @Test func recordsAreAddedInOrderWithEmptyEntriesOfTheAppVersion() {
+    var core = Self.core()
+    core.addRecords([Self.definition("c"), Self.definition("b")], appVersion: "7")
+    #expect(core.order == ["a", "c", "b"])
+    #expect(core.records["c"]?.entry == CacheEntry(id: "c", appVersion: "7"))
+    #expect(core.records["a"]?.entry.current != nil, "the records there stay as they were")
+  }
+
+  @Test func aConfigurationBeforeTheStartReplacesEveryRecordNoneRead() {
+    var core = Self.core()
+    let configuration = EngineConfiguration(
+      appVersion: "2", cacheDirectory: URL(fileURLWithPath: "/nonexistent"),
+      assets: [Self.definition("x"), Self.definition("y")])
+    core.replaceRecords(with: configuration)
+    #expect(core.order == ["x", "y"])
+    #expect(core.records["a"] == nil)
+    #expect(core.records["x"]?.entry.appVersion == "2")
+    #expect(core.loading.pending == ["x", "y"])
+  }
+
+  @Test func aRemovedRecordTakesItsPlaceAndItsFreshnessNoteWithIt() {
+    var core = Self.core()
+    core.addRecords([Self.definition("b")], appVersion: "1")
+    core.applyFreshness(Self.note(at: Self.t0 + 60), to: "a")
+    core.removeRecord("a")
+    #expect(core.order == ["b"])
+    #expect(core.records["a"] == nil)
+    #expect(core.freshness.notes["a"] == nil)
+  }
+
+  @Test func aBundledCopyReadAgainCountsOnlyWhileTheDefinitionStillNamesIt() {
+    var core = Self.core()
+    let first = BundledSource.file(URL(fileURLWithPath: "/app/a.json"))
+    let second = BundledSource.file(URL(fileURLWithPath: "/app/a2.json"))
+    core.records["a"]?.definition.bundled = first
+    core.bundledRead("a", of: first, digest: (Self.sha, 2))
+    #expect(core.records["a"]?.bundledDigest?.sha256 == Self.sha)
+    // A later reload named another file while this one was read: its digest is not taken.
+    core.records["a"]?.definition.bundled = second
+    core.bundledRead("a", of: first, digest: (String(repeating: "b", count: 64), 3))
+    #expect(core.records["a"]?.bundledDigest?.sha256 == Self.sha)
+    // No bundled copy any more: none compared.
+    core.records["a"]?.definition.bundled = nil
+    core.bundledRead("a", of: nil, digest: nil)
+    #expect(core.records["a"]?.bundledDigest == nil)
+  }
 }

@@ -156,8 +156,45 @@ import Testing
     #expect(RefreshCore.publishedIndex(record, attempt: attempt, readOnly: true) == nil)
     record.indexRead = (Self.reference.sha256, nil)  // a delta found it unusable
     #expect(RefreshCore.publishedIndex(record, attempt: attempt, readOnly: false) == nil)
-    #expect(RefreshCore.unusableIndex(Self.reference)?.index == Self.reference.sha256)
-    #expect(RefreshCore.unusableIndex(Self.reference)?.file == nil)
+  }
+
+  @Test func aStoppedDeltaLeavesTheWholeDownloadOrRaisesTheInterruption() {
+    let giveUp: [RefreshAction] = [
+      .change(RefreshRecordChange(unusableIndex: Self.reference.sha256)), .resetSink,
+      .countDeltaFallback, .log(.warning, "delta update: lied; downloading the whole file"),
+    ]
+    func stopped(_ stop: RefreshCore.DeltaStop) -> [RefreshAction] {
+      RefreshCore.deltaStopped(stop, reference: Self.reference)
+    }
+    #expect(stopped(.whole) == [])
+    #expect(stopped(.discardKept) == [.resetSink])
+    #expect(
+      stopped(.nothingInCommon) == [
+        .log(.info, "delta update: no chunk in common with the cached copy; downloading whole")
+      ])
+    let cut = FetchError(.network, "connection reset")
+    #expect(stopped(.interrupted(cut)) == [.raise(cut)])
+    #expect(stopped(.fallBack("lied")) == giveUp)
+    #expect(
+      stopped(.stalled("lied")) == [.change(RefreshRecordChange(clearsDeltaStall: true))] + giveUp)
+    #expect(
+      stopped(.sidecarsLied("lied", copies: [F.oldSHA])) == [.dropChunkIndexes([F.oldSHA])] + giveUp
+    )
+  }
+
+  @Test func aGivenUpIndexAndAClearedStallAreAppliedToTheRecord() {
+    var record: AssetRecord? = Self.deltaRecord()
+    record?.deltaStall = (tag: "t", reached: 4096, count: 2)
+    RefreshRecordChange(unusableIndex: Self.reference.sha256, clearsDeltaStall: true)
+      .apply(to: &record)
+    #expect(record?.indexRead?.index == Self.reference.sha256)
+    #expect(record?.indexRead?.file == nil)
+    #expect(record?.deltaStall == nil)
+    // Without the change's fields, neither moves.
+    record?.deltaStall = (tag: "t", reached: 4096, count: 1)
+    RefreshRecordChange().apply(to: &record)
+    #expect(record?.deltaStall?.count == 1)
+    #expect(record?.indexRead?.index == Self.reference.sha256)
   }
 
   @Test func anIndexWhoseBytesDifferFromItsReferenceIsRefused() {

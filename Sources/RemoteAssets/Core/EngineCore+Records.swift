@@ -3,6 +3,45 @@ import Foundation
 /// The record changes the actor used to make itself: each decided by a core and applied here,
 /// on the records the core holds. None does I/O; time comes in with the call.
 extension EngineCore {
+  /// Adds a record for each of `definitions`, in that order, each with an empty entry of
+  /// `appVersion` (what reading its files then fills in).
+  mutating func addRecords(_ definitions: [AssetDefinition], appVersion: String) {
+    // A record is about 2 KB inline: one allocation for all of them (see ``RecordTable``).
+    records.reserveCapacity(records.count + definitions.count)
+    order.reserveCapacity(order.count + definitions.count)
+    for definition in definitions {
+      order.append(definition.id)
+      records[definition.id] = AssetRecord(
+        definition: definition, entry: CacheEntry(id: definition.id, appVersion: appVersion))
+    }
+  }
+
+  /// Before the start: the records are those of `configuration`'s assets, none read yet.
+  mutating func replaceRecords(with configuration: EngineConfiguration) {
+    records = RecordTable()
+    order = []
+    addRecords(configuration.assets, appVersion: configuration.appVersion)
+    loading.pending = Set(order)
+  }
+
+  /// `id` is no longer served or refreshed: its record, its place and its freshness note go
+  /// (its files stay on disk).
+  mutating func removeRecord(_ id: String) {
+    records[id] = nil
+    order.removeAll { $0 == id }
+    freshness.notes[id] = nil
+  }
+
+  /// The bundled copy `bundled` of `id` was read again (a reload changed it) and holds
+  /// `digest`: what the status compares is that, unless the definition names another bundled
+  /// copy by now (a later reload); none without a bundled copy.
+  mutating func bundledRead(
+    _ id: String, of bundled: BundledSource?, digest: (sha256: String, size: Int64)?
+  ) {
+    guard records[id]?.definition.bundled == bundled else { return }
+    records[id]?.bundledDigest = digest
+  }
+
   /// Folds in freshness that a 304 recorded in the journal (`note`) after `id`'s entry was
   /// last written (``LoadCore/freshened(_:note:)``), and keeps the note for the next journal.
   mutating func applyFreshness(_ note: CacheEntry?, to id: String) {

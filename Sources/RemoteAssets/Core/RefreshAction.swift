@@ -26,6 +26,13 @@ enum RefreshAction: Sendable, Equatable {
   case countUnchangedBody(bytes: Int64)
   /// The published chunk index is fetched and kept beside the blob just committed.
   case keepPublishedIndex
+  /// The sink is emptied for a whole download from the start (a delta stopped).
+  case resetSink
+  /// The chunk indexes kept beside these blobs go (they lied; the next delta indexes the blobs
+  /// anew).
+  case dropChunkIndexes([String])
+  /// A delta fell back to the whole download (metrics).
+  case countDeltaFallback
   /// The partial download is given up (its space back before a failure is written).
   case releasePartial
   /// The attempt failed with `error` (checked against the signed target first); the core

@@ -161,11 +161,42 @@ extension RefreshCore {
     .fallBack((error as? FetchError)?.message ?? "\(error)")
   }
 
-  /// What the record remembers of an index a delta could not use (`reference`): it is not kept
-  /// after the whole download either (missing, invalid, lying, or for a server that ignores
-  /// Range), so it is not fetched again for that.
-  static func unusableIndex(_ reference: ChunkIndexReference?) -> (index: String, file: String?)? {
-    reference.map { ($0.sha256, nil) }
+  /// What the engine does when a delta stops: the whole download runs next (the sink emptied
+  /// where it held the delta's bytes), or the interruption is raised and what was assembled
+  /// kept for the next attempt. `reference` is the index the delta worked with.
+  static func deltaStopped(_ stop: DeltaStop, reference: ChunkIndexReference?) -> [RefreshAction] {
+    switch stop {
+    case .whole:
+      return []
+    case .discardKept:
+      return [.resetSink]
+    case .nothingInCommon:
+      return [
+        .log(.info, "delta update: no chunk in common with the cached copy; downloading whole")
+      ]
+    case .interrupted(let error):
+      return [.raise(error)]  // kept for the next attempt, like a cut download
+    case .stalled(let why):
+      return [.change(RefreshRecordChange(clearsDeltaStall: true))]
+        + deltaFellBack(why, reference: reference)
+    case .sidecarsLied(let why, let copies):
+      // The sidecars go (the next delta indexes those copies anew).
+      return [.dropChunkIndexes(copies)] + deltaFellBack(why, reference: reference)
+    case .fallBack(let why):
+      return deltaFellBack(why, reference: reference)
+    }
+  }
+
+  /// A delta gave up: the index it could not use (missing, invalid, lying, or for a server that
+  /// ignores Range) is remembered, so it is neither fetched again for that nor kept after the
+  /// whole download; the sink is emptied, the fallback counted and its reason logged.
+  private static func deltaFellBack(_ why: String, reference: ChunkIndexReference?)
+    -> [RefreshAction]
+  {
+    [
+      .change(RefreshRecordChange(unusableIndex: reference?.sha256)), .resetSink,
+      .countDeltaFallback, .log(.warning, "delta update: \(why); downloading the whole file"),
+    ]
   }
 
   /// The published index fetched after a whole download is kept only when it describes the

@@ -49,7 +49,15 @@ extension AssetEngine {
         core.records[id], attempt: attempt, resumeOffset: sink.resumeOffset, resumeTag: resumeTag)
       return try await deltaSteps(id, transfer, delta)
     } catch {
-      try await deltaStopped(id, error, reference: attempt.definition.chunkIndex, sink: sink)
+      // What the core makes of the stop (RefreshCore.deltaStopped): the whole download runs
+      // next, or the interruption is raised.
+      do {
+        _ = try await runRefresh(
+          id, RefreshCore.deltaStopped(error, reference: attempt.definition.chunkIndex),
+          in: transfer)
+      } catch {
+        throw RefreshCore.fetchError(error)
+      }
       return nil
     }
   }
@@ -132,46 +140,6 @@ extension AssetEngine {
       index: index)
     metrics.delta(id, fetched: stats.fetchedBytes, reused: stats.reusedBytes)
     return RefreshCore.deltaDone(metadata, stats)
-  }
-
-  /// Performs what a delta that stopped says (``RefreshCore/DeltaStop``): the whole download
-  /// runs next, or an interruption is thrown.
-  private func deltaStopped(
-    _ id: String, _ stop: RefreshCore.DeltaStop, reference: ChunkIndexReference?,
-    sink: DownloadSink
-  ) async throws(FetchError) {
-    switch stop {
-    case .whole:
-      break
-    case .discardKept:
-      try? sink.reset()
-    case .nothingInCommon:
-      log(id, .info, "delta update: no chunk in common with the cached copy; downloading whole")
-    case .interrupted(let error):
-      throw error  // kept for the next attempt, like a cut download
-    case .stalled(let why):
-      core.records[id]?.deltaStall = nil
-      deltaFellBack(id, why, reference: reference, sink: sink)
-    case .sidecarsLied(let why, let copies):
-      // The sidecars go (the next delta indexes those copies anew).
-      let store = self.store
-      await Self.offActor { for sha in copies { store.removeChunkIndex(ofBlob: sha) } }
-      deltaFellBack(id, why, reference: reference, sink: sink)
-    case .fallBack(let why):
-      deltaFellBack(id, why, reference: reference, sink: sink)
-    }
-  }
-
-  /// A delta gave up: the index is not kept after the whole download either (an index a delta
-  /// could not use, missing, invalid, lying, or for a server that ignores Range, is not fetched
-  /// again for that), the sink is emptied, and the reason logged.
-  private func deltaFellBack(
-    _ id: String, _ why: String, reference: ChunkIndexReference?, sink: DownloadSink
-  ) {
-    core.records[id]?.indexRead = RefreshCore.unusableIndex(reference)
-    try? sink.reset()
-    metrics.deltaFallback(id)
-    log(id, .warning, "delta update: \(why); downloading the whole file")
   }
 
   /// After a whole download of an asset that names a chunk index, keeps that index as the new

@@ -140,13 +140,12 @@ extension AssetEngine {
         Array(added[start..<min(start + core.loading.batchSize, added.count)]))
     }
     let adding = ManifestCore.stillAdded(Array(zip(added, loads)), known: Set(core.records.keys))
-    for (id, _) in adding {
-      // Default headers go only to the manifest's own origin (checked when the URL is set).
-      core.records[id] = AssetRecord(
-        definition: configuration.assetDefaults.definition(id: id, remote: configuration.manifest),
-        entry: CacheEntry(id: id, appVersion: configuration.appVersion))
-      core.order.append(id)
-    }
+    // Default headers go only to the manifest's own origin (checked when the URL is set).
+    core.addRecords(
+      adding.map {
+        configuration.assetDefaults.definition(id: $0.0, remote: configuration.manifest)
+      },
+      appVersion: configuration.appVersion)
     let rewrites = takeLoads(adding)
     var assets: [String: TargetedAsset] = [:]
     for target in manifest.assets {

@@ -195,6 +195,13 @@ extension AssetEngine {
         metrics.unchangedBody(id, bytes: bytes)
       case .keepPublishedIndex:
         await keepPublishedIndex(id, transfer)
+      case .resetSink:
+        try? transfer?.sink.reset()
+      case .dropChunkIndexes(let copies):
+        let store = self.store
+        await Self.offActor { for sha in copies { store.removeChunkIndex(ofBlob: sha) } }
+      case .countDeltaFallback:
+        metrics.deltaFallback(id)
       case .releasePartial:
         // The space goes back before the failure is written (a full disk).
         transfer?.sink.forgetResume()

@@ -75,26 +75,14 @@ extension AssetEngine {
       incoming, over: configuration, fieldLines: fieldLines, shutDown: core.lifecycle.isShutDown)
     guard core.lifecycle.started else {
       // Nothing loaded yet: the start will load the new assets.
-      replaceUnstarted(with: accepted.configuration)
+      configurationCell.replace(with: accepted.configuration)
+      core.replaceRecords(with: accepted.configuration)
       return accepted.result
     }
     configurationCell.replace(with: accepted.configuration)
     await applyStarted(accepted.diff, configuration: accepted.configuration)
     log(nil, .info, "configuration reloaded: \(accepted.diff.summary)")
     return accepted.result
-  }
-
-  /// Before ``start()``: the records are rebuilt from the new configuration, as at init.
-  private func replaceUnstarted(with new: EngineConfiguration) {
-    configurationCell.replace(with: new)
-    core.records = RecordTable()
-    core.order = []
-    for definition in new.assets {
-      core.order.append(definition.id)
-      core.records[definition.id] = AssetRecord(
-        definition: definition, entry: CacheEntry(id: definition.id, appVersion: new.appVersion))
-    }
-    core.loading.pending = Set(core.order)
   }
 
   /// Performs what ``ReloadCore`` plans for a reload after the start.
@@ -132,9 +120,7 @@ extension AssetEngine {
   /// Stops serving and refreshing `id`; its files stay on disk.
   private func remove(_ id: String) async {
     await cancelTransfer(id)
-    core.records[id] = nil
-    core.order.removeAll { $0 == id }
-    core.freshness.notes[id] = nil
+    core.removeRecord(id)
   }
 
   /// A transfer under way for `id` is cancelled, and its result (due to the old definition)
@@ -147,13 +133,7 @@ extension AssetEngine {
   /// Reads the assets' files like a start does, adds their records, and schedules them.
   private func add(_ definitions: [AssetDefinition]) async {
     guard !definitions.isEmpty else { return }
-    let configuration = self.configuration
-    for definition in definitions {
-      core.records[definition.id] = AssetRecord(
-        definition: definition,
-        entry: CacheEntry(id: definition.id, appVersion: configuration.appVersion))
-      core.order.append(definition.id)
-    }
+    core.addRecords(definitions, appVersion: configuration.appVersion)
     let ids = definitions.map(\.id)
     let loads = await readFromDisk(ids)
     let now = clock.now()
@@ -178,15 +158,12 @@ extension AssetEngine {
 
   /// The bundled copy changed: its digest (what the status compares) is read again.
   private func rereadBundled(_ id: String) async {
-    guard let bundled = core.records[id]?.definition.bundled else {
-      core.records[id]?.bundledDigest = nil
-      return
-    }
+    let bundled = core.records[id]?.definition.bundled
     let store = self.store
-    let load = await Self.offActor { DiskLoad.read(id, bundled: bundled, store: store) }
-    if core.records[id]?.definition.bundled == bundled {
-      core.records[id]?.bundledDigest = load.bundledDigest
+    let digest = await Self.offActor {
+      bundled.flatMap { DiskLoad.read(id, bundled: $0, store: store).bundledDigest }
     }
+    core.bundledRead(id, of: bundled, digest: digest)
   }
 
   /// What `id` fetches changed: a transfer under way for the old definition is cancelled (its

@@ -94,16 +94,7 @@ public actor AssetEngine {
     self.clock = clock
     self.logger = logger
     var core = EngineCore(backoff: backoff)
-    // A record is about 2 KB inline: one allocation for all of them (see ``RecordTable``).
-    core.records.reserveCapacity(configuration.assets.count)
-    core.order.reserveCapacity(configuration.assets.count)
-    for definition in configuration.assets {
-      core.order.append(definition.id)
-      core.records[definition.id] = AssetRecord(
-        definition: definition,
-        entry: CacheEntry(id: definition.id, appVersion: configuration.appVersion))
-    }
-    core.loading.pending = Set(core.order)
+    core.replaceRecords(with: configuration)
     self.core = core
   }
 
