@@ -9,6 +9,17 @@ extension ScreenBuffer {
     guard y >= 0, y < height else { return 0 }
     let limit = x + min(max(0, maxWidth), width - x)
     var column = x
+    // ASCII (nearly every cell a dashboard draws): a byte is a grapheme of one column, none
+    // for a control byte (CR LF, one grapheme of width 0, comes to the same). No walk by
+    // grapheme, and each cell's text is a string made once.
+    if text.utf8.allSatisfy({ $0 < 0x80 }) {
+      for byte in text.utf8 where byte >= 0x20 && byte != 0x7F {
+        guard column < limit else { break }
+        if column >= 0 { put(Self.asciiText[Int(byte)], width: 1, x: column, y: y, style: style) }
+        column += 1
+      }
+      return max(0, column - x)
+    }
     for grapheme in text {
       let w = DisplayWidth.of(grapheme)
       if w == 0 { continue }
@@ -22,6 +33,11 @@ extension ScreenBuffer {
       column += w
     }
     return max(0, column - x)
+  }
+
+  /// The one-character string of each ASCII byte.
+  private static let asciiText: [String] = (0..<128).map {
+    String(Character(Unicode.Scalar(UInt8($0))))
   }
 
   /// Fills `rect` with spaces in `style`.

@@ -35,4 +35,29 @@ import Testing
     buffer.restyle(Rect(x: -1, y: 1, width: 9, height: 3)) { $0.reverse = true }
     #expect((0..<4).allSatisfy { buffer[$0, 1].style.reverse && !buffer[$0, 0].style.reverse })
   }
+
+  /// ASCII text takes a path of its own (a byte a cell); it lays out exactly as the walk by
+  /// grapheme does, which text with one non-ASCII character at its end still takes.
+  @Test(arguments: [
+    ("plain text", 0, Int.max), ("ab\u{7}c\r\nd\u{1B}[31me\u{7F}f", 0, Int.max),
+    ("clipped at the width", 2, 6), ("starts left of the buffer", -3, Int.max), ("", 1, 4),
+    ("  spaces  ", 5, 3), ("past the right edge of the buffer", 10, Int.max),
+  ])
+  func asciiTextLaysOutAsTheWalkByGraphemeDoes(text: String, x: Int, maxWidth: Int) {
+    var fast = ScreenBuffer(width: 24, height: 1)
+    var walked = ScreenBuffer(width: 24, height: 1)
+    let used = fast.write(text, x: x, y: 0, maxWidth: maxWidth, style: CellStyle(bold: true))
+    // The same text plus a zero-width combining mark (U+0301) on its last character: not
+    // ASCII, so walked by grapheme; the mark changes the last cell's text only.
+    let marked = walked.write(
+      text + "\u{301}", x: x, y: 0, maxWidth: maxWidth, style: CellStyle(bold: true))
+    #expect(used == marked)
+    let last = (0..<24).last { walked[$0, 0].text.unicodeScalars.contains("\u{301}") }
+    for column in 0..<24 where column != last {
+      #expect(fast[column, 0] == walked[column, 0], "column \(column)")
+    }
+    if let last {
+      #expect(fast[last, 0].text + "\u{301}" == walked[last, 0].text)
+    }
+  }
 }
