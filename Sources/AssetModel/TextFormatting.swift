@@ -14,7 +14,13 @@ package enum ByteCountText {
       unit += 1
     }
     if unit == 0 { return "\(bytes) B" }
-    if value < 9.95 { return String(format: "%.1f", value) + " " + units[unit] }
+    if value < 9.95 {
+      // `value` is `bytes` over a power of two, exact in a Double, and so is ten times it: rounded
+      // half to even as `%.1f` rounds it, without `String(format:)` (a dashboard's header
+      // formats this every second).
+      let tenths = Int((value * 10).rounded(.toNearestOrEven))
+      return "\(tenths / 10).\(tenths % 10) \(units[unit])"
+    }
     return "\(Int(value.rounded())) \(units[unit])"
   }
 

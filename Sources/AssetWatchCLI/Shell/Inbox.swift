@@ -40,6 +40,8 @@ final class Inbox<Input: Sendable>: Sendable {
   /// Takes every queued input, oldest first, and whether the source has finished.
   func drain() -> (inputs: [Input], finished: Bool) {
     state.withLock { s in
+      // Nothing queued (most frames of an idle screen): no copy of the empty queue's storage.
+      guard !s.inputs.isEmpty else { return ([], s.finished) }
       defer { s.inputs.removeAll(keepingCapacity: true) }
       return (s.inputs, s.finished)
     }

@@ -32,7 +32,11 @@ struct RecordTable: Sendable {
 
   /// The record of `id`; setting nil removes it, setting a record for a new id adds it.
   subscript(id: String) -> AssetRecord? {
-    get { slots[id].flatMap { items[$0] } }
+    // Yielded in place: `records[id]?.entry.nextAttemptAt` reads one field of the ~2 KB record
+    // without copying the whole of it.
+    _read {
+      if let slot = slots[id] { yield items[slot] } else { yield nil }
+    }
     _modify {
       // In `defer`: the table stays whole when the caller's change throws after setting it.
       if let slot = slots[id] {
