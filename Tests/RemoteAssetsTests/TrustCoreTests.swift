@@ -51,6 +51,19 @@ import Testing
     #expect(core.holdUntilTrusted(assets, configuration: F.configuration()).isEmpty)
   }
 
+  @Test func withoutATUFBlockTheStartReadsNoAssetForIt() {
+    var read = 0
+    func counted() -> [TargetedAsset] {
+      read += 1
+      return assets
+    }
+    let core = TrustCore()
+    #expect(core.holdUntilTrusted(counted(), configuration: F.configuration()).isEmpty)
+    #expect(read == 0, "no view of the records is made without a tuf block")
+    _ = core.holdUntilTrusted(counted(), configuration: context.configuration)
+    #expect(read == 1)
+  }
+
   // MARK: - A verified refresh
 
   @Test func aVerifiedRefreshLooksUpEachAssetInTurnThenTrustsTheMetadata() throws {

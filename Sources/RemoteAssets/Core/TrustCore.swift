@@ -104,13 +104,15 @@ struct TrustCore: Sendable, Equatable {
   // MARK: - Events
 
   /// At start: no asset that follows signed targets is fetched before a refresh has verified
-  /// its target (its last good copy is served meanwhile).
+  /// its target (its last good copy is served meanwhile). `assets` is read only with a `tuf`
+  /// block: a start without one makes no view of its thousands of records for nothing.
   func holdUntilTrusted(
-    _ assets: some Sequence<TargetedAsset>, configuration: EngineConfiguration
+    _ assets: @autoclosure () -> [TargetedAsset], configuration: EngineConfiguration
   )
     -> [ManifestAction]
   {
-    Self.following(assets, configuration).map {
+    guard configuration.tuf != nil else { return [] }
+    return Self.following(assets(), configuration).map {
       .refuse($0.id, FetchError(.untrusted, Self.notVerifiedYet))
     }
   }
