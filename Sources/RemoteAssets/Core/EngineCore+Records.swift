@@ -6,9 +6,6 @@ extension EngineCore {
   /// Adds a record for each of `definitions`, in that order, each with an empty entry of
   /// `appVersion` (what reading its files then fills in).
   mutating func addRecords(_ definitions: [AssetDefinition], appVersion: String) {
-    // A record is about 2 KB inline: one allocation for all of them (see ``RecordTable``).
-    records.reserveCapacity(records.count + definitions.count)
-    order.reserveCapacity(order.count + definitions.count)
     for definition in definitions {
       order.append(definition.id)
       records[definition.id] = AssetRecord(
@@ -20,6 +17,11 @@ extension EngineCore {
   mutating func replaceRecords(with configuration: EngineConfiguration) {
     records = RecordTable()
     order = []
+    // A record is about 2 KB inline: one allocation for all of them (see ``RecordTable``). Only
+    // here, on an empty table: reserving the exact count at each later addition would copy
+    // every record each time, where growth by doubling copies them rarely.
+    records.reserveCapacity(configuration.assets.count)
+    order.reserveCapacity(configuration.assets.count)
     addRecords(configuration.assets, appVersion: configuration.appVersion)
     loading.pending = Set(order)
   }

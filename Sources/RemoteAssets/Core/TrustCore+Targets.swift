@@ -151,10 +151,10 @@ extension TrustCore {
   /// The assets of `assets` that follow signed targets, with their target paths, in order.
   /// Without a `tuf` block, none (and `assets` is not read).
   static func following(
-    _ assets: some Sequence<TargetedAsset>, _ configuration: EngineConfiguration
+    _ assets: @autoclosure () -> [TargetedAsset], _ configuration: EngineConfiguration
   ) -> [Lookup] {
     guard configuration.tuf != nil else { return [] }
-    return assets.filter { followsSignedTargets($0.definition, configuration) }.map {
+    return assets().filter { followsSignedTargets($0.definition, configuration) }.map {
       Lookup(id: $0.id, path: $0.definition.targetPath ?? $0.id)
     }
   }

@@ -111,8 +111,7 @@ struct TrustCore: Sendable, Equatable {
   )
     -> [ManifestAction]
   {
-    guard configuration.tuf != nil else { return [] }
-    return Self.following(assets(), configuration).map {
+    Self.following(assets(), configuration).map {
       .refuse($0.id, FetchError(.untrusted, Self.notVerifiedYet))
     }
   }
@@ -124,7 +123,7 @@ struct TrustCore: Sendable, Equatable {
   )
     -> [ManifestAction]
   {
-    let following = Self.following(assets, context.configuration)
+    let following = Self.following(Array(assets), context.configuration)
     refresh = Refresh(at: context.now, assets: following, pending: following, facts: facts)
     return next(context)
   }
@@ -138,7 +137,7 @@ struct TrustCore: Sendable, Equatable {
     context: TargetContext
   ) -> [ManifestAction] {
     failed(
-      error, hasClient: hasClient, assets: Self.following(assets, context.configuration),
+      error, hasClient: hasClient, assets: Self.following(Array(assets), context.configuration),
       at: context.now)
   }
 

@@ -159,10 +159,7 @@ extension AssetEngine {
   /// The bundled copy changed: its digest (what the status compares) is read again.
   private func rereadBundled(_ id: String) async {
     let bundled = core.records[id]?.definition.bundled
-    let store = self.store
-    let digest = await Self.offActor {
-      bundled.flatMap { DiskLoad.read(id, bundled: $0, store: store).bundledDigest }
-    }
+    let digest = await Self.offActor { DiskLoad.bundledDigest(bundled) }  // the entry is not read
     core.bundledRead(id, of: bundled, digest: digest)
   }
 

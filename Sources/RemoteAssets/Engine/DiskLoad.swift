@@ -16,20 +16,7 @@ struct DiskLoad: Sendable {
 
   /// Reads `id`'s entry, checks the blob it names and digests the bundled copy.
   static func read(_ id: String, bundled: BundledSource?, store: CacheStore) -> DiskLoad {
-    var digest: (sha256: String, size: Int64)?
-    switch bundled {
-    case .file(let url):
-      if let sha = try? CacheStore.sha256(ofFile: url.path),
-        let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size]
-          as? NSNumber
-      {
-        digest = (sha, size.int64Value)
-      }
-    case .bytes(let data):
-      digest = (SHA256.hash(data: data).hexString, Int64(data.count))
-    case nil:
-      break
-    }
+    let digest = bundledDigest(bundled)
     var (entry, problem, stamp, file) = look(id, store: store, known: nil)
     if problem != nil, !store.isReadOnly,
       let again = try? store.withCommitLock({
@@ -41,6 +28,22 @@ struct DiskLoad: Sendable {
       (entry, problem, stamp, file) = again
     }
     return DiskLoad(bundledDigest: digest, entry: entry, blobProblem: problem, stamp: stamp)
+  }
+
+  /// The SHA-256 and size of a bundled copy (nil without one, or when its file cannot be read).
+  static func bundledDigest(_ bundled: BundledSource?) -> (sha256: String, size: Int64)? {
+    switch bundled {
+    case .file(let url):
+      guard let sha = try? CacheStore.sha256(ofFile: url.path),
+        let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size]
+          as? NSNumber
+      else { return nil }
+      return (sha, size.int64Value)
+    case .bytes(let data):
+      return (SHA256.hash(data: data).hexString, Int64(data.count))
+    case nil:
+      return nil
+    }
   }
 
   /// The entry, what is wrong with the blob it names, the entry file's stamp and the blob file's.
