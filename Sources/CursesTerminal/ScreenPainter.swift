@@ -30,12 +30,16 @@ final class ScreenPainter {
     if base == nil { werase(window) }
     for y in 0..<rows {
       let start = y * buffer.width
-      if let base,
-        base.cells[start..<start + buffer.width] == buffer.cells[start..<start + buffer.width]
-      {
+      guard let base else {
+        for x in 0..<columns { draw(buffer, x: x, y: y, columns: columns) }
         continue
       }
-      for x in 0..<columns {
+      if base.cells[start..<start + buffer.width] == buffer.cells[start..<start + buffer.width] {
+        continue
+      }
+      // A changed row: only its changed cells are drawn (the clock's seconds, an age), each
+      // with its neighbours, which decide whether it is half of a wide character.
+      for x in 0..<columns where Self.changed(x, y, buffer, over: base) {
         draw(buffer, x: x, y: y, columns: columns)
       }
     }
@@ -45,6 +49,15 @@ final class ScreenPainter {
 
   /// Draws the cell at (`x`, `y`) over the columns the buffer gave it: two when the next cell is
   /// its continuation. Every column is written, so no character of an earlier frame stays.
+  /// Whether drawing the cell at `x`, `y` could put anything else than `base` put there: it or
+  /// a neighbour differs (a neighbour decides whether the cell is covered by a wide one, or is one).
+  static func changed(_ x: Int, _ y: Int, _ buffer: ScreenBuffer, over base: ScreenBuffer) -> Bool {
+    let start = y * buffer.width
+    let first = max(x - 1, 0) + start
+    let last = min(x + 1, buffer.width - 1) + start
+    return base.cells[first...last] != buffer.cells[first...last]
+  }
+
   private func draw(_ buffer: ScreenBuffer, x: Int, y: Int, columns: Int) {
     let cell = buffer[x, y]
     // The cell before, a wide one, already covered this column (with its glyph or a space).

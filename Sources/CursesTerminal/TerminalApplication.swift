@@ -26,8 +26,12 @@ public protocol TerminalApplication: AnyObject {
   /// Whether nothing has happened for a while (no data in, no key): the loop then wakes at
   /// most four times a second and at each new second of the clock (a key still wakes it at
   /// once) instead of 20 times a second, so an idle screen costs next to nothing. The first
-  /// change after a quiet spell reaches the screen within a quarter second.
+  /// change after a quiet spell reaches the screen within a quarter second; with a
+  /// ``wakeSignal``, at once, and the quiet loop wakes only at each new second.
   var isQuiet: Bool { get }
+  /// A signal the app raises when data arrives from another thread (the default: none). The
+  /// loop waits on it with standard input, so a quiet app is not polled to find out.
+  var wakeSignal: WakeSignal? { get }
 }
 
 extension TerminalApplication {
@@ -36,4 +40,7 @@ extension TerminalApplication {
 
   /// Never quiet: the loop wakes every idle interval.
   public var isQuiet: Bool { false }
+
+  /// None: the loop polls the app every idle or quiet interval.
+  public var wakeSignal: WakeSignal? { nil }
 }

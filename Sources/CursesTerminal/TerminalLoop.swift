@@ -15,6 +15,9 @@ final class TerminalLoop {
   private let clock = ContinuousClock()
   /// The frame on the terminal now; nil forces the next frame to be drawn (after a resize).
   private var lastDrawn: ScreenBuffer?
+  /// Whether the last turn stopped at ``keysPerTurn`` with keys still queued (the next wait
+  /// must not block: curses may hold them where a poll of standard input cannot see them).
+  private var keysLeft = false
 
   /// Creates a loop drawing `app` on `screen`.
   init(app: any TerminalApplication, screen: CursesScreen) {
@@ -26,6 +29,8 @@ final class TerminalLoop {
       definePair: { pair, foreground, background in _ = init_pair(pair, foreground, background) })
     self.painter = ScreenPainter(
       window: screen.window, palette: palette, unicode: screen.capabilities.unicode)
+    // Data wakes the wait itself: a quiet app needs asking only at each new second.
+    if app.wakeSignal != nil { pacer.quietWaitMilliseconds = 1_001 }
   }
 
   /// Runs until the app quits or SIGINT/SIGTERM arrives.
@@ -74,7 +79,12 @@ final class TerminalLoop {
   /// Waits up to `waitingMilliseconds` for a key, then takes whatever else is already queued;
   /// returns false when the app wants to quit.
   private func handleKeys(waitingMilliseconds: Int32) -> Bool {
-    wtimeout(screen.window, waitingMilliseconds)
+    var wait = keysLeft ? 0 : waitingMilliseconds
+    if let signal = app.wakeSignal, wait > 0 {
+      Self.waitForKeyOrWake(signal, milliseconds: wait)
+      wait = 0
+    }
+    wtimeout(screen.window, wait)
     var handled = 0
     while handled < Self.keysPerTurn, let input = readInput() {
       handled += 1
@@ -86,7 +96,19 @@ final class TerminalLoop {
       if case .resize = key { lastDrawn = nil }
       if !app.handle(key, now: Date()) { return false }
     }
+    keysLeft = handled == Self.keysPerTurn
     return true
+  }
+
+  /// Waits up to `milliseconds` until standard input is readable (or hung up), `signal` is
+  /// raised, or a signal interrupts the wait (a resize, a stop); then takes the wakes.
+  private static func waitForKeyOrWake(_ signal: WakeSignal, milliseconds: Int32) {
+    var descriptors = [
+      pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),
+      pollfd(fd: signal.descriptor, events: Int16(POLLIN), revents: 0),
+    ]
+    _ = poll(&descriptors, 2, milliseconds)
+    signal.drain()
   }
 
   /// One `wget_wch`; nil on timeout or when a signal interrupted the wait.

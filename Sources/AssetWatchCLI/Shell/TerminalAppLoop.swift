@@ -103,6 +103,10 @@ final class TerminalAppLoop<View: TerminalView>: TerminalApplication {
     return Date().timeIntervalSince(lastActivity) > quietAfter
   }
 
+  /// The inbox's: an input wakes the loop's wait, so a quiet screen is asked for a frame only
+  /// at each new second and when something arrives.
+  var wakeSignal: WakeSignal? { inbox.wake }
+
   func didDraw(at now: Date) {
     stats?.didDraw(at: now)
     onFirstDraw?()
