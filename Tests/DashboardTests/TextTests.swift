@@ -84,3 +84,46 @@ import Testing
     #expect(column(wideRow) == column(plainRow))
   }
 }
+
+/// The header's clock and event rate, formatted by hand every second, read as the `Calendar`
+/// and `String(format:)` read them.
+@Suite struct HeaderTextAgreementTests {
+  static func calendarClock(_ date: Date, _ zone: TimeZone) -> String {
+    var calendar = Calendar(identifier: .gregorian)
+    calendar.timeZone = zone
+    let c = calendar.dateComponents([.hour, .minute, .second], from: date)
+    return String(format: "%02d:%02d:%02d", c.hour ?? 0, c.minute ?? 0, c.second ?? 0)
+  }
+
+  /// Every zone named here, over two years of moments 37 minutes and 13.7 seconds apart
+  /// (daylight-saving changes in both directions included), and before the epoch.
+  @Test(arguments: [
+    "UTC", "Europe/Berlin", "America/New_York", "Asia/Kolkata", "Australia/Lord_Howe",
+  ])
+  func theClockReadsAsTheCalendarReadsIt(zone: String) throws {
+    let timeZone = try #require(TimeZone(identifier: zone))
+    var moments: [Date] = []
+    var t = 1_767_225_600.0  // 2026-01-01
+    while t < 1_830_297_600 {
+      moments.append(Date(timeIntervalSince1970: t))
+      t += 2_233.7
+    }
+    moments += [-1.5, -86_400.25, 0, 59.999].map { Date(timeIntervalSince1970: $0) }
+    for date in moments {
+      #expect(Formatting.clock(date, timeZone: timeZone) == Self.calendarClock(date, timeZone))
+    }
+  }
+
+  /// Rates at every thousandth below 12 a second, the ties of each tenth, and large ones.
+  @Test func theEventRateReadsAsFormatRoundsIt() {
+    var rates = (0..<12_000).map { Double($0) / 1000 }
+    rates +=
+      (0..<100).map { (Double($0) + 0.5) / 10 } + [
+        0.35, 0.45, 9.949_999, 9.95, 412.5, 413.5, 1e9 + 0.5,
+      ]
+    for rate in rates {
+      let printf = String(format: rate < 9.95 ? "%.1f ev/s" : "%.0f ev/s", rate)
+      #expect(Formatting.eventRate(rate) == printf, "rate \(rate)")
+    }
+  }
+}

@@ -42,18 +42,36 @@ enum Formatting {
 
   /// An event rate for the header: one decimal below 10 a second (`3.2 ev/s`), whole above
   /// (`412 ev/s`).
+  ///
+  /// Rounded as `%.1f` and `%.0f` round (to nearest, ties to even, on the exact value) without
+  /// `String(format:)`, which the header paid every second: ten times the rate, rounded, is on
+  /// the right side of a tie unless it lands on one, and only then is `String(format:)` asked.
   static func eventRate(_ perSecond: Double) -> String {
-    perSecond < 9.95
-      ? String(format: "%.1f ev/s", perSecond) : String(format: "%.0f ev/s", perSecond)
+    guard perSecond.isFinite, perSecond >= 0, perSecond < 0x1p52 else {
+      return String(format: perSecond < 9.95 ? "%.1f ev/s" : "%.0f ev/s", perSecond)
+    }
+    guard perSecond < 9.95 else { return "\(Int(perSecond.rounded(.toNearestOrEven))) ev/s" }
+    let scaled = perSecond * 10
+    guard scaled - scaled.rounded(.down) != 0.5 else {
+      return String(format: "%.1f ev/s", perSecond)
+    }
+    let tenths = Int(scaled.rounded())
+    return "\(tenths / 10).\(tenths % 10) ev/s"
   }
 
-  /// The wall-clock time `HH:MM:SS` of `date` in `timeZone`.
+  /// The wall-clock time `HH:MM:SS` of `date` in `timeZone`: the seconds since the epoch
+  /// moved by the zone's offset at that moment, then split (no `Calendar` and no
+  /// `String(format:)`: the header's clock is formatted every second).
   static func clock(_ date: Date, timeZone: TimeZone) -> String {
-    var calendar = Calendar(identifier: .gregorian)
-    calendar.timeZone = timeZone
-    let c = calendar.dateComponents([.hour, .minute, .second], from: date)
-    return String(format: "%02d:%02d:%02d", c.hour ?? 0, c.minute ?? 0, c.second ?? 0)
+    let seconds = date.timeIntervalSince1970.rounded(.down)
+    guard abs(seconds) < 0x1p52 else { return "--:--:--" }
+    let local = Int(seconds) + timeZone.secondsFromGMT(for: date)
+    let day = (local % 86_400 + 86_400) % 86_400
+    return "\(twoDigits(day / 3_600)):\(twoDigits(day / 60 % 60)):\(twoDigits(day % 60))"
   }
+
+  /// `n` (0 to 99) with a leading zero below ten.
+  private static func twoDigits(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
 
   /// A date with its day, for the detail pane: `2026-11-21 20:41:07`.
   static func timestamp(_ date: Date, timeZone: TimeZone) -> String {

@@ -54,8 +54,9 @@ struct ColumnTableWidget<Column: TitledColumn>: Widget {
     }
     let offset = ScrollPosition.offset(
       current: scrollOffset, selected: selectedIndex, rowCount: rowCount, viewport: body.height)
+    let placed = Array(zip(layout.columns, layout.origins))  // once, not once a row
     for (line, index) in (offset..<min(rowCount, offset + body.height)).enumerated() {
-      renderRow(index, layout, y: body.y + line, width: area.width, &buffer)
+      renderRow(index, placed, y: body.y + line, width: area.width, &buffer)
     }
   }
 
@@ -77,14 +78,14 @@ struct ColumnTableWidget<Column: TitledColumn>: Widget {
   }
 
   private func renderRow(
-    _ index: Int, _ layout: FittedColumns<Column>, y: Int, width: Int,
+    _ index: Int, _ placed: [((column: Column, width: Int), Int)], y: Int, width: Int,
     _ buffer: inout ScreenBuffer
   ) {
     let look = self.look(index)
     if let gutter = look.gutter {
       buffer.write(gutter.text, x: 0, y: y, style: gutter.style)
     }
-    for (entry, x) in zip(layout.columns, layout.origins) {
+    for (entry, x) in placed {
       let content = cell(entry.column, index, entry.width)
       var style = content.style ?? CellStyle(bold: look.bold)
       style.bold = style.bold || look.bold
