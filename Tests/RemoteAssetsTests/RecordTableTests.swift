@@ -49,6 +49,33 @@ import Testing
     #expect(Self.contents(table) == mirror)
   }
 
+  @Test func theSchedulersReadInPlaceSeesWhatTheSubscriptSees() {
+    var table = RecordTable()
+    for i in 0..<5 { table["a\(i)"] = Self.record("a\(i)") }
+    table["a1"] = nil  // a4 moves into a1's place
+    let next = Date(timeIntervalSince1970: 1_000)
+    table["a4"]?.entry.nextAttemptAt = next
+    table["a2"]?.autoRefreshBlocked = true
+    table["a3"]?.definition.refresh = .live
+    table["a0"]?.definition.remote = nil
+    for id in ["a0", "a2", "a3", "a4"] {
+      let record = table[id]
+      let look = table.scheduling(id)
+      #expect(look?.next == record?.entry.nextAttemptAt)
+      #expect(
+        look?.scheduled == (record?.autoRefreshBlocked == false && record?.definition.remote != nil)
+      )
+      #expect(look?.live == (record?.definition.refresh == .live))
+    }
+    #expect(table.scheduling("a4")?.next == next)
+    #expect(table.scheduling("a4")?.scheduled == true)
+    #expect(table.scheduling("a3")?.live == true)
+    #expect(table.scheduling("a2")?.scheduled == false)
+    #expect(table.scheduling("a0")?.scheduled == false)
+    #expect(table.scheduling("a1") == nil)
+    #expect(table.scheduling("missing") == nil)
+  }
+
   @Test func theDefaultSubscriptAddsOnce() {
     var table = RecordTable()
     table["x", default: Self.record("x")].epoch = 4

@@ -132,17 +132,16 @@ struct SchedulerCore: Sendable, Equatable {
     manifestPending: Bool
   ) -> Scan {
     var scan = Scan()
-    // Each field is read in place: a copy of every record (about 2 KB each) was most of an idle
-    // engine's periodic look at thousands of assets.
-    for id in order {
-      guard let next = records[id]?.entry.nextAttemptAt, records[id]?.autoRefreshBlocked == false,
-        records[id]?.definition.remote != nil, !inFlight.contains(id)
+    for id in order where !inFlight.contains(id) {
+      // Read in place (``RecordTable/scheduling(_:)``): a copy of every record (about 2 KB each)
+      // was most of an idle engine's periodic look at thousands of assets.
+      guard let look = records.scheduling(id), look.scheduled, let next = look.next
       else { continue }
       guard next <= now else {
         scan.soonest = min(scan.soonest, next)
         continue
       }
-      if manifestPending, records[id]?.definition.refresh != .live {
+      if manifestPending, !look.live {
         scan.waiting = true
         continue
       }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The engine's records by asset id, stored densely: a record is about 2 KB inline, and a
 /// dictionary of records kept them in its buckets, a third of them empty at 10,000 assets
 /// (16,384 buckets) and all of them copied whenever the table doubled. Here the records sit in
@@ -7,8 +9,8 @@
 struct RecordTable: Sendable {
   /// Where each id's record is in `items`.
   private var slots: [String: Int] = [:]
-  /// The records; an element is nil only while a change through the subscript removes it.
-  private var items: [AssetRecord?] = []
+  /// The records.
+  private var items: [AssetRecord] = []
   /// The id of each element of `items`.
   private var ids: [String] = []
 
@@ -18,7 +20,7 @@ struct RecordTable: Sendable {
   var count: Int { ids.count }
 
   /// The records, in no promised order.
-  var values: some Sequence<AssetRecord> { items.lazy.compactMap { $0 } }
+  var values: [AssetRecord] { items }
 
   /// The ids, in the same order as ``values``.
   var keys: [String] { ids }
@@ -31,17 +33,31 @@ struct RecordTable: Sendable {
   }
 
   /// The record of `id`; setting nil removes it, setting a record for a new id adds it.
+  ///
+  /// A read copies the record (it is wrapped in an optional); a look at a few fields of every
+  /// record goes through ``scheduling(_:)``, which does not.
   subscript(id: String) -> AssetRecord? {
-    // Yielded in place: `records[id]?.entry.nextAttemptAt` reads one field of the ~2 KB record
-    // without copying the whole of it.
-    _read {
-      if let slot = slots[id] { yield items[slot] } else { yield nil }
+    get {
+      guard let slot = slots[id] else { return nil }
+      return items[slot]
     }
     _modify {
-      // In `defer`: the table stays whole when the caller's change throws after setting it.
       if let slot = slots[id] {
-        defer { if items[slot] == nil { remove(slot) } }
-        yield &items[slot]
+        // Moved to the end and off the array for the change, then appended back: its bytes move,
+        // nothing is copied, and the caller may set nil (a removal). In `defer`: the table stays
+        // whole when the caller's change throws after setting it.
+        let last = items.count - 1
+        if slot != last { swapSlots(slot, last) }
+        var record: AssetRecord? = items.removeLast()
+        defer {
+          if let kept = record.take() {
+            items.append(kept)
+          } else {
+            slots[id] = nil
+            ids.removeLast()
+          }
+        }
+        yield &record
       } else {
         var added: AssetRecord? = nil
         defer { if let added { append(added, for: id) } }
@@ -55,8 +71,23 @@ struct RecordTable: Sendable {
     get { self[id] ?? value() }
     _modify {
       if slots[id] == nil { append(value(), for: id) }
-      let slot = slots[id]!
-      yield &items[slot]!
+      yield &items[slots[id]!]
+    }
+  }
+
+  /// What the scheduler's look needs of `id`'s record (nil: no such record): its next check,
+  /// whether automatic refresh may fetch it, whether it is live. Read field by field through the
+  /// element's address: a look at every asset that copied each ~2 KB record (the subscript's
+  /// read does) was most of an idle engine's cost at thousands of assets.
+  func scheduling(_ id: String) -> (next: Date?, scheduled: Bool, live: Bool)? {
+    guard let slot = slots[id] else { return nil }
+    return items.withUnsafeBufferPointer {
+      let record = $0.baseAddress! + slot  // `pointee` is an addressor: no copy
+      return (
+        next: record.pointee.entry.nextAttemptAt,
+        scheduled: !record.pointee.autoRefreshBlocked && record.pointee.definition.remote != nil,
+        live: record.pointee.definition.refresh == .live
+      )
     }
   }
 
@@ -65,7 +96,7 @@ struct RecordTable: Sendable {
     var kept = RecordTable()
     kept.reserveCapacity(wanted.count)
     for (slot, id) in ids.enumerated() where wanted.contains(id) {
-      if let record = items[slot] { kept.append(record, for: id) }
+      kept.append(items[slot], for: id)
     }
     self = kept
   }
@@ -76,16 +107,11 @@ struct RecordTable: Sendable {
     ids.append(id)
   }
 
-  /// Removes the element at `slot`, moving the last one into its place.
-  private mutating func remove(_ slot: Int) {
-    let last = items.count - 1
-    slots[ids[slot]] = nil
-    if slot != last {
-      items.swapAt(slot, last)
-      ids.swapAt(slot, last)
-      slots[ids[slot]] = slot
-    }
-    items.removeLast()
-    ids.removeLast()
+  /// Swaps the records (and ids) at two places.
+  private mutating func swapSlots(_ a: Int, _ b: Int) {
+    items.swapAt(a, b)
+    ids.swapAt(a, b)
+    slots[ids[a]] = a
+    slots[ids[b]] = b
   }
 }
