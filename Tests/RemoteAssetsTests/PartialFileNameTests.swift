@@ -67,4 +67,25 @@ import Testing
       #expect(try Data(contentsOf: theirs).count == 50, "their file stays")
     }
   }
+
+  /// The look the engine makes on its actor before going off it to take a kept partial: "none"
+  /// only when no record is there; with one, `take()` decides (and here continues it).
+  @Test func aRecordIsLookedForBeforeItIsTaken() throws {
+    try withTemporaryDirectory { directory in
+      let store = try CacheStore(root: directory.cache)
+      let tmp = try #require(store.tmpFolder)
+      let journal = ResumeJournal(folder: tmp, id: "model", url: "http://127.0.0.1/model.bin")
+      #expect(!journal.mayHoldRecord)
+      #expect(journal.take() == nil)
+      let partial = try Self.partial(store, 300 << 10, fill: 1)
+      #expect(journal.checkpoint(partial, etag: "\"v1\"", total: nil))
+      #expect(journal.mayHoldRecord)
+      partial.close()  // this transfer let go of it (its lock too): the next may continue it
+      let taken = try #require(journal.take())
+      #expect(taken.etag == "\"v1\"")
+      taken.partial.discard()
+      journal.invalidate()
+      #expect(!journal.mayHoldRecord)
+    }
+  }
 }

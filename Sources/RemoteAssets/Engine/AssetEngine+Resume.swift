@@ -13,8 +13,12 @@ extension AssetEngine {
   ///
   /// Off the actor: checking the kept bytes against their record reads and hashes all of them
   /// (gigabytes for a large model).
+  /// Without a record in `tmp/` (nearly every refresh) it answers on the actor: no trip to the
+  /// blocking pool per request.
   func takeResume(_ id: String, remote: URL) async -> (partial: PartialFile, etag: String)? {
-    guard let journal = resumeJournal(id, remote: remote) else { return nil }
+    guard let journal = resumeJournal(id, remote: remote), journal.mayHoldRecord else {
+      return nil
+    }
     return await Self.offActor { journal.take() }
   }
 }

@@ -98,6 +98,16 @@ struct ResumeJournal: Sendable {
     if folder.remove(recordName) { try? folder.sync() }
   }
 
+  /// Whether a record may be there to take: false only when the folder says it is absent. One
+  /// `fstatat` of a name in `tmp/`, cheap enough to ask before going off the engine's actor for
+  /// ``take()``, which nearly every refresh (a 304, a first download) would find nothing to do.
+  var mayHoldRecord: Bool {
+    guard case .success(nil) = Result(catching: { try folder.status(recordName) }) else {
+      return true  // there, or the look failed: `take()` decides
+    }
+    return false
+  }
+
   /// Reopens the kept partial for `url` when its record and bytes agree; nil otherwise. A
   /// partial that can never be used is deleted; one locked by a live writer is left alone.
   func take() -> (partial: PartialFile, etag: String)? {
