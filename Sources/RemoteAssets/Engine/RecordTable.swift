@@ -3,9 +3,10 @@ import Foundation
 /// The engine's records by asset id, stored densely: a record is about 2 KB inline, and a
 /// dictionary of records kept them in its buckets, a third of them empty at 10,000 assets
 /// (16,384 buckets) and all of them copied whenever the table doubled. Here the records sit in
-/// one array in insertion order (removal moves the last one into the gap) and a small dictionary
-/// maps ids to their places. Reads and in-place changes (`records[id]?.entry = ...`) work as they
-/// did on the dictionary, without copying the record.
+/// one array, in no promised order (a change moves its record to the end; removal moves the last
+/// one into the gap), and a small dictionary maps ids to their places. Changes
+/// (`records[id]?.entry = ...`) move the record, never copy it; a read through the subscript
+/// copies it, so a look at every record reads its fields in place (``scheduling(_:)``).
 struct RecordTable: Sendable {
   /// Where each id's record is in `items`.
   private var slots: [String: Int] = [:]
