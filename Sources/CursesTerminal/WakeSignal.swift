@@ -40,6 +40,12 @@ public final class WakeSignal: Sendable {
     _ = write(writeEnd, &byte, 1)  // EAGAIN: the pipe is full, a wake is pending already
   }
 
+  /// Whether a wake is pending: a wait on ``descriptor`` would end at once.
+  public var isRaised: Bool {
+    var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+    return poll(&entry, 1, 0) == 1 && entry.revents & Int16(POLLIN) != 0
+  }
+
   /// Reads every pending wake, so the next wait blocks until a new one.
   public func drain() {
     var bytes = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))

@@ -8,31 +8,26 @@ import Testing
 /// The inbox wakes the terminal loop's wait (``Inbox/wake``): once when it stops being empty,
 /// once when its source ends, and the apps hand that signal to the loop.
 @Suite struct InboxWakeTests {
-  static func isReadable(_ descriptor: Int32) -> Bool {
-    var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-    return poll(&entry, 1, 0) == 1 && entry.revents & Int16(POLLIN) != 0
-  }
-
   @Test func theFirstInputIntoAnEmptyInboxWakesTheLoopAndTheRestOfTheBatchDoesNot() throws {
     let inbox = Inbox<Int>()
     let wake = try #require(inbox.wake)
-    #expect(!Self.isReadable(wake.descriptor))
+    #expect(!wake.isRaised)
     inbox.post(1)
-    #expect(Self.isReadable(wake.descriptor))
+    #expect(wake.isRaised)
     wake.drain()
     inbox.post(2)  // the loop has not drained the batch yet: it is already awake for it
     #expect(inbox.postCounting(3) == 3)
-    #expect(!Self.isReadable(wake.descriptor))
+    #expect(!wake.isRaised)
     #expect(inbox.drain().inputs == [1, 2, 3])
     inbox.post(4)  // empty again: the next input wakes it
-    #expect(Self.isReadable(wake.descriptor))
+    #expect(wake.isRaised)
   }
 
   @Test func theEndOfTheSourceWakesTheLoopSoItQuitsAtOnce() throws {
     let inbox = Inbox<Int>()
     let wake = try #require(inbox.wake)
     inbox.finish()
-    #expect(Self.isReadable(wake.descriptor))
+    #expect(wake.isRaised)
     #expect(inbox.drain().finished)
   }
 
