@@ -55,6 +55,34 @@ import Testing
     }
   }
 
+  /// A keep-alive connection the server closed as the request went out (lighttpd's idle close,
+  /// met in CI): the `GET` is sent again on a new connection, and the asset arrives.
+  @Test func aConnectionClosedBeforeAnyResponseIsSentAgain() async throws {
+    try await withRawTCPListener(.closeBeforeAnswering(closing: 1, body: "ok")) { listener in
+      let asset = AssetDefinition(
+        id: "a", remote: URL(string: "http://127.0.0.1:\(listener.port)/a.bin"), format: .binary,
+        allowInsecure: true)
+      try await withEngine([asset]) { engine, _ throws in
+        let outcome = await engine.refresh("a")
+        #expect(outcome.isUpdated, "\(outcome)")
+        #expect(try await engine.data("a") == Data("ok".utf8))
+      }
+      #expect(listener.connections == 2)
+    }
+  }
+
+  /// A server that closes every connection without a word costs three requests, then fails.
+  @Test func aServerThatAlwaysClosesFailsAfterThreeRequests() async throws {
+    try await withRawTCPListener(.closeBeforeAnswering(closing: .max, body: "")) { listener in
+      let failure = try await failure(of: "http://127.0.0.1:\(listener.port)/a.bin")
+      #expect(failure.kind == .truncated, "\(failure)")
+      #expect(
+        failure.message
+          == "127.0.0.1:\(listener.port) closed the connection while waiting for the response")
+      #expect(listener.connections == UnsentRequest.attempts)
+    }
+  }
+
   @Test func aServerThatNeverAnswersTimesOut() async throws {
     try await withRawTCPListener(.staySilent) { listener in
       let failure = try await failure(

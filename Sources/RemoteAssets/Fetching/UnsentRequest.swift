@@ -13,18 +13,27 @@ import NIOHTTP2
 /// of a sync failed every transfer in flight past its last stream, and the engine reported them
 /// and waited for backoff. A stream the server resets after taking it (nginx's `return 444`:
 /// `PROTOCOL_ERROR`) is its answer, and is not sent again.
+///
+/// Over HTTP/1.1 the same race has another form: a keep-alive connection the server closes as
+/// the request goes out (lighttpd and Apache close idle ones after 5 s, nginx after 75 s) ends
+/// before any response. Every request here is a `GET`, which may be sent again when its
+/// connection closed before the response began (RFC 9110, 9.2.2), as curl does; a server that
+/// closes every connection so costs ``attempts`` requests, then the failure.
 enum UnsentRequest {
   /// How many times one request is sent at most.
   static let attempts = 3
 
-  /// Whether `error` says the request never reached the server's processing. Our own
-  /// cancellation (the watchdog's, a shutdown's) never counts.
+  /// Whether `error` says the request never reached the server's processing, or that its
+  /// connection closed before any response. Our own cancellation (the watchdog's, a shutdown's)
+  /// never counts.
   static func wasNeverProcessed(_ error: any Error) -> Bool {
     if Task.isCancelled { return false }
     if let closed = error as? NIOHTTP2Errors.StreamClosed {
       return closed.errorCode == .refusedStream || closed.errorCode == .cancel
     }
-    if let error = error as? HTTPClientError { return error == .cancelled }
+    if let error = error as? HTTPClientError {
+      return error == .cancelled || error == .remoteConnectionClosed
+    }
     return false
   }
 

@@ -18,12 +18,19 @@ final class RawTCPListener: Sendable {
     case resetAfterRequest
     /// Holds the connection open and never sends a byte.
     case staySilent
+    /// Reads each request and closes the connection without a word (a FIN, no response) for the
+    /// first `closing` connections, then answers `200` with `body`.
+    case closeBeforeAnswering(closing: Int, body: String)
   }
 
   /// The port it listens on.
   let port: Int
   private let stopped = Mutex(false)
   private let finished = Mutex(false)
+  private let accepted = Mutex(0)
+
+  /// How many connections the listener accepted.
+  var connections: Int { accepted.withLock { $0 } }
 
   /// Binds 127.0.0.1 on a port the system picks and starts accepting.
   ///
@@ -68,6 +75,10 @@ final class RawTCPListener: Sendable {
       guard Self.waitReadable(listener) else { continue }
       let connection = accept(listener, nil, nil)
       guard connection >= 0 else { continue }
+      let number = accepted.withLock {
+        $0 += 1
+        return $0
+      }
       switch behaviour {
       case .staySilent:
         held.append(connection)
@@ -79,6 +90,17 @@ final class RawTCPListener: Sendable {
         var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
         _ = setsockopt(
           connection, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+        close(connection)
+      case .closeBeforeAnswering(let closing, let body):
+        while !isStopped, !Self.waitReadable(connection) {}
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        _ = read(connection, &buffer, buffer.count)
+        if number > closing {
+          let response = Array(
+            "HTTP/1.1 200 OK\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
+              .utf8)
+          _ = response.withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
+        }
         close(connection)
       }
     }
