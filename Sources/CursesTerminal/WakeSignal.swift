@@ -41,7 +41,7 @@ public final class WakeSignal: Sendable {
   }
 
   /// Whether a wake is pending: a wait on ``descriptor`` would end at once.
-  public var isRaised: Bool {
+  package var isRaised: Bool {
     var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
     return poll(&entry, 1, 0) == 1 && entry.revents & Int16(POLLIN) != 0
   }
