@@ -178,6 +178,37 @@ import Testing
     hub.finishAll()
   }
 
+  @Test func anEventIsBuiltOnlyWhenSomeoneListensAndMayBeDeclined() async throws {
+    let hub = EventHub()
+    var built = 0
+    let event = { () -> EngineEvent? in
+      built += 1
+      return .engineChanged(EngineInfo(appVersion: "2.0"))
+    }
+    hub.publish(event, resync: { Self.snapshot([]) })
+    #expect(built == 0, "nobody listens: the event is never built")
+    var events = hub.subscribe(snapshot: Self.snapshot([])).makeAsyncIterator()
+    #expect(await events.next().map { if case .snapshot = $0 { true } else { false } } == true)
+    hub.publish({ nil }, resync: { Self.snapshot([]) })
+    hub.publish(event, resync: { Self.snapshot([]) })
+    #expect(built == 1)
+    #expect(
+      await events.next() == .engineChanged(EngineInfo(appVersion: "2.0")), "nil sent nothing")
+    hub.finishAll()
+  }
+
+  @Test func aSubscriptionMadeAfterTheEndEndsAfterItsSnapshot() async throws {
+    let hub = EventHub(lineWindow: .milliseconds(2))
+    hub.finishAll()
+    var events = hub.subscribe(snapshot: Self.snapshot([])).makeAsyncIterator()
+    let watcher = hub.subscribeLines(snapshot: Self.snapshot([]))
+    try #require(!hub.hasSubscribers, "neither is kept (else the reads below would wait forever)")
+    #expect(await events.next().map { if case .snapshot = $0 { true } else { false } } == true)
+    #expect(await events.next() == nil)
+    #expect(try Self.messages(await watcher.next()).count == 1, "its snapshot")
+    #expect(await watcher.next() == nil)
+  }
+
   @Test func aClosedWatcherIsForgottenAndTheHubStopsBatching() async throws {
     let hub = EventHub(lineWindow: .milliseconds(2))
     let watcher = hub.subscribeLines(snapshot: Self.snapshot([]))

@@ -67,6 +67,33 @@ import Testing
       ], "nothing is applied again")
   }
 
+  @Test func theFetchersAnswerIsTakenAsA304OrAsADownloadWithItsValidators() throws {
+    let core = ManifestCore()
+    let plan = ManifestCore.FetchPlan(url: F.manifestURL, etag: "\"e1\"", lastModified: nil)
+    let later = F.t0 + 60
+    let unchanged = core.responded(
+      .notModified(FetchMetadata(etag: "\"e1\"")), body: Data(), plan: plan, held: stored("r1"),
+      writable: true, at: later)
+    #expect(unchanged == core.notModified(held: stored("r1"), plan: plan, at: later))
+    #expect(unchanged.first == .keepManifest(stored("r1", at: later)), "a 304 keeps what is held")
+    let manifest = Manifest(version: "r2", assets: [F.entry(version: "v3")])
+    let modified = "Tue, 01 Jan 2030 00:00:00 GMT"
+    let new = core.responded(
+      .downloaded(FetchMetadata(etag: "\"e2\"", lastModified: modified)), body: try json(manifest),
+      plan: plan, held: stored("r1"), writable: true, at: later)
+    #expect(
+      new == [
+        .writeManifest(
+          StoredManifest(
+            etag: "\"e2\"", lastModified: modified, checkedAt: later, manifest: manifest))
+      ], "the body is parsed and kept with the response's validators")
+    let empty = core.responded(
+      .downloaded(FetchMetadata()), body: Data(), plan: plan, held: stored("r1"), writable: true,
+      at: later)
+    #expect(!empty.contains { if case .writeManifest = $0 { true } else { false } })
+    #expect(empty.count == 1, "an empty 200 fails the check: \(empty)")
+  }
+
   @Test func a304ToAnUnconditionalRequestIsTheServersError() {
     let core = ManifestCore()
     let plan = ManifestCore.FetchPlan(url: F.manifestURL, etag: nil, lastModified: nil)

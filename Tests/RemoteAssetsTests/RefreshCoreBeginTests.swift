@@ -10,6 +10,15 @@ import Testing
   typealias F = RefreshCoreFixture
   let core = RefreshCore(backoff: Backoff())
 
+  @Test func aRefreshIsRefusedAfterAShutdownFirstThenForAnUnknownAsset() {
+    #expect(RefreshCore.refusal("flags", known: true, shutDown: false) == nil)
+    #expect(RefreshCore.refusal("nope", known: false, shutDown: false)?.kind == .unknownAsset)
+    #expect(RefreshCore.refusal("flags", known: true, shutDown: true)?.kind == .shutDown)
+    #expect(
+      RefreshCore.refusal("nope", known: false, shutDown: true)?.kind == .shutDown,
+      "after a shutdown every refresh gets the same answer")
+  }
+
   @Test func aGoneAssetRepliesNotModifiedAndFetchesNothing() {
     #expect(
       core.begin(nil, manual: true, standing: [], fetchers: [FileFetcher()], at: F.now)

@@ -161,7 +161,7 @@ import Testing
   @Test func aStoppedDeltaLeavesTheWholeDownloadOrRaisesTheInterruption() {
     let giveUp: [RefreshAction] = [
       .change(RefreshRecordChange(unusableIndex: Self.reference.sha256)), .resetSink,
-      .countDeltaFallback, .log(.warning, "delta update: lied; downloading the whole file"),
+      .count(.deltaFallback), .log(.warning, "delta update: lied; downloading the whole file"),
     ]
     func stopped(_ stop: RefreshCore.DeltaStop) -> [RefreshAction] {
       RefreshCore.deltaStopped(stop, reference: Self.reference)

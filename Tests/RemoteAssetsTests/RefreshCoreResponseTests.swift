@@ -204,7 +204,7 @@ import Testing
       return
     }
     #expect(change.revalidation??.fallback == .ifModifiedSince)
-    #expect(actions.contains(.countUnchangedBody(bytes: 10)))
+    #expect(actions.contains(.count(.unchangedBody(bytes: 10))))
     #expect(
       actions.contains {
         if case .log(.warning, let line) = $0 {

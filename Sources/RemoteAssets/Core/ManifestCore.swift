@@ -94,6 +94,22 @@ struct ManifestCore: Sendable, Equatable {
     [.checkEnded(Outcome(at: now, check: .manifest))]
   }
 
+  /// The fetcher's answer to `plan`: a 304 (``notModified(held:plan:at:)``) or a download whose
+  /// bytes are `body` (``downloaded(_:etag:lastModified:held:writable:at:)``; empty after a 304).
+  func responded(
+    _ response: FetchResponse, body: Data, plan: FetchPlan, held: StoredManifest?, writable: Bool,
+    at now: Date
+  ) -> [ManifestAction] {
+    switch response {
+    case .notModified:
+      return notModified(held: held, plan: plan, at: now)
+    case .downloaded(let metadata):
+      return downloaded(
+        body, etag: metadata.etag, lastModified: metadata.lastModified, held: held,
+        writable: writable, at: now)
+    }
+  }
+
   /// The server answered 304 to `plan`. Only an answer to the validators sent means the
   /// manifest held is still current; to an unconditional request it is the server's error.
   func notModified(held: StoredManifest?, plan: FetchPlan, at now: Date) -> [ManifestAction] {

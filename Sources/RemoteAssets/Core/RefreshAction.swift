@@ -22,8 +22,8 @@ enum RefreshAction: Sendable, Equatable {
   case commit(RefreshEntryChange, RefreshCore.Commit)
   /// The freshness journal is told the entry's bookkeeping moved.
   case noteFreshness
-  /// A conditional request got `bytes` of unchanged body back (metrics).
-  case countUnchangedBody(bytes: Int64)
+  /// A counter goes up (metrics).
+  case count(RefreshCount)
   /// The published chunk index is fetched and kept beside the blob just committed.
   case keepPublishedIndex
   /// The sink is emptied for a whole download from the start (a delta stopped).
@@ -31,8 +31,6 @@ enum RefreshAction: Sendable, Equatable {
   /// The chunk indexes kept beside these blobs go (they lied; the next delta indexes the blobs
   /// anew).
   case dropChunkIndexes([String])
-  /// A delta fell back to the whole download (metrics).
-  case countDeltaFallback
   /// The partial download is given up (its space back before a failure is written).
   case releasePartial
   /// The attempt failed with `error` (checked against the signed target first); the core
@@ -46,4 +44,12 @@ enum RefreshAction: Sendable, Equatable {
   case finish(RefreshOutcome, detail: String?)
   /// The refresh returns `outcome`; nothing after it is performed.
   case reply(RefreshOutcome)
+}
+
+/// What a refresh counts in ``EngineMetrics`` (``RefreshAction/count(_:)``).
+enum RefreshCount: Sendable, Equatable {
+  /// A conditional request got `bytes` of unchanged body back.
+  case unchangedBody(bytes: Int64)
+  /// A delta fell back to the whole download.
+  case deltaFallback
 }

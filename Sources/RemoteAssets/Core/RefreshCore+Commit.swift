@@ -141,7 +141,7 @@ extension RefreshCore {
     change.revalidation = .some(note)
     let size = ByteCountText.format(download.size)
     var actions: [RefreshAction] = [
-      .writeEntry(change, ifFailed: .transfer), .countUnchangedBody(bytes: download.size),
+      .writeEntry(change, ifFailed: .transfer), .count(.unchangedBody(bytes: download.size)),
     ]
     var detail = "whole body came back unchanged (\(size))"
     if let fallback = note.fallback, fallback != before?.fallback || sent.isProbe {

@@ -195,7 +195,7 @@ extension RefreshCore {
   {
     [
       .change(RefreshRecordChange(unusableIndex: reference?.sha256)), .resetSink,
-      .countDeltaFallback, .log(.warning, "delta update: \(why); downloading the whole file"),
+      .count(.deltaFallback), .log(.warning, "delta update: \(why); downloading the whole file"),
     ]
   }
 

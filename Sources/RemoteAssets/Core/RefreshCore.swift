@@ -58,8 +58,8 @@ struct RefreshCore: Sendable, Equatable {
   /// Why a refresh of `id` is refused before it starts (`known`: the asset exists), nil when
   /// it may start.
   static func refusal(_ id: String, known: Bool, shutDown: Bool) -> FetchError? {
-    guard known else { return FetchError(.unknownAsset, "no asset named \(id)") }
     guard !shutDown else { return FetchError(.shutDown, "the engine is shut down") }
+    guard known else { return FetchError(.unknownAsset, "no asset named \(id)") }
     return nil
   }
 

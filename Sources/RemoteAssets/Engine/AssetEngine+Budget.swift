@@ -65,7 +65,7 @@ extension AssetEngine {
         logger.log(level: level, "\(message)", metadata: metadata.mapValues { .string($0) })
       case .usage(let usage, let announce):
         metrics.cache(usage)
-        if announce, hub.hasSubscribers { publish(.engineChanged(info())) }
+        if announce { publish(.engineChanged(info())) }
       }
       return next
     }

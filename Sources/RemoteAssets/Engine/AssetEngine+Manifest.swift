@@ -96,17 +96,12 @@ extension AssetEngine {
       // The manifest goes through the same TLS settings and proxy as the config's `defaults`.
       request.tls = configuration.assetDefaults.tls
       request.proxy = configuration.assetDefaults.proxy
-      switch try await fetcher.fetch(request, into: sink) {
-      case .notModified:
-        return core.manifestSchedule.notModified(held: core.manifest, plan: plan, at: now)
-      case .downloaded(let metadata):
-        let data = try sink.withPartial {
-          try FileDigest.readAll(try $0.descriptor(), path: $0.path)
-        }
-        return core.manifestSchedule.downloaded(
-          data, etag: metadata.etag, lastModified: metadata.lastModified, held: core.manifest,
-          writable: !store.isReadOnly, at: now)
-      }
+      let response = try await fetcher.fetch(request, into: sink)
+      // What the sink holds: the new manifest, or nothing after a 304.
+      let body = try sink.readBody()
+      return core.manifestSchedule.responded(
+        response, body: body, plan: plan, held: core.manifest, writable: !store.isReadOnly,
+        at: now)
     } catch {
       return core.manifestSchedule.fetchFailed(error, at: now)
     }

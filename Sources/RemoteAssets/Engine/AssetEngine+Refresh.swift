@@ -9,10 +9,7 @@ extension AssetEngine {
   /// Concurrent calls for the same asset share one fetch: the later callers wait for it and get
   /// ``RefreshOutcome/inFlight``. Concurrent calls share one manifest fetch too.
   public func refresh(_ id: String) async -> RefreshOutcome {
-    guard !core.lifecycle.isShutDown else {
-      return .failed(FetchError(.shutDown, "the engine is shut down"))
-    }
-    await refreshManifest()
+    await refreshManifest()  // nothing after a shutdown
     return await refresh(id, manual: true)
   }
 
@@ -97,7 +94,7 @@ extension AssetEngine {
       sink = DownloadSink(
         partial: try resume?.partial ?? store.createPartial(for: id),
         maxBytes: definition.maxBytes, expectedSize: definition.expectedSize,
-        journal: resumeJournal(id, remote: attempt.remote), onProgress: progress)
+        journal: store.resumeJournal(id, remote: attempt.remote), onProgress: progress)
     } catch {
       let failure = FetchError(.storage, "cannot create a partial file: \(error)")
       return await runQuietly(id, [.fail(failure, quiet: attempt.quiet, rejecting: nil)])
@@ -191,8 +188,8 @@ extension AssetEngine {
         try await self.commit(id, change, commit, in: transfer)
       case .noteFreshness:
         core.noteFreshness(id)
-      case .countUnchangedBody(let bytes):
-        metrics.unchangedBody(id, bytes: bytes)
+      case .count(let count):
+        metrics.count(count, id)
       case .keepPublishedIndex:
         await keepPublishedIndex(id, transfer)
       case .resetSink:
@@ -200,8 +197,6 @@ extension AssetEngine {
       case .dropChunkIndexes(let copies):
         let store = self.store
         await Self.offActor { for sha in copies { store.removeChunkIndex(ofBlob: sha) } }
-      case .countDeltaFallback:
-        metrics.deltaFallback(id)
       case .releasePartial:
         // The space goes back before the failure is written (a full disk).
         transfer?.sink.forgetResume()

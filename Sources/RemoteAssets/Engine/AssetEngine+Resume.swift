@@ -1,12 +1,6 @@
 import Foundation
 
 extension AssetEngine {
-  /// The resume journal of `id` for `remote`, or nil on a read-only cache.
-  func resumeJournal(_ id: String, remote: URL) -> ResumeJournal? {
-    guard let tmp = store.tmpFolder, !store.isReadOnly else { return nil }
-    return ResumeJournal(folder: tmp, id: id, url: remote.absoluteString)
-  }
-
   /// Takes the kept partial of `id` if it belongs to `remote` and its bytes agree with its
   /// record: returns the reopened file (cut to what the record vouches for) and the validator to
   /// send as `If-Range`. A partial that cannot be used is deleted.
@@ -16,7 +10,7 @@ extension AssetEngine {
   /// Without a record in `tmp/` (nearly every refresh) it answers on the actor: no trip to the
   /// blocking pool per request.
   func takeResume(_ id: String, remote: URL) async -> (partial: PartialFile, etag: String)? {
-    guard let journal = resumeJournal(id, remote: remote), journal.mayHoldRecord else {
+    guard let journal = store.resumeJournal(id, remote: remote), journal.mayHoldRecord else {
       return nil
     }
     return await Self.offActor { journal.take() }

@@ -170,13 +170,12 @@ public actor AssetEngine {
     for id in core.order.dropFirst(plan.order.count) { core.applyFreshness(notes[id], to: id) }
     await budgetAtStart(sweeps: plan.sweeps)
     // Whoever subscribed before the load saw no assets: the loaded whole supersedes that.
-    if hub.hasSubscribers { hub.publish(.snapshot(snapshot())) }
+    publish(.snapshot(snapshot()))
     noteStartFinished()
   }
 
   /// Sends the assets of one loaded batch to subscribers, and how many remain.
   private func publishLoaded(_ ids: [String]) {
-    guard hub.hasSubscribers else { return }  // no info() per batch for nobody
     for id in ids { publishChange(id) }
     publish(.engineChanged(info()))
   }
@@ -292,9 +291,7 @@ public actor AssetEngine {
     // Sized once: growing by doubling held two copies at the peak (5 MiB at 10,000 assets).
     var statuses: [AssetStatus] = []
     statuses.reserveCapacity(core.order.count)
-    for id in core.order {
-      if let status = status(id) { statuses.append(status) }
-    }
+    statuses.append(contentsOf: core.order.lazy.compactMap(status))
     return statuses
   }
 
@@ -332,22 +329,16 @@ public actor AssetEngine {
 
   /// A stream of everything the engine does: a snapshot first, then changes. Each call makes an
   /// independent subscriber; a slow one never blocks the engine (it gets a new snapshot when it
-  /// falls behind). The stream ends at ``shutdown()``.
+  /// falls behind). The stream ends at ``shutdown()`` (one made after it, after its snapshot).
   public func events() -> AsyncStream<EngineEvent> {
-    endedAfterShutdown(hub.subscribe(snapshot: snapshot()))
+    hub.subscribe(snapshot: snapshot())
   }
 
   /// ``events()`` as the control socket's wire lines (protocol 2: a snapshot, then batches of
   /// per-asset changes, each encoded once for every watcher; see
   /// ``EventHub/subscribeLines(snapshot:)``). Close the queue when the watcher goes.
   func eventLines() -> WatcherQueue {
-    endedAfterShutdown(hub.subscribeLines(snapshot: snapshot()))
-  }
-
-  /// A subscription made after ``shutdown()`` ends at once (after its snapshot).
-  private func endedAfterShutdown<Subscription>(_ subscription: Subscription) -> Subscription {
-    if core.lifecycle.isShutDown { hub.finishAll() }
-    return subscription
+    hub.subscribeLines(snapshot: snapshot())
   }
 
   /// The bytes served now for `id`, read on a blocking-I/O thread (a large asset never holds
@@ -407,14 +398,14 @@ public actor AssetEngine {
 
   // MARK: - Events
 
+  /// Tells subscribers `id`'s status (built only when someone listens).
   func publishChange(_ id: String) {
-    // Building a status costs more than the rest of a 304: only for someone listening.
-    guard hub.hasSubscribers, let status = status(id) else { return }
-    publish(.assetChanged(status))
+    hub.publish({ status(id).map(EngineEvent.assetChanged) }, resync: snapshot)
   }
 
-  func publish(_ event: EngineEvent) {
-    if hub.publish(event) { hub.resync(snapshot()) }
+  /// Tells subscribers `event` (built only when someone listens).
+  func publish(_ event: @autoclosure () -> EngineEvent) {
+    hub.publish(event, resync: snapshot)
   }
 
   func log(_ id: String?, _ level: EngineLogEntry.Level, _ message: String) {

@@ -38,6 +38,14 @@ struct EngineMetrics: Sendable {
     .increment(by: bytes)
   }
 
+  /// Counts what a refresh of `id` asks to count.
+  func count(_ count: RefreshCount, _ id: String) {
+    switch count {
+    case .unchangedBody(let bytes): unchangedBody(id, bytes: bytes)
+    case .deltaFallback: deltaFallback(id)
+    }
+  }
+
   /// A whole body that came back with the bytes already held, to a conditional request.
   func unchangedBody(_ id: String, bytes: Int64) {
     Counter(

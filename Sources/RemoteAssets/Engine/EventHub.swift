@@ -35,6 +35,8 @@ final class EventHub: Sendable {
   private let lines: Mutex<Lines>
   private let nextID = Atomic<UInt64>(0)
   private let encodedLines = Atomic<Int>(0)
+  /// Set by ``finishAll()``: a subscription made after it ends after its snapshot.
+  private let finished = Atomic<Bool>(false)
   let bufferSize: Int
   /// How long the watchers' events are gathered before they go out as one batch.
   let lineWindow: Duration
@@ -69,6 +71,10 @@ final class EventHub: Sendable {
       _ = self?.subscribers.withLock { $0.removeValue(forKey: id) }
     }
     continuation.yield(.snapshot(snapshot))
+    guard !finished.load(ordering: .acquiring) else {
+      continuation.finish()
+      return stream
+    }
     subscribers.withLock { $0[id] = Subscriber(continuation: continuation) }
     return stream
   }
@@ -82,6 +88,10 @@ final class EventHub: Sendable {
     queue.push([
       WireEntry(key: .snapshot, item: first, line: first.line(using: ControlProtocol.encoder()))
     ])
+    guard !finished.load(ordering: .acquiring) else {
+      queue.finish()
+      return queue
+    }
     lines.withLock { l in
       if l.watchers.isEmpty {
         l.baseline = [:]
@@ -111,6 +121,14 @@ final class EventHub: Sendable {
   /// Whether anyone listens (events nobody receives need not be built).
   var hasSubscribers: Bool {
     subscribers.withLock { !$0.isEmpty } || lines.withLock { !$0.watchers.isEmpty }
+  }
+
+  /// Builds an event and sends it only when someone listens (an event nobody receives is never
+  /// built: a status costs more than the rest of a 304); `event` may decline with nil. Every
+  /// in-process subscriber that fell behind then gets `snapshot()` (see ``resync(_:)``).
+  func publish(_ event: () -> EngineEvent?, resync snapshot: () -> EngineSnapshot) {
+    guard hasSubscribers, let event = event() else { return }
+    if publish(event) { resync(snapshot()) }
   }
 
   /// Sends an event to every subscriber (into the batch for the watchers). Returns true when
@@ -215,8 +233,10 @@ final class EventHub: Sendable {
     }
   }
 
-  /// Ends every stream (a watcher's after what it has queued).
+  /// Ends every stream (a watcher's after what it has queued), and every one made after this
+  /// after its snapshot.
   func finishAll() {
+    finished.store(true, ordering: .releasing)
     let all = subscribers.withLock { subs -> [Subscriber] in
       defer { subs.removeAll() }
       return Array(subs.values)

@@ -39,10 +39,7 @@ extension AssetFetcher {
     let sink = try await fetchToPartial(request, in: scratch)
     defer { sink.discard() }
     do {
-      let data = try sink.withPartial {
-        try FileDigest.readAll(try $0.descriptor(), path: $0.path)
-      }
-      return [UInt8](data)
+      return [UInt8](try sink.readBody())
     } catch {
       throw FetchError(.storage, "reading the downloaded body failed: \(error)")
     }

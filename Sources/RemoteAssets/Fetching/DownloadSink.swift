@@ -305,6 +305,15 @@ public final class DownloadSink: Sendable {
     return try state.withLock { try body($0.partial) }
   }
 
+  /// The bytes written, read back into memory: for small bodies only (a manifest, signed
+  /// metadata). Empty when nothing was written (a 304 creates no file, and none is made here).
+  func readBody() throws -> Data {
+    try withPartial { partial in
+      partial.bytesWritten == 0
+        ? Data() : try FileDigest.readAll(try partial.descriptor(), path: partial.path)
+    }
+  }
+
   private static func progress(_ s: inout State, now: ContinuousClock.Instant) -> TransferProgress {
     s.rateSamples.append((now, s.partial.bytesWritten))
     s.rateSamples.removeAll { now - $0.0 > .seconds(3) }

@@ -18,4 +18,10 @@ extension CacheStore {
     let name = "\(owner).\(UInt64.random(in: 0...UInt64.max)).part"
     return PartialFile(folder: tmp, deferredName: name)
   }
+
+  /// The resume journal of asset `id` for `remote` in `tmp/`, or nil on a read-only cache.
+  func resumeJournal(_ id: String, remote: URL) -> ResumeJournal? {
+    guard let tmp = tmpFolder, !isReadOnly else { return nil }
+    return ResumeJournal(folder: tmp, id: id, url: remote.absoluteString)
+  }
 }
