@@ -60,7 +60,7 @@ extension AssetEngine {
   private func performRefresh(_ id: String, manual: Bool) async -> RefreshOutcome {
     let essential = core.records[id]?.definition.essential ?? false
     await limiter.acquire(essential: essential)
-    defer { Task { await limiter.release(essential: essential) } }
+    defer { limiter.release(essential: essential) }
     // Read after the wait: the manifest may have changed the URL, size or hash meanwhile.
     let standing = await standingRejections(id)
     core.records[id]?.attemptStartedAt = ContinuousClock.now
