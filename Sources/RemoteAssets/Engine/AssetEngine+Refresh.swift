@@ -166,12 +166,12 @@ extension AssetEngine {
   func runRefresh(
     _ id: String, _ actions: [RefreshAction], in transfer: RefreshTransfer?
   ) async throws -> RefreshOutcome {
-    var queue = actions[...]
     var outcome = RefreshOutcome.notModified
-    while let action = queue.popFirst() {
+    try await drive(actions) { action, queue in
       switch action {
       case .fetch(let attempt):
-        return await download(id, attempt)
+        outcome = await download(id, attempt)
+        queue = []  // the attempt's own actions ran inside the download
       case .change(let change):
         change.apply(to: &core.records[id])
       case .publishChange:
@@ -213,7 +213,8 @@ extension AssetEngine {
       case .finish(let finished, let detail):
         outcome = finishAttempt(id, outcome: finished, detail: detail)
       case .reply(let reply):
-        return reply
+        outcome = reply
+        queue = []  // nothing after a reply is performed
       }
     }
     return outcome

@@ -50,7 +50,7 @@ extension AssetEngine {
     let (tick, manifestDue) = core.tick(at: now, followsTargets: configuration.followsTargets)
     for line in tick.logs { log(line.assetID, line.level, line.message) }
     await expireProbations(at: ClockReading(wall: now, uptime: clock.uptime()))
-    for action in tick.actions {
+    await drive(tick.actions) { action in
       switch action {
       case .reloadExternalChanges:
         core.external.isLooking = true
@@ -72,6 +72,7 @@ extension AssetEngine {
         for id in scan.due { startRefresh(id, manual: false) }
         core.scheduler.scanned(scan, at: now)
       }
+      return []  // the housekeeping runs in tasks of its own; nothing is fed back
     }
     return core.scheduler.sleep(
       at: now, paused: core.lifecycle.paused,

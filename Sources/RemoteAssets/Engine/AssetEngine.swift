@@ -231,9 +231,17 @@ public actor AssetEngine {
   func drive<Action: Sendable>(
     _ actions: [Action], _ perform: (Action) async throws -> [Action]
   ) async rethrows {
+    try await drive(actions) { action, rest in rest = try await perform(action)[...] + rest }
+  }
+
+  /// ``drive(_:_:)`` where performing an action may replace the rest (`rest`): a core that
+  /// decides what follows a failure from what was still to come, or an action that ends the run.
+  func drive<Action: Sendable>(
+    _ actions: [Action], replacing perform: (Action, inout ArraySlice<Action>) async throws -> Void
+  ) async rethrows {
     var queue = actions[...]
     while let action = queue.popFirst() {
-      queue = try await perform(action)[...] + queue
+      try await perform(action, &queue)
     }
   }
 
