@@ -277,6 +277,7 @@ for asset in config["assets"]:
     asset["remote"] = asset["remote"].replace(base, h2base)
 json.dump(config, open(dst, "w"))
 PY
+  [ -z "${BASE_BIN:-}" ] || base_config h2
   # `next` resets per-transfer options: each transfer names the CA and HTTP/2 itself.
   for f in curl curl304; do
     sed -e "s#$BASE#$H2BASE#" -e "/^url = /a cacert = \"$WORK/pki/ca.pem\"\nhttp2" \
@@ -296,20 +297,28 @@ h2_measure() {
 
 if has h2sync || has h2revalidate; then h2_setup; fi
 
-# One h2 case: RUNS runs of assetwatch and curl with CURLFILE (each run after PREPARE), then
-# the medians' row LABEL and the row SHORT: the connections each client opened per run.
+# One h2 case: RUNS runs of assetwatch (and BASE_BIN, in turn) and curl with CURLFILE (each
+# run after PREPARE), then the medians' row LABEL and the row SHORT: the connections each
+# client opened per run.
 h2_case() { # LABEL SHORT CURLFILE PREPARE
-  local A=() C=() AN="" CN="" AP="" CP="" t n p a c
-  for _ in $(seq 1 "$RUNS"); do
+  local A=() B=() C=() AN="" CN="" AP="" CP="" t n p a c run which
+  for run in $(seq 1 "$RUNS"); do
     $4
-    read -r t n p < <(h2_measure "$BIN" refresh --config "$WORK/h2.json"); A+=("$t"); AN+=" $n"; AP=$p
+    for which in $(turns "$run"); do
+      if [ "$which" = new ]; then
+        read -r t n p < <(h2_measure "$BIN" refresh --config "$WORK/h2.json"); A+=("$t"); AN+=" $n"; AP=$p
+      else
+        read -r t _ _ < <(h2_measure "$BASE_BIN" refresh --config "$WORK/h2-base.json"); B+=("$t")
+      fi
+    done
     read -r t n p < <(h2_measure "${H2CURL[@]}" -K "$WORK/$3"); C+=("$t"); CN+=" $n"; CP=$p
   done
   a=$(median "${A[@]}"); c=$(median "${C[@]}")
   row "$1" "${a}s vs ${c}s" "$(ratio "$a" "$c")x"
+  [ -z "${BASE_BIN:-}" ] || base_row "$2" "$a" "$(median "${B[@]}")" s
   row "$2: connections per run, protocol" "aw${AN} ($AP) vs curl${CN} ($CP)" "-"
 }
-h2_fresh_cache() { rm -rf "$WORK/cache-h2"; }
+h2_fresh_cache() { rm -rf "$WORK/cache-h2" "$WORK/cache-h2-base"; }
 
 if has h2sync; then
   h2_case "h2 first sync, 1,000 vs curl --http2 --parallel" "h2 first sync" h2.curl h2_fresh_cache
@@ -317,6 +326,9 @@ fi
 
 if has h2revalidate; then
   [ -d "$WORK/cache-h2" ] || "$BIN" refresh --config "$WORK/h2.json" >/dev/null
+  if [ -n "${BASE_BIN:-}" ] && [ ! -d "$WORK/cache-h2-base" ]; then
+    "$BASE_BIN" refresh --config "$WORK/h2-base.json" >/dev/null
+  fi
   h2_case "h2 revalidate 1,000 (304) vs curl --http2" "h2 revalidate" h2.curl304 true
 fi
 

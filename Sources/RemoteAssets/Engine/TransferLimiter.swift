@@ -23,23 +23,22 @@ final class TransferLimiter: Sendable {
   /// Waits for a transfer slot in the asset's lane (returns at once while one is free).
   func acquire(essential: Bool = false) async {
     let lane = essential ? 1 : 0
-    let took = lanes.withLock { lanes in
-      guard lanes[lane].running < limit else { return false }
-      lanes[lane].running += 1
-      return true
-    }
-    if took { return }
+    if take(lane, orQueue: nil) { return }
     await withCheckedContinuation { waiter in
       // Looked at again under the lock: a slot given back since is taken now, not waited for.
-      let waiting = lanes.withLock { lanes in
-        guard lanes[lane].running >= limit else {
-          lanes[lane].running += 1
-          return false
-        }
-        lanes[lane].waiters.append(waiter)
-        return true
+      if take(lane, orQueue: waiter) { waiter.resume() }
+    }
+  }
+
+  /// Takes a free slot of `lane` (true), or queues `waiter` behind the lane's others.
+  private func take(_ lane: Int, orQueue waiter: CheckedContinuation<Void, Never>?) -> Bool {
+    lanes.withLock { lanes in
+      guard lanes[lane].running < limit else {
+        if let waiter { lanes[lane].waiters.append(waiter) }
+        return false
       }
-      if !waiting { waiter.resume() }
+      lanes[lane].running += 1
+      return true
     }
   }
 
