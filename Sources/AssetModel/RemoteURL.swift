@@ -166,7 +166,7 @@ package struct RemoteURL: Sendable, Hashable, CustomStringConvertible {
 
     // What the client will parse must be what was checked.
     guard let parsed = URL(string: absoluteString), let parsedHost = parsed.host,
-      parsedHost.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]")) == host,
+      parsedHost.lowercased().trimmingBrackets() == host,
       parsed.port == explicitPort, parsed.scheme?.lowercased() == scheme.rawValue
     else { throw RemoteURLError(.malformed) }
   }
@@ -176,7 +176,7 @@ package struct RemoteURL: Sendable, Hashable, CustomStringConvertible {
   ///
   /// - Throws: ``RemoteURLError`` when the result is not a usable URL.
   package init(resolving reference: String, against base: RemoteURL) throws(RemoteURLError) {
-    let trimmed = reference.trimmingCharacters(in: .whitespaces)
+    let trimmed = reference.trimmingWhitespace()
     guard !trimmed.isEmpty else { throw RemoteURLError(.empty) }
     guard trimmed.utf8.count <= Self.maximumLength else {
       throw RemoteURLError(.tooLong(trimmed.utf8.count))
@@ -202,7 +202,7 @@ package struct RemoteURL: Sendable, Hashable, CustomStringConvertible {
   /// Whether `host` is loopback: `localhost`, `::1`, or an IPv4 literal in 127.0.0.0/8 (exactly
   /// four decimal octets, so not `127.evil.example`). Brackets around an IPv6 literal are ignored.
   package static func isLoopback(host: String) -> Bool {
-    let h = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+    let h = host.lowercased().trimmingBrackets()
     if h == "localhost" || h == "::1" || h == "0:0:0:0:0:0:0:1" { return true }
     let octets = h.split(separator: ".", omittingEmptySubsequences: false)
     guard octets.count == 4, octets[0] == "127" else { return false }

@@ -1,3 +1,4 @@
+import AssetModel
 import Foundation
 
 /// Parsers for the config file's value syntaxes: durations, sizes, ids, `${ENV}` templates, hosts.
@@ -9,7 +10,7 @@ package enum ConfigValues {
   /// (see ``ConfigLimits``).
   public static func duration(_ text: String) -> TimeInterval? {
     let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86400)]
-    let t = text.trimmingCharacters(in: .whitespaces)
+    let t = text.trimmingWhitespace()
     for (suffix, factor) in units where t.hasSuffix(suffix) {
       // "5ms" also ends in "s": only accept if the remainder is a plain number.
       if let v = decimal(t.dropLast(suffix.count)) {
@@ -29,9 +30,9 @@ package enum ConfigValues {
       ("KiB", 1024), ("MiB", 1_048_576), ("GiB", 1_073_741_824), ("TiB", 1_099_511_627_776),
       ("KB", 1e3), ("MB", 1e6), ("GB", 1e9), ("B", 1),
     ]
-    let t = text.trimmingCharacters(in: .whitespaces)
+    let t = text.trimmingWhitespace()
     for (suffix, factor) in units where t.hasSuffix(suffix) {
-      if let v = decimal(t.dropLast(suffix.count).trimmingCharacters(in: .whitespaces)[...]) {
+      if let v = decimal(String(t.dropLast(suffix.count)).trimmingWhitespace()[...]) {
         return wholeBytes(v * factor)
       }
     }

@@ -43,6 +43,8 @@ package final class HTTPFetcher: AssetFetcher {
   /// window; also the rate the overall deadline allows for the body.
   public let minimumBytesPerSecond: Int64
   static let maxRedirects = 5
+  /// Stops a transfer past its overall deadline or below the minimum throughput.
+  let watch: TransferWatch
 
   /// Creates a fetcher; its HTTP clients are made when first needed. Call ``shutdown()`` when
   /// done.
@@ -69,9 +71,13 @@ package final class HTTPFetcher: AssetFetcher {
     // A refused connection should fail now (offline start, origin down) rather than be retried
     // until the deadline; the engine's scheduler owns retries, with backoff.
     configuration.connectionPool.retryConnectionEstablishment = false
+    // No spans: the client would otherwise take the process's global tracer (a no-op unless
+    // the app bootstraps one) and, for every request, cast it back and open a span on it.
+    configuration.tracing.tracer = nil
     self.clients = HTTPClientPool(base: configuration)
     self.proxyEnvironment = ProxyEnvironment(environment)
     self.minimumBytesPerSecond = minimumBytesPerSecond
+    self.watch = TransferWatch(minimumBytesPerSecond: minimumBytesPerSecond)
   }
 
   /// Shuts every HTTP client down.
@@ -93,44 +99,23 @@ package final class HTTPFetcher: AssetFetcher {
   {
     let redactor = SecretRedactor(headers: request.headers)
     let deadline = TransferDeadline(for: request, minimumBytesPerSecond: minimumBytesPerSecond)
-    do {
-      return try await withThrowingTaskGroup(of: FetchResponse?.self) { group in
-        group.addTask {
-          try await self.followRedirects(
-            request, sink: sink, deadline: deadline, redactor: redactor)
-        }
-        group.addTask {
-          try await self.watchdog(sink: sink, timeout: request.timeout, deadline: deadline)
-          return nil
-        }
-        defer { group.cancelAll() }
-        while let result = try await group.next() {
-          if let result { return result }
-        }
-        throw FetchError(.network, "the transfer ended without a result")
-      }
-    } catch {
-      throw Self.translate(error, phase: "fetching", redactor: redactor)
+    // The transfer runs in a task of its own so that the fetcher's one watch can stop it.
+    let transfer = Task {
+      try await self.followRedirects(request, sink: sink, deadline: deadline, redactor: redactor)
     }
-  }
-
-  /// Abandons a body that keeps less than the minimum throughput over each `timeout` window, and
-  /// any transfer past its overall deadline.
-  private func watchdog(sink: DownloadSink, timeout: TimeInterval, deadline: TransferDeadline)
-    async throws
-  {
-    let seconds = TransferDeadline.clampSeconds(timeout)
-    let window = TransferDeadline.duration(max(seconds, 0.2))
-    let minimum = max(1, Int64(min(Double(minimumBytesPerSecond) * seconds, 1e15)))
-    while true {
-      try await Task.sleep(for: .milliseconds(100))
-      if let reason = deadline.exceededReason() {
-        throw FetchError(.timedOut, reason)
+    let watched = watch.start(
+      sink: sink, deadline: deadline, timeout: request.timeout, cancel: { transfer.cancel() })
+    do {
+      let response = try await withTaskCancellationHandler {
+        try await transfer.value
+      } onCancel: {
+        transfer.cancel()
       }
-      if let reason = sink.stallReason(window: window, minimumBytes: minimum) {
-        throw FetchError(
-          .timedOut, "\(reason), below the minimum \(minimumBytesPerSecond) bytes/s")
-      }
+      _ = watch.end(watched)
+      return response
+    } catch {
+      if let reason = watch.end(watched) { throw FetchError(.timedOut, reason) }
+      throw Self.translate(error, phase: "fetching", redactor: redactor)
     }
   }
 
@@ -294,8 +279,7 @@ package final class HTTPFetcher: AssetFetcher {
       // Read the (empty) body to its end: a response dropped before the client saw its end is
       // cancelled, and the cancel closes the connection; a thousand revalidations would then
       // open hundreds of connections instead of reusing eight.
-      await Self.drain(
-        response.body, upTo: Self.errorSnippetBytes, within: Self.unusedBodyTime(request.timeout))
+      await Self.drainNoBody(response, within: Self.unusedBodyTime(request.timeout))
       return .done(.notModified(metadata))
     case 301, 302, 303, 307, 308:
       guard let location = headers.first(name: "Location") else {
@@ -543,6 +527,19 @@ package final class HTTPFetcher: AssetFetcher {
     _ body: HTTPClientResponse.Body, upTo limit: Int, within seconds: TimeInterval
   ) async {
     _ = await readPrefix(body, upTo: limit, within: seconds)
+  }
+
+  /// Reads to its end the body of a response that has none by its status (a 304). Over HTTP/1.x
+  /// the parser ends such a body with its head (RFC 9112, 6.3: whatever headers say), so no
+  /// timer is set for it, and the transfer's overall deadline still bounds the read; over HTTP/2
+  /// the end is the server's `END_STREAM`, which a server may withhold: read as ``drain``.
+  static func drainNoBody(_ response: HTTPClientResponse, within seconds: TimeInterval) async {
+    guard response.version.major == 1 else {
+      return await drain(response.body, upTo: errorSnippetBytes, within: seconds)
+    }
+    do {
+      for try await _ in response.body {}
+    } catch {}
   }
 
   /// The first `limit` bytes of `body`, read until more than `limit` bytes arrived, the body

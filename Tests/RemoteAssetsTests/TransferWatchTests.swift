@@ -1,0 +1,101 @@
+import AssetWatchTestKit
+import Foundation
+import Synchronization
+import Testing
+
+@testable import RemoteAssets
+
+/// The fetcher's one watchdog: it cancels a transfer past its overall deadline or below the
+/// minimum throughput, says why, leaves a transfer that ends in time alone, and stops when no
+/// transfer is left (an idle fetcher has no timer).
+@Suite(.timeLimit(.minutes(1))) struct TransferWatchTests {
+  /// Counts the cancellations of one transfer and lets a test wait for the first.
+  final class Cancellation: Sendable {
+    private let count = Mutex(0)
+    let stream: AsyncStream<Void>
+    private let continuation: AsyncStream<Void>.Continuation
+
+    init() {
+      (stream, continuation) = AsyncStream.makeStream()
+    }
+
+    func cancel() {
+      count.withLock { $0 += 1 }
+      continuation.yield()
+    }
+
+    var times: Int { count.withLock { $0 } }
+
+    func first() async {
+      var iterator = stream.makeAsyncIterator()
+      _ = await iterator.next()
+    }
+  }
+
+  /// Waits until `condition` holds, for at most 10 s (a loaded machine), checking each 10 ms.
+  static func eventually(_ condition: () -> Bool) async throws -> Bool {
+    let deadline = ContinuousClock.now + .seconds(10)
+    while !condition() {
+      if ContinuousClock.now > deadline { return false }
+      try await Task.sleep(for: .milliseconds(10))
+    }
+    return true
+  }
+
+  @Test func aTransferPastItsDeadlineIsCancelledWithTheReason() async throws {
+    try await withTemporaryDirectory { (dir: TemporaryDirectory) in
+      let sink = try makeSink(in: dir.url, maxBytes: 1000, expectedSize: nil)
+      defer { sink.discard() }
+      let watch = TransferWatch(minimumBytesPerSecond: 1_000_000, interval: .milliseconds(10))
+      // Allowed 0.05 s + 1,000 bytes at 1 MB/s: 0.051 s.
+      let deadline = TransferDeadline(timeout: 0.05, bytes: 1000, minimumBytesPerSecond: 1_000_000)
+      let cancellation = Cancellation()
+      let id = watch.start(
+        sink: sink, deadline: deadline, timeout: 0.05, cancel: { cancellation.cancel() })
+      await cancellation.first()
+      let reason = try #require(watch.end(id))
+      #expect(reason.contains("overall deadline"), "\(reason)")
+      #expect(try await Self.eventually { !watch.counts().watching }, "the watch stops when idle")
+      #expect(cancellation.times == 1)
+    }
+  }
+
+  @Test func aBodyBelowTheMinimumThroughputIsCancelledAsAStall() async throws {
+    try await withTemporaryDirectory { (dir: TemporaryDirectory) in
+      let sink = try makeSink(in: dir.url, maxBytes: 1 << 30, expectedSize: nil)
+      defer { sink.discard() }
+      let watch = TransferWatch(minimumBytesPerSecond: 1000, interval: .milliseconds(10))
+      // An overall deadline far away (1 GiB at 1 KB/s): only the throughput rule can fire.
+      let deadline = TransferDeadline(timeout: 0.2, bytes: 1 << 30, minimumBytesPerSecond: 1000)
+      try sink.announce(totalBytes: nil)
+      try sink.write(Data(repeating: 7, count: 10))
+      let cancellation = Cancellation()
+      let id = watch.start(
+        sink: sink, deadline: deadline, timeout: 0.2, cancel: { cancellation.cancel() })
+      await cancellation.first()
+      let reason = try #require(watch.end(id))
+      #expect(reason.contains("stalled") && reason.contains("below the minimum 1000 bytes/s"))
+    }
+  }
+
+  @Test func aTransferThatEndsInTimeIsLeftAloneAndTheWatchStops() async throws {
+    try await withTemporaryDirectory { (dir: TemporaryDirectory) in
+      let sink = try makeSink(in: dir.url, maxBytes: 1000, expectedSize: nil)
+      defer { sink.discard() }
+      let watch = TransferWatch(minimumBytesPerSecond: 1, interval: .milliseconds(10))
+      let deadline = TransferDeadline(timeout: 3600, bytes: 1000, minimumBytesPerSecond: 1)
+      let cancellation = Cancellation()
+      let id = watch.start(
+        sink: sink, deadline: deadline, timeout: 3600, cancel: { cancellation.cancel() })
+      #expect(watch.counts().watched == 1 && watch.counts().watching)
+      #expect(watch.end(id) == nil)
+      #expect(try await Self.eventually { !watch.counts().watching })
+      #expect(cancellation.times == 0)
+      // A new transfer starts the watch again.
+      let again = watch.start(
+        sink: sink, deadline: deadline, timeout: 3600, cancel: { cancellation.cancel() })
+      #expect(watch.counts().watching)
+      _ = watch.end(again)
+    }
+  }
+}
