@@ -131,7 +131,18 @@ private final class JSONNode {
     switch value {
     case let string as String: return JSONEscape.quoted(string, .output)
     case let bool as Bool: return bool ? "true" : "false"
-    case let integer as any BinaryInteger: return "\(integer)"
+    // The integer types by name: a cast to `any BinaryInteger` looked up the conformance of
+    // every value that is not a primitive (each struct, array and optional of a status).
+    case let integer as Int: return String(integer)
+    case let integer as Int64: return String(integer)
+    case let integer as UInt64: return String(integer)
+    case let integer as Int32: return String(integer)
+    case let integer as UInt32: return String(integer)
+    case let integer as UInt: return String(integer)
+    case let integer as Int16: return String(integer)
+    case let integer as UInt16: return String(integer)
+    case let integer as Int8: return String(integer)
+    case let integer as UInt8: return String(integer)
     case let number as Double: return try finite(number, number.isFinite, codingPath)
     case let number as Float: return try finite(number, number.isFinite, codingPath)
     default: return nil

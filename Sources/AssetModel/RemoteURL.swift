@@ -55,8 +55,15 @@ package struct RemoteURL: Sendable, Hashable, CustomStringConvertible {
 
   /// The URL without user info or fragment, in the form handed to the HTTP client.
   package var absoluteString: String {
-    var text = scheme.rawValue + "://" + (isIPv6Literal ? "[" + host + "]" : host)
-    if let explicitPort { text += ":" + String(explicitPort) }
+    Self.text(scheme, host, explicitPort, pathAndQuery)
+  }
+
+  /// `scheme://host[:port]pathAndQuery`, an IPv6 literal host in brackets.
+  private static func text(_ scheme: Scheme, _ host: String, _ port: Int?, _ pathAndQuery: String)
+    -> String
+  {
+    var text = scheme.rawValue + "://" + (host.contains(":") ? "[" + host + "]" : host)
+    if let port { text += ":" + String(port) }
     return text + pathAndQuery
   }
 
@@ -65,11 +72,9 @@ package struct RemoteURL: Sendable, Hashable, CustomStringConvertible {
     scheme.rawValue + "://" + (isIPv6Literal ? "[" + host + "]" : host) + ":" + String(port)
   }
 
-  /// Foundation's view of the same URL.
-  package var url: URL {
-    // `init` proved that Foundation parses `absoluteString` to the same host and port.
-    URL(string: absoluteString)!
-  }
+  /// Foundation's view of the same URL: the parse of ``absoluteString`` that `init` proved has
+  /// the same scheme, host and port, kept rather than made again for each use.
+  package let url: URL
 
   package var description: String { absoluteString }
 
@@ -165,10 +170,11 @@ package struct RemoteURL: Sendable, Hashable, CustomStringConvertible {
     self.userInfo = userInfo
 
     // What the client will parse must be what was checked.
-    guard let parsed = URL(string: absoluteString), let parsedHost = parsed.host,
-      parsedHost.lowercased().trimmingBrackets() == host,
+    guard let parsed = URL(string: Self.text(scheme, host, port, pathAndQuery)),
+      let parsedHost = parsed.host, parsedHost.lowercased().trimmingBrackets() == host,
       parsed.port == explicitPort, parsed.scheme?.lowercased() == scheme.rawValue
     else { throw RemoteURLError(.malformed) }
+    self.url = parsed
   }
 
   /// Resolves `reference` (a redirect's `Location`, a manifest's relative `url`) against `base`

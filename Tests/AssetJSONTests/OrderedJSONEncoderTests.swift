@@ -27,6 +27,22 @@ import Testing
     }
   }
 
+  /// Every standard integer type is a number literal, its extremes included (they are matched by
+  /// name, not through `any BinaryInteger`).
+  @Test func everyIntegerTypeIsItsDigits() throws {
+    let encoder = OrderedJSONEncoder()
+    #expect(try encoder.encode([Int.min, Int.max]) == "[\n  \(Int.min),\n  \(Int.max)\n]")
+    #expect(try encoder.encode([UInt64.max]) == "[\n  18446744073709551615\n]")
+    #expect(try encoder.encode([Int8.min]) == "[\n  -128\n]")
+    #expect(try encoder.encode([UInt8.max]) == "[\n  255\n]")
+    #expect(try encoder.encode([Int16.min]) == "[\n  -32768\n]")
+    #expect(try encoder.encode([UInt16.max]) == "[\n  65535\n]")
+    #expect(try encoder.encode([Int32.min]) == "[\n  -2147483648\n]")
+    #expect(try encoder.encode([UInt32.max]) == "[\n  4294967295\n]")
+    #expect(try encoder.encode([Int64.min]) == "[\n  -9223372036854775808\n]")
+    #expect(try encoder.encode([UInt.max]) == "[\n  18446744073709551615\n]")
+  }
+
   @Test func membersKeepTheirOrder() throws {
     let text = try OrderedJSONEncoder().encode(Row())
     #expect(

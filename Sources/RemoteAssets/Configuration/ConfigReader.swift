@@ -497,7 +497,8 @@ struct ConfigReader {
       return resolvePath(String(text.dropFirst("file://".count)))
     }
     do {
-      let url = try RemoteURLPolicy.accept(text, allowInsecure: allowInsecure)
+      // Through the fetchers' table: a refresh of this URL then finds it parsed and checked.
+      let url = try AcceptedURLs.shared.accept(text, allowInsecure: allowInsecure)
       guard url.userInfo == nil else {
         problem(
           path, value,
