@@ -278,13 +278,27 @@ final class DirectoryHandle: Sendable {
     defer { closedir(dir) }
     var names: [(String, Bool)] = []
     while let item = readdir(dir) {
-      let name = withUnsafeBytes(of: item.pointee.d_name) { raw in
-        String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-      }
-      if name == "." || name == ".." { continue }
-      names.append((name, item.pointee.d_type == UInt8(DT_REG)))
+      let entry = Self.entry(item)
+      if entry.name == "." || entry.name == ".." { continue }
+      names.append(entry)
     }
     return names
+  }
+
+  /// The name of a `readdir` entry, read in place as the C string it is, and whether it is a
+  /// regular file (its type byte, read in place too).
+  ///
+  /// Not `item.pointee.d_name`: that copies the whole declared `char[256]`, but the kernel packs
+  /// entries by their length (`d_reclen`), so the copy of a short name read past the entry, and
+  /// for the last entry of `readdir`'s buffer past the buffer itself: a crash (SIGSEGV) when the
+  /// next page is not mapped, which listing a folder of 3,000 entries met.
+  static func entry(_ item: UnsafeMutablePointer<dirent>) -> (name: String, isFile: Bool) {
+    let raw = UnsafeRawPointer(item)
+    let start = (raw + MemoryLayout<dirent>.offset(of: \dirent.d_name)!)
+      .assumingMemoryBound(to: CChar.self)
+    let type = raw.load(
+      fromByteOffset: MemoryLayout<dirent>.offset(of: \dirent.d_type)!, as: UInt8.self)
+    return (String(cString: start), type == UInt8(DT_REG))
   }
 
   /// Whether the process may create files here (false on a read-only mount or folder).
