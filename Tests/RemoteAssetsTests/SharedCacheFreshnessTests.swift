@@ -32,13 +32,16 @@ import Testing
         let checked = try #require(await a.status("flags")?.checkedAt)
         #expect(checked == start + 5)
 
-        // The journal is written at the next tick (polled, with a deadline for a loaded machine;
-        // with the old 30 s rhythm and a clock that stands still it is never written).
+        // The journal is written at the next tick after the check (polled, with a deadline for
+        // a loaded machine; with the old 30 s rhythm it was not written within seconds). The
+        // clock moves on a second at a time: the tick that `advance(by: 5)` woke may have come
+        // before the check ended, and a clock that then stood still would never tick again.
         let store = try CacheStore(root: dir.cache)
         let deadline = ContinuousClock.now + .seconds(10)
         while FreshnessJournal.read(store)["flags"]?.checkedAt != checked,
           ContinuousClock.now < deadline
         {
+          clock.advance(by: 1)
           try await Task.sleep(for: .milliseconds(10))
         }
         try await withEngine([asset], cache: dir.cache, fetchers: []) { b in

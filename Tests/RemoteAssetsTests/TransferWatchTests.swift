@@ -42,40 +42,44 @@ import Testing
     return true
   }
 
-  @Test func aTransferPastItsDeadlineIsCancelledWithTheReason() async throws {
+  /// Watches one transfer into a new sink (made ready by `prepare`) with a deadline of
+  /// `timeout` + `bytes` at `rate`, waits until the watch cancels it, and returns why, the watch
+  /// and how many times the transfer was cancelled.
+  static func cancelled(
+    timeout: Double, bytes: Int64, rate: Int64,
+    prepare: (DownloadSink) throws -> Void = { _ in }
+  ) async throws -> (reason: String?, watch: TransferWatch, times: Int) {
     try await withTemporaryDirectory { (dir: TemporaryDirectory) in
-      let sink = try makeSink(in: dir.url, maxBytes: 1000, expectedSize: nil)
+      let sink = try makeSink(in: dir.url, maxBytes: bytes, expectedSize: nil)
       defer { sink.discard() }
-      let watch = TransferWatch(minimumBytesPerSecond: 1_000_000, interval: .milliseconds(10))
-      // Allowed 0.05 s + 1,000 bytes at 1 MB/s: 0.051 s.
-      let deadline = TransferDeadline(timeout: 0.05, bytes: 1000, minimumBytesPerSecond: 1_000_000)
+      try prepare(sink)
+      let watch = TransferWatch(minimumBytesPerSecond: rate, interval: .milliseconds(10))
+      let deadline = TransferDeadline(timeout: timeout, bytes: bytes, minimumBytesPerSecond: rate)
       let cancellation = Cancellation()
       let id = watch.start(
-        sink: sink, deadline: deadline, timeout: 0.05, cancel: { cancellation.cancel() })
+        sink: sink, deadline: deadline, timeout: timeout, cancel: { cancellation.cancel() })
       await cancellation.first()
-      let reason = try #require(watch.end(id))
-      #expect(reason.contains("overall deadline"), "\(reason)")
-      #expect(try await Self.eventually { !watch.counts().watching }, "the watch stops when idle")
-      #expect(cancellation.times == 1)
+      return (watch.end(id), watch, cancellation.times)
     }
   }
 
+  @Test func aTransferPastItsDeadlineIsCancelledWithTheReason() async throws {
+    // Allowed 0.05 s + 1,000 bytes at 1 MB/s: 0.051 s.
+    let result = try await Self.cancelled(timeout: 0.05, bytes: 1000, rate: 1_000_000)
+    let reason = try #require(result.reason)
+    #expect(reason.contains("overall deadline"), "\(reason)")
+    #expect(try await Self.eventually { !result.watch.counts().watching }, "it stops when idle")
+    #expect(result.times == 1)
+  }
+
   @Test func aBodyBelowTheMinimumThroughputIsCancelledAsAStall() async throws {
-    try await withTemporaryDirectory { (dir: TemporaryDirectory) in
-      let sink = try makeSink(in: dir.url, maxBytes: 1 << 30, expectedSize: nil)
-      defer { sink.discard() }
-      let watch = TransferWatch(minimumBytesPerSecond: 1000, interval: .milliseconds(10))
-      // An overall deadline far away (1 GiB at 1 KB/s): only the throughput rule can fire.
-      let deadline = TransferDeadline(timeout: 0.2, bytes: 1 << 30, minimumBytesPerSecond: 1000)
+    // An overall deadline far away (1 GiB at 1 KB/s): only the throughput rule can fire.
+    let result = try await Self.cancelled(timeout: 0.2, bytes: 1 << 30, rate: 1000) { sink in
       try sink.announce(totalBytes: nil)
       try sink.write(Data(repeating: 7, count: 10))
-      let cancellation = Cancellation()
-      let id = watch.start(
-        sink: sink, deadline: deadline, timeout: 0.2, cancel: { cancellation.cancel() })
-      await cancellation.first()
-      let reason = try #require(watch.end(id))
-      #expect(reason.contains("stalled") && reason.contains("below the minimum 1000 bytes/s"))
     }
+    let reason = try #require(result.reason)
+    #expect(reason.contains("stalled") && reason.contains("below the minimum 1000 bytes/s"))
   }
 
   @Test func aTransferThatEndsInTimeIsLeftAloneAndTheWatchStops() async throws {

@@ -150,9 +150,12 @@ public actor AssetEngine {
       only: ids, batchSize: batchSize, sweeping: sweeping, folder: folder)
     for line in plan.notices { log(line.assetID, line.level, line.message) }
     let store = self.store
-    let notes = await Self.offActor { FreshnessJournal.read(store) }
-    for batch in plan.batches {
-      let loads = await readFromDisk(batch)
+    // The journal is read alongside the first batch, and each batch as the one before it is
+    // taken in here: the disk and the actor work side by side.
+    let journal = Task.detached { await Self.offActor { FreshnessJournal.read(store) } }
+    for (batch, reading) in BatchReads(plan.batches, read: startReading) {
+      let loads = await reading.value
+      let notes = await journal.value
       let rewrites = takeLoads(Array(zip(batch, loads))) {
         self.core.applyFreshness(notes[$0], to: $0)
       }
@@ -167,6 +170,7 @@ public actor AssetEngine {
     await loadStoredManifest()
     await loadRollouts()
     // Assets only the stored manifest names were read just now: their freshness too.
+    let notes = await journal.value
     for id in core.order.dropFirst(plan.order.count) { core.applyFreshness(notes[id], to: id) }
     await budgetAtStart(sweeps: plan.sweeps)
     // Whoever subscribed before the load saw no assets: the loaded whole supersedes that.
@@ -202,10 +206,28 @@ public actor AssetEngine {
   /// How many assets a plain start reads per trip off the actor.
   static let loadBatchSize = 512
 
+  /// Starts reading the assets' files (``readFromDisk(_:)``) in a task of its own, which runs
+  /// as the actor does other work.
+  private func startReading(_ ids: [String]) -> Task<[DiskLoad], Never> {
+    let inputs = diskInputs(ids)
+    let store = self.store
+    return Task.detached { await Self.read(inputs, store: store) }
+  }
+
+  /// What reading each asset's files needs: its id and bundled copy.
+  private func diskInputs(_ ids: [String]) -> [(id: String, bundled: BundledSource?)] {
+    ids.map { (id: $0, bundled: core.records[$0]?.definition.bundled) }
+  }
+
   /// Reads the assets' files off the actor, split across the I/O pool's threads.
   func readFromDisk(_ ids: [String]) async -> [DiskLoad] {
-    let inputs = ids.map { (id: $0, bundled: core.records[$0]?.definition.bundled) }
-    let store = self.store
+    await Self.read(diskInputs(ids), store: store)
+  }
+
+  /// Reads `inputs` with `store`, split across the I/O pool's threads, in their order.
+  private static func read(
+    _ inputs: [(id: String, bundled: BundledSource?)], store: CacheStore
+  ) async -> [DiskLoad] {
     let parts = max(1, min(System.coreCount, inputs.count / 64))
     let size = (inputs.count + parts - 1) / parts
     return await withTaskGroup(of: (Int, [DiskLoad]).self) { group in
