@@ -20,12 +20,12 @@ final class TransferWatch: Sendable {
     let minimumBytes: Int64
     /// Stops the transfer.
     let cancel: @Sendable () -> Void
+    /// Why the watch cancelled it (nil while it keeps its limits).
+    var reason: String?
   }
 
   private struct State {
     var watched: [UInt64: Watched] = [:]
-    /// Why a transfer was cancelled, until it ends.
-    var reasons: [UInt64: String] = [:]
     var nextID: UInt64 = 0
     /// Whether the watching task runs.
     var watching = false
@@ -70,10 +70,7 @@ final class TransferWatch: Sendable {
 
   /// Stops watching transfer `id`. Returns why it was cancelled, or nil when it was not.
   func end(_ id: UInt64) -> String? {
-    state.withLock { s in
-      s.watched[id] = nil
-      return s.reasons.removeValue(forKey: id)
-    }
+    state.withLock { $0.watched.removeValue(forKey: id)?.reason }
   }
 
   /// How many transfers are watched, and whether the watching task runs (for tests).
@@ -90,7 +87,7 @@ final class TransferWatch: Sendable {
           s.watching = false
           return nil
         }
-        return s.watched.filter { s.reasons[$0.key] == nil }.map { ($0.key, $0.value) }
+        return s.watched.filter { $0.value.reason == nil }.map { ($0.key, $0.value) }
       }
       guard let current else { return }
       for (id, watched) in current {
@@ -98,7 +95,7 @@ final class TransferWatch: Sendable {
         else { continue }
         let stillRunning = state.withLock { s in
           guard s.watched[id] != nil else { return false }
-          s.reasons[id] = reason
+          s.watched[id]?.reason = reason
           return true
         }
         if stillRunning { watched.cancel() }
