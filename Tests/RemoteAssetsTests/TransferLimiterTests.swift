@@ -45,6 +45,24 @@ import Testing
     #expect(limiter.counts() == (0, 0, 0))
   }
 
+  @Test func aRefreshGivesItsSlotBackOnceHoweverOftenItsTransferEnds() async {
+    let limiter = TransferLimiter(limit: 1)
+    await limiter.acquire(for: "a", essential: false)
+    let waiter = Task { await limiter.acquire(for: "b", essential: false) }
+    await Self.until { limiter.counts().waiting == 1 }
+    limiter.endTransfer(of: "a")
+    await waiter.value
+    #expect(limiter.counts() == (1, 0, 0), "the slot passed on to b")
+    limiter.endTransfer(of: "a")  // the end of a's refresh, after the end of its transfer
+    #expect(limiter.counts() == (1, 0, 0), "b's slot is not taken back")
+    await limiter.acquire(for: "c", essential: true)
+    limiter.endTransfer(of: "c")
+    #expect(limiter.counts() == (1, 0, 0), "an essential slot goes back to its own lane")
+    limiter.endTransfer(of: "b")
+    limiter.endTransfer(of: "b")
+    #expect(limiter.counts() == (0, 0, 0))
+  }
+
   @Test func anEssentialAssetNeverWaitsBehindTheOthers() async {
     let limiter = TransferLimiter(limit: 1)
     await limiter.acquire()

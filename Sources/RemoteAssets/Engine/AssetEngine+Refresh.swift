@@ -59,8 +59,12 @@ extension AssetEngine {
 
   private func performRefresh(_ id: String, manual: Bool) async -> RefreshOutcome {
     let essential = core.records[id]?.definition.essential ?? false
-    await limiter.acquire(essential: essential)
-    defer { limiter.release(essential: essential) }
+    await refreshes.acquire(essential: essential)
+    defer { refreshes.release(essential: essential) }
+    // Held for the transfer only: `download` gives it back when the bytes are in, so the next
+    // transfer starts as this one is checked and committed.
+    await limiter.acquire(for: id, essential: essential)
+    defer { limiter.endTransfer(of: id) }
     // Read after the wait: the manifest may have changed the URL, size or hash meanwhile.
     let standing = await standingRejections(id)
     core.records[id]?.attemptStartedAt = ContinuousClock.now
@@ -115,10 +119,12 @@ extension AssetEngine {
     core.records[id]?.requestedAt = clock.now()
     do {
       let (response, delta) = try await fetch(id, transfer, resumeTag: resume?.etag)
+      limiter.endTransfer(of: id)
       let actions = refreshCore.responded(
         response, delta: delta, record: core.records[id], attempt: attempt, at: clock.now())
       return try await runRefresh(id, actions, in: transfer)
     } catch {
+      limiter.endTransfer(of: id)
       let failure = RefreshCore.fetchError(error)
       let current = core.records[id]?.epoch == attempt.epoch
       // Transport trouble or quitting mid-download: keep the bytes for a Range request next
@@ -220,9 +226,9 @@ extension AssetEngine {
     return outcome
   }
 
-  /// Checks the downloaded bytes: digest, size and hash, format, the app's validator, flushed
-  /// to disk. Reading the file back and flushing it happen off the actor: events and commands
-  /// go on meanwhile. A command that overtook the refresh during the wait wins.
+  /// Checks the downloaded bytes: digest, size and hash, format, the app's validator (the
+  /// commit flushes them to disk). Reading the file back happens off the actor: events and
+  /// commands go on meanwhile. A command that overtook the refresh during the wait wins.
   private func validate(
     _ id: String, _ metadata: FetchMetadata, _ delta: DeltaStats?, in transfer: RefreshTransfer?
   ) async throws -> [RefreshAction] {

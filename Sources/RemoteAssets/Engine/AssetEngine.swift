@@ -43,6 +43,7 @@ public actor AssetEngine {
   nonisolated var committer: EntryCommitter { io.committer }
   nonisolated var fetchers: [any AssetFetcher] { io.fetchers }
   nonisolated var limiter: TransferLimiter { io.limiter }
+  nonisolated var refreshes: TransferLimiter { io.refreshes }
   nonisolated var hub: EventHub { io.hub }
   nonisolated var metrics: EngineMetrics { io.metrics }
 
@@ -89,7 +90,9 @@ public actor AssetEngine {
     self.io = EngineIO(
       store: store, committer: EntryCommitter(store: store),
       fetchers: fetchers ?? [http!, FileFetcher()], ownedHTTPFetcher: http,
-      limiter: TransferLimiter(limit: configuration.maxConcurrentTransfers), hub: EventHub(),
+      limiter: TransferLimiter(limit: configuration.maxConcurrentTransfers),
+      refreshes: TransferLimiter(
+        limit: configuration.maxConcurrentTransfers + EntryCommitter.maxGroup), hub: EventHub(),
       metrics: EngineMetrics(factory: metricsFactory ?? MetricsSystem.factory))
     self.clock = clock
     self.logger = logger

@@ -15,6 +15,11 @@ struct EngineIO: Sendable {
   let ownedHTTPFetcher: HTTPFetcher?
   /// At most `maxConcurrentTransfers` transfers at once.
   let limiter: TransferLimiter
+  /// At most `maxConcurrentTransfers` + ``EntryCommitter/maxGroup`` refreshes under way at once
+  /// (in each lane): a refresh gives its transfer slot back when the bytes are in, and is then
+  /// checked and committed while the next transfer runs; each holds its partial file open until
+  /// its commit, so a fast origin must not hand the committer every asset of a sync at once.
+  let refreshes: TransferLimiter
   /// Event subscribers.
   let hub: EventHub
   /// Counted events.

@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// Writes entries (and moves downloaded blobs into `objects/`) off the engine actor, in groups.
 ///
 /// Each write is the same read-merge-change-write under the cross-process commit lock that
@@ -10,11 +14,14 @@ import Foundation
 /// `entries/` fsync instead of eight of each (group commit). A group holds at most one write per
 /// asset, so a second write of the same asset reads the first one's result.
 ///
-/// The entry files of a group are fsynced at once (``GroupFsync``), so the file system commits
-/// its journal once for them rather than once per entry.
+/// The fsyncs of a group run at once (``GroupFsync``): the downloads' bytes before the lock is
+/// taken, then the entry files under it. A download's bytes are flushed here rather than as it
+/// ends, so a sync's flushes wait together, as many at once as the group holds.
 ///
-/// Durability is unchanged: every entry file is fsynced before its rename, and no caller hears
-/// "committed" before the folder holding the rename is fsynced.
+/// Durability: a download's bytes are flushed before they are moved into `objects/` (where
+/// they may replace a durable copy of the same bytes), `objects/` before any entry names them,
+/// every entry file before its rename, and no caller hears "committed" before the folder
+/// holding the rename is fsynced.
 ///
 /// Blobs a group pushes out (the old previous generation after a new download, a repaired
 /// copy) are removed before the lock is released, and only when no entry on disk names them
@@ -123,6 +130,33 @@ actor EntryCommitter {
     }
   }
 
+  /// Flushes the downloaded bytes of `writes` to disk at once (``GroupFsync``), before the
+  /// lock is taken and any of them is moved into `objects/`: a move may replace a durable copy
+  /// of the same bytes, so only a durable copy may take its place. Returns the failures, by
+  /// index into `writes`.
+  static func flushDownloads(_ writes: [Write]) -> [(index: Int, failure: any Error)] {
+    var failures: [(index: Int, failure: any Error)] = []
+    var files: [(index: Int, fd: Int32, path: String)] = []
+    for (index, write) in writes.enumerated() {
+      guard let blob = write.blob else { continue }
+      do {
+        // A descriptor of its own, flushed with the group's outside the sink's lock.
+        files.append(
+          try blob.sink.withPartial { partial in
+            (index, try POSIX.duplicate(try partial.descriptor(), path: partial.path), partial.path)
+          })
+      } catch {
+        failures.append((index, error))
+      }
+    }
+    for (file, code) in zip(files, GroupFsync.sync(files.map(\.fd))) {
+      Glibc.close(file.fd)
+      guard code != 0 else { continue }
+      failures.append((file.index, StorageError(operation: "fsync", path: file.path, code: code)))
+    }
+    return failures
+  }
+
   /// Writes one group under one commit lock; a failure of one write fails only that write,
   /// a failure to flush a folder fails every write that needed it. With `onlyIfFree`, nil
   /// (nothing written) when another process holds the lock; else waits for it (bounded).
@@ -130,11 +164,12 @@ actor EntryCommitter {
     -> [Result<Committed, any Error>]?
   {
     var results = [Result<Committed, any Error>?](repeating: nil, count: writes.count)
+    for (index, failure) in flushDownloads(writes) { results[index] = .failure(failure) }
     func underTheLock() throws {
       var merged: [Int: CacheEntry] = [:]
       var pushedOut: [Int: Set<String>] = [:]
       var movedBlobs: [Int] = []
-      for (index, write) in writes.enumerated() {
+      for (index, write) in writes.enumerated() where results[index] == nil {
         do {
           let disk = (try? store.readEntry(write.id)) ?? nil
           var result = EntrySync.base(ours: write.ours, disk: disk, lastSynced: write.lastSynced)

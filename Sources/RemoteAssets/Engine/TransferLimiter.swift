@@ -17,6 +17,8 @@ final class TransferLimiter: Sendable {
   }
   private let limit: Int
   private let lanes = Mutex([Lane(), Lane()])
+  /// The lane of the slot each refresh holds (``acquire(for:essential:)``), by asset.
+  private let holders = Mutex<[String: Bool]>([:])
 
   init(limit: Int) { self.limit = max(1, limit) }
 
@@ -53,6 +55,20 @@ final class TransferLimiter: Sendable {
       return next
     }
     next?.resume()  // outside the lock: the waiter may run on this thread at once
+  }
+
+  /// Waits for a slot as ``acquire(essential:)`` does, held by refresh `id` until
+  /// ``endTransfer(of:)``.
+  func acquire(for id: String, essential: Bool) async {
+    await acquire(essential: essential)
+    holders.withLock { $0[id] = essential }
+  }
+
+  /// Gives back the slot refresh `id` holds, once: a refresh gives it back when its transfer
+  /// ends, and again, to no effect, when the refresh does.
+  func endTransfer(of id: String) {
+    guard let essential = holders.withLock({ $0.removeValue(forKey: id) }) else { return }
+    release(essential: essential)
   }
 
   /// Transfers running now in each lane, and waiters (for tests).

@@ -265,12 +265,6 @@ public final class DownloadSink: Sendable {
     }
   }
 
-  /// Flushes the partial to disk (before it is renamed into `objects/`).
-  func sync() throws {
-    settle()
-    try state.withLock { try $0.partial.sync() }
-  }
-
   /// Keeps what was written for a later resume: a final checkpoint of everything written.
   /// Returns whether a record now vouches for it (false: nothing worth keeping, a weak or
   /// missing validator, or no journal).

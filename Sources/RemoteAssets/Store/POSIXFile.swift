@@ -27,6 +27,13 @@ enum POSIX {
     if Glibc.fsync(fd) != 0 { throw StorageError(operation: "fsync", path: path, code: errno) }
   }
 
+  /// A second descriptor of the same open file (closed on exec), for the caller to close.
+  static func duplicate(_ fd: Int32, path: String) throws(StorageError) -> Int32 {
+    let copy = fcntl(fd, F_DUPFD_CLOEXEC, 0)
+    if copy < 0 { throw StorageError(operation: "dup", path: path, code: errno) }
+    return copy
+  }
+
   static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String)
     throws(StorageError)
   {

@@ -1,10 +1,10 @@
 import Foundation
 
 /// The checks a download passes on the blocking-I/O pool before it is committed: its format
-/// (``FormatValidator``), the app's validator, and a flush to disk.
+/// (``FormatValidator``) and the app's validator. The bytes are flushed to disk by the commit,
+/// with the rest of its group (``EntryCommitter/flushDownloads(_:)``).
 enum DownloadCheck {
-  /// Runs the checks on `sink`'s file; throws `invalid` for bytes refused, `storage` when the
-  /// flush fails.
+  /// Runs the checks on `sink`'s file; throws `invalid` for bytes refused.
   static func run(
     format: AssetFormat, validate: (@Sendable (Data) throws -> Void)?, sink: DownloadSink
   ) throws {
@@ -18,9 +18,6 @@ enum DownloadCheck {
       } catch {
         throw FetchError(.invalid, "rejected by the app's validator: \(error)")
       }
-    }
-    do { try sink.sync() } catch {
-      throw FetchError(.storage, "committing failed: \(error)")
     }
   }
 }
