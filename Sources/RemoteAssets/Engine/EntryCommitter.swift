@@ -115,6 +115,25 @@ actor EntryCommitter {
   static func writeWhenTheLockIsFree(_ writes: [Write], store: CacheStore) async throws
     -> [Result<Committed, any Error>]
   {
+    // The downloads' bytes first, once, however long the lock takes.
+    var results = [Result<Committed, any Error>?](repeating: nil, count: writes.count)
+    if writes.contains(where: { $0.blob != nil }) {
+      for (index, failure) in try await IOExecutor.run({ flushDownloads(writes) }) {
+        results[index] = .failure(failure)
+      }
+    }
+    let flushed = writes.indices.filter { results[$0] == nil }
+    let written = try await writeFlushed(flushed.map { writes[$0] }, store: store)
+    for (index, result) in zip(flushed, written) { results[index] = result }
+    return results.map { $0 ?? .failure(StorageError(operation: "commit", path: "", code: EIO)) }
+  }
+
+  /// Writes one group whose downloads are flushed once the commit lock is free, giving up
+  /// after the store's lock timeout.
+  private static func writeFlushed(_ writes: [Write], store: CacheStore) async throws
+    -> [Result<Committed, any Error>]
+  {
+    guard !writes.isEmpty else { return [] }
     let deadline = ContinuousClock.now + store.commitLockTimeout
     var pause = Duration.milliseconds(1)
     while true {
@@ -133,7 +152,7 @@ actor EntryCommitter {
   /// Flushes the downloaded bytes of `writes` to disk at once (``GroupFsync``), before the
   /// lock is taken and any of them is moved into `objects/`: a move may replace a durable copy
   /// of the same bytes, so only a durable copy may take its place. Returns the failures, by
-  /// index into `writes`.
+  /// index into `writes`: such a write is not committed.
   static func flushDownloads(_ writes: [Write]) -> [(index: Int, failure: any Error)] {
     var failures: [(index: Int, failure: any Error)] = []
     var files: [(index: Int, fd: Int32, path: String)] = []
@@ -157,19 +176,19 @@ actor EntryCommitter {
     return failures
   }
 
-  /// Writes one group under one commit lock; a failure of one write fails only that write,
+  /// Writes one group (its downloads flushed: ``flushDownloads(_:)``) under one commit lock; a
+  /// failure of one write fails only that write,
   /// a failure to flush a folder fails every write that needed it. With `onlyIfFree`, nil
   /// (nothing written) when another process holds the lock; else waits for it (bounded).
   static func write(_ writes: [Write], store: CacheStore, onlyIfFree: Bool = false)
     -> [Result<Committed, any Error>]?
   {
     var results = [Result<Committed, any Error>?](repeating: nil, count: writes.count)
-    for (index, failure) in flushDownloads(writes) { results[index] = .failure(failure) }
     func underTheLock() throws {
       var merged: [Int: CacheEntry] = [:]
       var pushedOut: [Int: Set<String>] = [:]
       var movedBlobs: [Int] = []
-      for (index, write) in writes.enumerated() where results[index] == nil {
+      for (index, write) in writes.enumerated() {
         do {
           let disk = (try? store.readEntry(write.id)) ?? nil
           var result = EntrySync.base(ours: write.ours, disk: disk, lastSynced: write.lastSynced)
