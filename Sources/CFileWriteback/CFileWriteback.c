@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <pthread.h>
+#include <string.h>
 #include <unistd.h>
 
 int cfw_start_writeback(int fd, int64_t offset, int64_t length) {
@@ -44,4 +46,16 @@ int cfw_rename_noreplace(int fromFolder, const char *from, int toFolder, const c
     return -1;
   }
   return 0;
+}
+
+int cfw_name_this_thread(const char *name) {
+#ifdef __linux__
+  char shortened[16];
+  strncpy(shortened, name, sizeof shortened - 1);
+  shortened[sizeof shortened - 1] = 0;
+  return pthread_setname_np(pthread_self(), shortened);
+#else
+  (void)name;
+  return 0;
+#endif
 }

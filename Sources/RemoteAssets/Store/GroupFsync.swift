@@ -1,3 +1,4 @@
+import CFileWriteback
 import Foundation
 import Synchronization
 
@@ -10,46 +11,93 @@ import Synchronization
 /// waits for one journal commit each. A group commit of 64 entries took 64 commits in a row.
 ///
 /// Each file is still fsynced on its own, so what is durable is unchanged; only the waits
-/// overlap. The helper threads are plain threads, never the cooperative pool's.
+/// overlap. The helpers are ``width`` - 1 plain threads of the process's own, never the
+/// cooperative pool's, started by the first group and parked between groups. They used to be
+/// started for each group and ended with it: a first sync of 1,000 assets started and ended 464
+/// threads, each a stack mapped, faulted in and released.
 enum GroupFsync {
   /// The most fsyncs in flight at once (the caller's thread is one of them).
   static let width = 8
+
+  /// The helper threads' name.
+  static var helperThreadName: String { Helpers.threadName }
 
   /// Fsyncs every descriptor; returns 0 for each that succeeded, else its `errno`.
   static func sync(_ descriptors: [Int32]) -> [Int32] {
     guard descriptors.count > 1 else { return descriptors.map(syncOne) }
     let work = Work(descriptors)
-    let helpers = min(width, descriptors.count) - 1
-    let finished = DispatchSemaphore(value: 0)
-    for _ in 0..<helpers {
-      let thread = Thread {
-        work.run()
-        finished.signal()
-      }
-      thread.name = "assetwatch-fsync"
-      thread.start()
-    }
+    Helpers.shared.offer(work, helpers: min(width, descriptors.count) - 1)
     work.run()
-    for _ in 0..<helpers { finished.wait() }
-    return work.results
+    return work.awaitResults()
   }
 
-  private static func syncOne(_ fd: Int32) -> Int32 {
+  fileprivate static func syncOne(_ fd: Int32) -> Int32 {
     while true {
       if Glibc.fsync(fd) == 0 { return 0 }
       if errno != EINTR { return errno }
     }
   }
 
+  /// The helper threads: each waits for a group offered to it, works on it until nothing is
+  /// left to take, and waits again. A helper that comes late to a group finds nothing left and
+  /// returns to waiting; the caller waits for the results, never for the helpers, so a group is
+  /// done when its last fsync is.
+  private final class Helpers: Sendable {
+    static let shared = Helpers()
+    /// The helpers' name in `ps -L` and `/proc` (at most 15 bytes, or Linux keeps the old one).
+    static let threadName = "aw-fsync"
+
+    /// Groups with descriptors not yet taken, oldest first, and how many helpers were started.
+    private let state = Mutex<(offered: [Work], started: Int)>(([], 0))
+    /// One signal per helper asked for a group.
+    private let wakeups = DispatchSemaphore(value: 0)
+
+    /// Asks `helpers` threads to work on `work` beside the caller.
+    func offer(_ work: Work, helpers: Int) {
+      guard helpers > 0 else { return }
+      let newThreads = state.withLock { state -> Int in
+        state.offered.append(work)
+        let wanted = min(GroupFsync.width - 1, max(state.started, helpers))
+        defer { state.started = max(state.started, wanted) }
+        return wanted - state.started
+      }
+      for _ in 0..<newThreads {
+        // Named from inside: Foundation's `Thread.name` does not reach the kernel here.
+        Thread { [self] in
+          _ = cfw_name_this_thread(Self.threadName)
+          serve()
+        }.start()
+      }
+      for _ in 0..<helpers { wakeups.signal() }
+    }
+
+    /// A helper's life: wait for a wakeup, help the oldest group with work left, repeat.
+    private func serve() {
+      while true {
+        wakeups.wait()
+        let work = state.withLock { state -> Work? in
+          state.offered.removeAll { $0.exhausted }
+          return state.offered.first
+        }
+        work?.run()
+      }
+    }
+  }
+
   /// The descriptors, the next one to take and the results, shared by the threads.
   private final class Work: Sendable {
     private let descriptors: [Int32]
-    private let state: Mutex<(next: Int, results: [Int32])>
+    private let state: Mutex<(next: Int, finished: Int, results: [Int32])>
+    /// Signalled by whoever records the last result.
+    private let done = DispatchSemaphore(value: 0)
 
     init(_ descriptors: [Int32]) {
       self.descriptors = descriptors
-      state = Mutex((0, [Int32](repeating: 0, count: descriptors.count)))
+      state = Mutex((0, 0, [Int32](repeating: 0, count: descriptors.count)))
     }
+
+    /// Whether every descriptor has been taken (not necessarily fsynced yet).
+    var exhausted: Bool { state.withLock { $0.next >= descriptors.count } }
 
     /// Takes descriptors one at a time until none is left.
     func run() {
@@ -60,10 +108,19 @@ enum GroupFsync {
         }
         guard index < descriptors.count else { return }
         let code = GroupFsync.syncOne(descriptors[index])
-        state.withLock { $0.results[index] = code }
+        let last = state.withLock { state -> Bool in
+          state.results[index] = code
+          state.finished += 1
+          return state.finished == descriptors.count
+        }
+        if last { done.signal() }
       }
     }
 
-    var results: [Int32] { state.withLock { $0.results } }
+    /// Waits until every descriptor's fsync has returned; their results, in order.
+    func awaitResults() -> [Int32] {
+      done.wait()
+      return state.withLock { $0.results }
+    }
   }
 }
