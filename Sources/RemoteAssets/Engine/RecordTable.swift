@@ -92,6 +92,12 @@ struct RecordTable: Sendable {
     }
   }
 
+  /// Whether `id`'s asset is essential (false for an unknown id), read in place.
+  func essential(_ id: String) -> Bool {
+    guard let slot = slots[id] else { return false }
+    return items.withUnsafeBufferPointer { ($0.baseAddress! + slot).pointee.definition.essential }
+  }
+
   /// Keeps only the records of `wanted`.
   mutating func keep(only wanted: Set<String>) {
     var kept = RecordTable()
@@ -110,7 +116,9 @@ struct RecordTable: Sendable {
 
   /// Swaps the records (and ids) at two places.
   private mutating func swapSlots(_ a: Int, _ b: Int) {
-    items.swapAt(a, b)
+    // Through the buffer: its swap moves the two records' bytes, where the array's copied both
+    // (retaining every field) and destroyed the originals.
+    items.withUnsafeMutableBufferPointer { $0.swapAt(a, b) }
     ids.swapAt(a, b)
     slots[ids[a]] = a
     slots[ids[b]] = b
