@@ -55,6 +55,14 @@ struct RefreshCore: Sendable, Equatable {
 
   // MARK: - Beginning
 
+  /// The order in which a refresh of every asset starts its refreshes, as indices into `ids`
+  /// (config order): the essential assets first, so a bounded number started at a time never
+  /// leaves one of them behind the others; config order within each.
+  static func refreshAllOrder(_ ids: [String], essential: (String) -> Bool) -> [Int] {
+    let flags = ids.map(essential)
+    return ids.indices.filter { flags[$0] } + ids.indices.filter { !flags[$0] }
+  }
+
   /// Why a refresh of `id` is refused before it starts (`known`: the asset exists), nil when
   /// it may start.
   static func refusal(_ id: String, known: Bool, shutDown: Bool) -> FetchError? {

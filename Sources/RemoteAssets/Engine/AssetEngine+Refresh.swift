@@ -19,14 +19,14 @@ extension AssetEngine {
   public func refreshAll() async -> [(id: String, outcome: RefreshOutcome)] {
     await refreshManifest()
     let ids = core.order
-    return await withTaskGroup(of: (Int, RefreshOutcome).self) { group in
-      for (index, id) in ids.enumerated() {
-        group.addTask { (index, await self.refresh(id, manual: true)) }
-      }
-      var results = [RefreshOutcome](repeating: .inFlight, count: ids.count)
-      for await (index, outcome) in group { results[index] = outcome }
-      return zip(ids, results).map { ($0, $1) }
+    let order = RefreshCore.refreshAllOrder(ids) { core.records.essential($0) }
+    // Twice what may be under way: the limits stay full, and no more tasks wait than that.
+    let results = await WindowedTasks.run(
+      ids, order: order, window: 2 * refreshes.limit, placeholder: RefreshOutcome.inFlight
+    ) { id in
+      await self.refresh(id, manual: true)
     }
+    return zip(ids, results).map { ($0, $1) }
   }
 
   func refresh(_ id: String, manual: Bool) async -> RefreshOutcome {

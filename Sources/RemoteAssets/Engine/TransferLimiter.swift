@@ -15,7 +15,8 @@ final class TransferLimiter: Sendable {
     var running = 0
     var waiters = CircularBuffer<CheckedContinuation<Void, Never>>()
   }
-  private let limit: Int
+  /// The most slots taken at once in each lane.
+  let limit: Int
   private let lanes = Mutex([Lane(), Lane()])
   /// The lane of the slot each refresh holds (``acquire(for:essential:)``), by asset.
   private let holders = Mutex<[String: Bool]>([:])
