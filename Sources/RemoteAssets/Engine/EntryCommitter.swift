@@ -116,16 +116,20 @@ actor EntryCommitter {
     -> [Result<Committed, any Error>]
   {
     // The downloads' bytes first, once, however long the lock takes.
-    var results = [Result<Committed, any Error>?](repeating: nil, count: writes.count)
-    if writes.contains(where: { $0.blob != nil }) {
-      for (index, failure) in try await IOExecutor.run({ flushDownloads(writes) }) {
-        results[index] = .failure(failure)
-      }
+    let failed =
+      writes.contains { $0.blob != nil }
+      ? try await IOExecutor.run { flushDownloads(writes) } : [:]
+    let flushed = writes.indices.filter { failed[$0] == nil }
+    var written = try await writeFlushed(flushed.map { writes[$0] }, store: store).makeIterator()
+    return writes.indices.map { index in
+      failed[index].map { .failure($0) } ?? written.next() ?? unanswered(writes[index])
     }
-    let flushed = writes.indices.filter { results[$0] == nil }
-    let written = try await writeFlushed(flushed.map { writes[$0] }, store: store)
-    for (index, result) in zip(flushed, written) { results[index] = result }
-    return results.map { $0 ?? .failure(StorageError(operation: "commit", path: "", code: EIO)) }
+  }
+
+  /// What a write no step answered gets (none should: each step answers every write it is
+  /// given).
+  private static func unanswered(_ write: Write) -> Result<Committed, any Error> {
+    .failure(StorageError(operation: "commit", path: write.id, code: EIO))
   }
 
   /// Writes one group whose downloads are flushed once the commit lock is free, giving up
@@ -153,8 +157,8 @@ actor EntryCommitter {
   /// lock is taken and any of them is moved into `objects/`: a move may replace a durable copy
   /// of the same bytes, so only a durable copy may take its place. Returns the failures, by
   /// index into `writes`: such a write is not committed.
-  static func flushDownloads(_ writes: [Write]) -> [(index: Int, failure: any Error)] {
-    var failures: [(index: Int, failure: any Error)] = []
+  static func flushDownloads(_ writes: [Write]) -> [Int: any Error] {
+    var failures: [Int: any Error] = [:]
     var files: [(index: Int, fd: Int32, path: String)] = []
     for (index, write) in writes.enumerated() {
       guard let blob = write.blob else { continue }
@@ -165,13 +169,13 @@ actor EntryCommitter {
             (index, try POSIX.duplicate(try partial.descriptor(), path: partial.path), partial.path)
           })
       } catch {
-        failures.append((index, error))
+        failures[index] = error
       }
     }
     for (file, code) in zip(files, GroupFsync.sync(files.map(\.fd))) {
       Glibc.close(file.fd)
       guard code != 0 else { continue }
-      failures.append((file.index, StorageError(operation: "fsync", path: file.path, code: code)))
+      failures[file.index] = StorageError(operation: "fsync", path: file.path, code: code)
     }
     return failures
   }
@@ -264,8 +268,6 @@ actor EntryCommitter {
     } catch {
       return writes.indices.map { results[$0] ?? .failure(error) }
     }
-    return writes.indices.map {
-      results[$0] ?? .failure(StorageError(operation: "commit", path: writes[$0].id, code: EIO))
-    }
+    return writes.indices.map { results[$0] ?? unanswered(writes[$0]) }
   }
 }
