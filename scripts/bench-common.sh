@@ -26,7 +26,8 @@ bench_binary() {
     # and revalidates 1,000 assets 14 % slower (BENCHMARKS, "Parked fsync helpers and a window
     # of refreshes").
     echo "building assetwatch (release, static Swift runtime, as packaged)..." >&2
-    swift build -c release --static-swift-stdlib --product assetwatch >/dev/null
-    BIN="$(swift build -c release --static-swift-stdlib --show-bin-path)/assetwatch"
+    local flags=(-c release --static-swift-stdlib)
+    swift build "${flags[@]}" --product assetwatch >/dev/null
+    BIN="$(swift build "${flags[@]}" --show-bin-path)/assetwatch"
   fi
 }

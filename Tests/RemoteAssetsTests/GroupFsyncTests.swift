@@ -28,23 +28,20 @@ import Testing
     return try body(fds)
   }
 
-  /// The ids of this process's threads named `name`.
-  static func threads(named name: String) -> Set<Int> {
+  /// This process's threads: id and name.
+  static func threadNames() -> [Int: String] {
     let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
-    return Set(
-      tasks.compactMap { tid in
-        let comm = try? String(contentsOfFile: "/proc/self/task/\(tid)/comm", encoding: .utf8)
-        return comm?.trimmingCharacters(in: .whitespacesAndNewlines) == name ? Int(tid) : nil
-      })
+    return tasks.reduce(into: [:]) { names, tid in
+      let comm = try? String(contentsOfFile: "/proc/self/task/\(tid)/comm", encoding: .utf8)
+      if let id = Int(tid), let comm {
+        names[id] = comm.trimmingCharacters(in: .whitespacesAndNewlines)
+      }
+    }
   }
 
-  /// Every thread's name, for a failure's message.
-  static func threadNames() -> [String] {
-    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
-    return tasks.compactMap {
-      try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8)
-        .trimmingCharacters(in: .whitespacesAndNewlines)
-    }.sorted()
+  /// The ids of this process's threads named `name`.
+  static func threads(named name: String) -> Set<Int> {
+    Set(threadNames().filter { $0.value == name }.keys)
   }
 
   /// Waits, up to `seconds`, for `condition` (threads name themselves once they run).
@@ -84,7 +81,7 @@ import Testing
     let name = GroupFsync.helperThreadName
     let helpers = GroupFsync.width - 1
     let named = await Self.eventually(within: 10) { Self.threads(named: name).count == helpers }
-    #expect(named, "threads: \(Self.threadNames())")
+    #expect(named, "threads: \(Self.threadNames().values.sorted())")
     let first = Self.threads(named: name)
     for _ in 0..<50 {
       let results = try Self.withFiles(GroupFsync.width) { GroupFsync.sync($0) }

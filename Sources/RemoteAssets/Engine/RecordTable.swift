@@ -81,10 +81,8 @@ struct RecordTable: Sendable {
   /// element's address: a look at every asset that copied each ~2 KB record (the subscript's
   /// read does) was most of an idle engine's cost at thousands of assets.
   func scheduling(_ id: String) -> (next: Date?, scheduled: Bool, live: Bool)? {
-    guard let slot = slots[id] else { return nil }
-    return items.withUnsafeBufferPointer {
-      let record = $0.baseAddress! + slot  // `pointee` is an addressor: no copy
-      return (
+    inPlace(id) { record in
+      (
         next: record.pointee.entry.nextAttemptAt,
         scheduled: !record.pointee.autoRefreshBlocked && record.pointee.definition.remote != nil,
         live: record.pointee.definition.refresh == .live
@@ -94,8 +92,14 @@ struct RecordTable: Sendable {
 
   /// Whether `id`'s asset is essential (false for an unknown id), read in place.
   func essential(_ id: String) -> Bool {
-    guard let slot = slots[id] else { return false }
-    return items.withUnsafeBufferPointer { ($0.baseAddress! + slot).pointee.definition.essential }
+    inPlace(id) { $0.pointee.definition.essential } ?? false
+  }
+
+  /// `read` of `id`'s record through the element's address (`pointee` is an addressor: no
+  /// copy); nil for an unknown id.
+  private func inPlace<T>(_ id: String, _ read: (UnsafePointer<AssetRecord>) -> T) -> T? {
+    guard let slot = slots[id] else { return nil }
+    return items.withUnsafeBufferPointer { read($0.baseAddress! + slot) }
   }
 
   /// Keeps only the records of `wanted`.

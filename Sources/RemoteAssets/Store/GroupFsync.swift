@@ -19,8 +19,9 @@ enum GroupFsync {
   /// The most fsyncs in flight at once (the caller's thread is one of them).
   static let width = 8
 
-  /// The helper threads' name.
-  static var helperThreadName: String { Helpers.threadName }
+  /// The helper threads' name in `ps -L` and `/proc` (at most 15 bytes, or Linux keeps the old
+  /// one).
+  static let helperThreadName = "aw-fsync"
 
   /// Fsyncs every descriptor; returns 0 for each that succeeded, else its `errno`.
   static func sync(_ descriptors: [Int32]) -> [Int32] {
@@ -44,8 +45,6 @@ enum GroupFsync {
   /// done when its last fsync is.
   private final class Helpers: Sendable {
     static let shared = Helpers()
-    /// The helpers' name in `ps -L` and `/proc` (at most 15 bytes, or Linux keeps the old one).
-    static let threadName = "aw-fsync"
 
     /// Groups with descriptors not yet taken, oldest first, and how many helpers were started.
     private let state = Mutex<(offered: [Work], started: Int)>(([], 0))
@@ -55,16 +54,16 @@ enum GroupFsync {
     /// Asks `helpers` threads to work on `work` beside the caller.
     func offer(_ work: Work, helpers: Int) {
       guard helpers > 0 else { return }
+      // `helpers` is below `width`: the pool never passes `width` - 1 threads.
       let newThreads = state.withLock { state -> Int in
         state.offered.append(work)
-        let wanted = min(GroupFsync.width - 1, max(state.started, helpers))
-        defer { state.started = max(state.started, wanted) }
-        return wanted - state.started
+        defer { state.started = max(state.started, helpers) }
+        return max(0, helpers - state.started)
       }
       for _ in 0..<newThreads {
         // Named from inside: Foundation's `Thread.name` does not reach the kernel here.
         Thread { [self] in
-          _ = cfw_name_this_thread(Self.threadName)
+          _ = cfw_name_this_thread(GroupFsync.helperThreadName)
           serve()
         }.start()
       }
