@@ -278,6 +278,17 @@ extension SharedCacheTests {
     return Generation(sha256: sha, size: 1, fetchedAt: Date(timeIntervalSince1970: 0))
   }
 
+  /// A sweep, tried again while the lock is busy for a moment: a process another test forks
+  /// holds a copy of the lock's descriptor (taken during this test's last sweep) until it
+  /// execs, and a sweep skips a busy lock (nil). Gives up after two seconds.
+  static func sweepWhenFree(_ store: CacheStore) throws -> CacheStore.SweepReport? {
+    let deadline = ContinuousClock.now + .seconds(2)
+    while true {
+      if let report = try store.sweep(keep: []) { return report }
+      if ContinuousClock.now > deadline { return nil }
+    }
+  }
+
   @Test func aBlobNamedByAnotherProcessAfterTheLoadIsKept() throws {
     try withTemporaryDirectory { dir in
       let store = try CacheStore(root: dir.cache)
@@ -296,16 +307,131 @@ extension SharedCacheTests {
       entry.current = new
       try other.writeEntry(entry)
       // ... and the sweep, keeping nothing of its own, keeps what the disk names now.
-      _ = try #require(try store.sweep(keep: []))
+      _ = try #require(try Self.sweepWhenFree(store))
       let objects = dir.cache.appendingPathComponent("objects")
       #expect(
         FileManager.default.fileExists(atPath: objects.appendingPathComponent(new.sha256).path))
       #expect(
         !FileManager.default.fileExists(atPath: objects.appendingPathComponent(old.sha256).path))
       // The entry unchanged since: known by its stamp, the same answer.
-      _ = try #require(try store.sweep(keep: []))
+      _ = try #require(try Self.sweepWhenFree(store))
       #expect(
         FileManager.default.fileExists(atPath: objects.appendingPathComponent(new.sha256).path))
+    }
+  }
+}
+
+/// An entry read with its stamp (one open, one `fstat`, as a start of thousands does): the stamp
+/// is the file's as a look by name sees it, it changes when the entry is rewritten, and a file
+/// that is there but unusable still has one (a later look then notices its repair).
+@Suite struct StampedEntryReadTests {
+  @Test func theStampIsTheFilesAndFollowsARewrite() throws {
+    try withTemporaryDirectory { dir in
+      let store = try CacheStore(root: dir.cache)
+      let missing = store.readStampedEntry("flags")
+      #expect(try missing.entry.get() == nil)
+      #expect(missing.stamp == nil)
+
+      var entry = CacheEntry(id: "flags", appVersion: "1")
+      try store.writeEntry(entry)
+      let first = store.readStampedEntry("flags")
+      #expect(try first.entry.get()?.appVersion == "1")
+      #expect(first.stamp != nil)
+      #expect(first.stamp == store.entryStamp("flags"))
+
+      entry.appVersion = "2"
+      try store.writeEntry(entry)
+      let second = store.readStampedEntry("flags")
+      #expect(try second.entry.get()?.appVersion == "2")
+      #expect(second.stamp == store.entryStamp("flags"))
+      #expect(second.stamp != first.stamp)
+    }
+  }
+
+  @Test func anUnusableEntryFailsWithAStamp() throws {
+    try withTemporaryDirectory { dir in
+      let store = try CacheStore(root: dir.cache)
+      let file = dir.cache.appendingPathComponent("entries/flags.json")
+      #expect(FileManager.default.createFile(atPath: file.path, contents: Data("{broken".utf8)))
+      let read = store.readStampedEntry("flags")
+      #expect(throws: (any Error).self) { try read.entry.get() }
+      #expect(read.stamp != nil)
+      #expect(read.stamp == store.entryStamp("flags"))
+      #expect(throws: (any Error).self) { try store.readEntry("flags") }
+    }
+  }
+
+  /// The budget's measure takes the entries' sizes from the sweep's own looks: the total it
+  /// reports is still every byte the cache's files hold.
+  @Test func theSweepsMeasureIsTheCachesSize() throws {
+    try withTemporaryDirectory { dir in
+      let store = try CacheStore(root: dir.cache)
+      for i in 0..<5 {
+        let blob = try SweepEntryIndexTests.blob(Character("\(i)"), in: store, dir)
+        var entry = CacheEntry(id: "a\(i)", appVersion: String(repeating: "v", count: i * 40))
+        entry.current = blob
+        try store.writeEntry(entry)
+        _ = DiskLoad.read("a\(i)", bundled: nil, store: store)
+      }
+      let report = try #require(
+        try store.sweep(keep: [], budget: .init(limit: nil, configured: nil)))
+      let measured = try #require(report.budget).bytesBefore
+      #expect(measured == store.measure())
+      var onDisk: Int64 = 0
+      for folder in ["entries", "objects"] {
+        let url = dir.cache.appendingPathComponent(folder)
+        for name in try FileManager.default.contentsOfDirectory(atPath: url.path) {
+          let size =
+            try FileManager.default.attributesOfItem(
+              atPath: url.appendingPathComponent(name).path)[.size] as? NSNumber
+          onDisk += size?.int64Value ?? 0
+        }
+      }
+      #expect(measured >= onDisk)
+      #expect(onDisk > 0)
+    }
+  }
+}
+
+/// A measure of the cache looks at `objects/`'s files it has not seen (by name and inode): a
+/// file renamed into place is looked at, one cut in place keeps the size seen, one removed is
+/// forgotten.
+@Suite struct ObjectSizeIndexTests {
+  @Test func aMeasureLooksOnlyAtFilesItHasNotSeen() throws {
+    try withTemporaryDirectory { dir in
+      let store = try CacheStore(root: dir.cache)
+      let objects = dir.cache.appendingPathComponent("objects")
+      let sha = String(repeating: "a", count: 64)
+      let blob = objects.appendingPathComponent(sha)
+      #expect(FileManager.default.createFile(atPath: blob.path, contents: Data("x".utf8)))
+      let first = store.measure()
+      #expect(store.objectSizes.count == 1)
+
+      // Cut in place (the inode stays): not looked at again, the size seen stands.
+      let handle = try FileHandle(forWritingTo: blob)
+      try handle.truncate(atOffset: 0)
+      try handle.close()
+      #expect(store.measure() == first)
+
+      // Replaced by a rename, as every writer of the cache does: another inode, looked at.
+      let temp = objects.appendingPathComponent(sha + ".1.tmp")
+      #expect(FileManager.default.createFile(atPath: temp.path, contents: Data("12345".utf8)))
+      #expect(rename(temp.path, blob.path) == 0)
+      #expect(store.measure() == first + 4)
+
+      // A blob whose stamp a load took is known without a look too.
+      let other = String(repeating: "b", count: 64)
+      #expect(
+        FileManager.default.createFile(
+          atPath: objects.appendingPathComponent(other).path, contents: Data("yy".utf8)))
+      #expect(store.blobFileStamp(other)?.size == 2)
+      #expect(store.objectSizes.count == 2)
+      #expect(store.measure() == first + 6)
+
+      // Removed: forgotten.
+      try FileManager.default.removeItem(at: blob)
+      #expect(store.measure() == first + 1)
+      #expect(store.objectSizes.count == 1)
     }
   }
 }

@@ -57,9 +57,8 @@ struct DiskLoad: Sendable {
   ) -> (
     entry: Result<CacheEntry?, any Error>, problem: String?, stamp: BlobStamp?, file: BlobStamp?
   ) {
-    // The stamp first: a change between it and the read is then noticed later, never missed.
-    let stamp = store.entryStamp(id)
-    let entry = Result { try store.readEntry(id) }
+    // The stamp is the read file's own: a change after the read is noticed later, never missed.
+    let (entry, stamp) = store.readStampedEntry(id)
     // The start's sweep then finds the file unchanged by its stamp instead of reading it again.
     if case .success(let read) = entry { store.noteEntryBlobs(id, stamp: stamp, entry: read) }
     guard case .success(let disk?) = entry, let current = disk.current else {
@@ -71,6 +70,6 @@ struct DiskLoad: Sendable {
     {
       return (entry, known.problem, stamp, file)
     }
-    return (entry, store.verifyBlob(current, trustingStamp: true), stamp, file)
+    return (entry, store.verifyBlob(current, trustingStamp: true, file: file), stamp, file)
   }
 }

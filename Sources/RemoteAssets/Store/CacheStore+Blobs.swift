@@ -66,13 +66,17 @@ extension CacheStore {
 
   /// The stamp of a blob's file as it is now; nil when it is missing.
   func blobFileStamp(_ sha256: String) -> BlobStamp? {
-    guard SHA256Text.isValid(sha256), let objects = objectsFolder else { return nil }
-    return (try? objects.status(sha256)).flatMap { $0.map(BlobStamp.init) }
+    guard SHA256Text.isValid(sha256), let objects = objectsFolder,
+      let info = (try? objects.status(sha256)) ?? nil
+    else { return nil }
+    let stamp = BlobStamp(info)
+    objectSizes.note(sha256, inode: stamp.inode, size: stamp.size)
+    return stamp
   }
 
   /// Looks again, holding the commit lock, at the generation in `slot` of `id`'s entry on disk:
   /// whether it is still `copy` (``Generation/isSameCopy(as:)``) and, if so, whether its blob
-  /// passes ``verifyBlob(_:trustingStamp:)``.
+  /// passes ``verifyBlob(_:trustingStamp:file:)``.
   ///
   /// - Throws: ``StorageError`` when the cache is read-only, the lock times out, or the entry
   ///   cannot be read.
@@ -84,7 +88,9 @@ extension CacheStore {
         return .changed
       }
       let file = blobFileStamp(disk.sha256)
-      guard let problem = verifyBlob(disk, trustingStamp: trustingStamp) else { return .intact }
+      guard let problem = verifyBlob(disk, trustingStamp: trustingStamp, file: file) else {
+        return .intact
+      }
       return .damaged(problem: problem, file: file)
     }
   }
@@ -108,12 +114,16 @@ extension CacheStore {
   ///
   /// With `trustingStamp`, a blob whose stamp still matches the one recorded at commit is taken
   /// as intact without being read (a start with a 1 GiB model does not re-hash it); any
-  /// difference falls back to the full check. ``AssetEngine/verify(_:)`` always reads.
-  func verifyBlob(_ generation: Generation, trustingStamp: Bool = false) -> String? {
+  /// difference falls back to the full check. ``AssetEngine/verify(_:)`` always reads. `file`
+  /// is the blob file's stamp when the caller has just taken it (``blobFileStamp(_:)``): it is
+  /// not taken again.
+  func verifyBlob(
+    _ generation: Generation, trustingStamp: Bool = false, file: BlobStamp? = nil
+  ) -> String? {
     // The stamp alone first: a start of thousands of assets stats each blob instead of opening,
     // stat-ing and closing it. The stamp holds the size, so a match says the size is right too.
     if trustingStamp, let stamp = generation.stamp, stamp.size == generation.size,
-      blobFileStamp(generation.sha256) == stamp
+      (file ?? blobFileStamp(generation.sha256)) == stamp
     {
       return nil
     }

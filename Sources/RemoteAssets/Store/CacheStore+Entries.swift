@@ -11,12 +11,27 @@ extension CacheStore {
   ///
   /// - Throws: a readable reason when the file exists but cannot be used.
   func readEntry(_ id: String) throws -> CacheEntry? {
+    try readStampedEntry(id).entry.get()
+  }
+
+  /// Reads an entry as ``readEntry(_:)`` does, with the stamp of the file: from the `fstat` of
+  /// the file it read, so a replacement after the read has another stamp and a later look
+  /// notices it; when the file could not be opened, from a look by name (nil when there is
+  /// none). One open and no second look for a start that reads thousands.
+  func readStampedEntry(_ id: String) -> (entry: Result<CacheEntry?, any Error>, stamp: BlobStamp?)
+  {
     guard CacheLayout.isID(id) else {
-      throw StorageError(operation: "entry", path: id, code: EINVAL)
+      return (.failure(StorageError(operation: "entry", path: id, code: EINVAL)), nil)
     }
-    guard let entries = entriesFolder else { return nil }
-    guard let data = try entries.read(id + ".json", limit: Self.metadataLimit) else { return nil }
-    return try Self.decodeEntry(data, id: id)
+    guard let entries = entriesFolder else { return (.success(nil), nil) }
+    let read: (data: Data, info: stat)?
+    do {
+      read = try entries.readWithStatus(id + ".json", limit: Self.metadataLimit)
+    } catch {
+      return (.failure(error), entryStamp(id))
+    }
+    guard let read else { return (.success(nil), nil) }
+    return (Result { try Self.decodeEntry(read.data, id: id) }, BlobStamp(read.info))
   }
 
   /// Notes which blobs `entry`, read from its file at `stamp` (taken before the read), names, so

@@ -79,17 +79,22 @@ extension CacheStore {
       // unchanged since this process read it (same stamp) is not read again (``EntryBlobIndex``;
       // a start has just read them all).
       let needsEntries = budget?.limit != nil
+      // The entry files' sizes as these looks found them, for the budget's measure.
+      var entrySizes: [String: Int64] = [:]
       for (name, _) in try entries.list() {
         if let id = CacheLayout.entryID(name) {
-          if !needsEntries, let named = knownBlobs(ofEntry: name, in: entries) {
+          let info = needsEntries ? nil : (try? entries.status(name)) ?? nil
+          if let info, let named = entryBlobs.blobs(of: name, stamp: BlobStamp(info)) {
             keep.formUnion(named)
+            entrySizes[name] = Int64(info.st_size)
             continue
           }
-          let stamp = entryStamp(id)
-          guard let entry = try? readEntry(id) else {
+          let (read, stamp) = readStampedEntry(id)
+          guard case .success(let entry?) = read else {
             unreadable = true
             continue
           }
+          if let stamp { entrySizes[name] = stamp.size }
           noteEntryBlobs(id, stamp: stamp, entry: entry)
           onDisk[id] = entry
           if let sha = entry.current?.sha256 { keep.insert(sha) }
@@ -127,16 +132,9 @@ extension CacheStore {
       guard let budget else { return report }
       report.budget = try applyBudget(
         budget, entries: onDisk, canEvict: !unreadable, blobNames: blobNames,
-        into: &report)
+        entrySizes: entrySizes, into: &report)
       return report
     }
-  }
-
-  /// The blobs the entry file `name` names, when this process read it at the stamp it has now;
-  /// nil when it must be read (unknown, changed, or gone: a read then says which).
-  private func knownBlobs(ofEntry name: String, in entries: DirectoryHandle) -> [String]? {
-    guard let info = (try? entries.status(name)) ?? nil else { return nil }
-    return entryBlobs.blobs(of: name, stamp: BlobStamp(info))
   }
 
   /// Partials, kept partials nobody can resume, and interrupted temps in `tmp/` and the root.
@@ -174,18 +172,29 @@ extension CacheStore {
     }
   }
 
-  /// The bytes (sizes from `fstatat`) of the files in `folder` whose names `known` accepts: the total, and each
-  /// file's size when `each` is asked for (the budget's plan needs them; a measure does not, and
-  /// keeps no name in memory: 10,000 assets are 20,000 names).
-  private func bytes(in folder: DirectoryHandle?, each: Bool, known: (String) -> Bool) -> (
-    total: Int64, each: [String: Int64]
-  ) {
-    guard let folder, let names = try? folder.list() else { return (0, [:]) }
+  /// The bytes (sizes from `fstatat`) of the files in `folder` whose names `known` accepts: the
+  /// total, and each file's size when `each` is asked for (the budget's plan needs them; a
+  /// measure does not). A file listed in `found` (sizes the caller's own looks found, under the
+  /// same lock), or in `seen` at the inode the listing gives, is not looked at again; a file
+  /// looked at is noted in `seen`, which forgets the files no longer listed.
+  private func bytes(
+    in folder: DirectoryHandle?, each: Bool, found: [String: Int64] = [:],
+    seen: ObjectSizeIndex? = nil, known: (String) -> Bool
+  ) -> (total: Int64, each: [String: Int64]) {
+    guard let folder, let names = try? folder.listWithInodes() else { return (0, [:]) }
+    if let seen, seen.count > names.count { seen.keep(only: Set(names.map(\.name))) }
     var total: Int64 = 0
     var sizes: [String: Int64] = [:]
-    for (name, isFile) in names where isFile && known(name) {
-      guard let info = try? folder.status(name) else { continue }
-      let size = Int64(info.st_size)
+    for (name, isFile, inode) in names where isFile && known(name) {
+      let size: Int64
+      if let known = found[name] ?? seen?.size(of: name, inode: inode) {
+        size = known
+      } else if let info = try? folder.status(name) {
+        size = Int64(info.st_size)
+        seen?.note(name, inode: UInt64(info.st_ino), size: size)
+      } else {
+        continue
+      }
       total += size
       if each { sizes[name] = size }
     }
@@ -197,13 +206,13 @@ extension CacheStore {
   /// journals). Reads no entry; takes no lock.
   func measure() -> Int64 { usage(each: false).total }
 
-  private func usage(each: Bool = true) -> (
+  private func usage(each: Bool = true, entrySizes: [String: Int64] = [:]) -> (
     total: Int64, objects: [String: Int64], entries: [String: Int64]
   ) {
-    let objects = bytes(in: objectsFolder, each: each) {
+    let objects = bytes(in: objectsFolder, each: each, seen: objectSizes) {
       CacheLayout.isKnown($0, in: CacheLayout.objects)
     }
-    let entries = bytes(in: entriesFolder, each: each) {
+    let entries = bytes(in: entriesFolder, each: each, found: entrySizes) {
       CacheLayout.isKnown($0, in: CacheLayout.entries)
     }
     let tmp = bytes(in: tmpFolder, each: false) { CacheLayout.isKnown($0, in: CacheLayout.tmp) }
@@ -218,9 +227,9 @@ extension CacheStore {
   /// Measures the cache and evicts what the plan picks. Call it holding the commit lock.
   private func applyBudget(
     _ budget: Budget, entries onDisk: [String: CacheEntry], canEvict: Bool,
-    blobNames: Set<String>, into report: inout SweepReport
+    blobNames: Set<String>, entrySizes: [String: Int64], into report: inout SweepReport
   ) throws -> BudgetReport {
-    let (total, objectBytes, entryBytes) = usage()
+    let (total, objectBytes, entryBytes) = usage(entrySizes: entrySizes)
     var result = BudgetReport(bytesBefore: total, bytes: total)
     guard let limit = budget.limit else { return result }
     var kept = budget.served

@@ -34,6 +34,8 @@ package struct CacheStore: Sendable {
   let hashes = SharedCounter()
   /// What each entry file named at its last read, so unchanged entries are not decoded again.
   let entryBlobs = EntryBlobIndex()
+  /// The sizes of `objects/`'s files as last seen, so a measure looks only at new ones.
+  let objectSizes = ObjectSizeIndex()
 
   /// The largest entry or record file read (they are a few hundred bytes).
   static let metadataLimit = 1 << 20

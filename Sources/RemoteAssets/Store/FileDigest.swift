@@ -25,13 +25,18 @@ enum FileDigest {
     return hasher.finalize().hexString
   }
 
-  /// Every byte of the file behind `fd`.
-  static func readAll(_ fd: Int32, path: String) throws -> Data {
-    var info = stat()
-    guard fstat(fd, &info) == 0 else {
-      throw StorageError(operation: "stat", path: path, code: errno)
+  /// Every byte of the file behind `fd` (up to its size then: `size`, from the caller's own
+  /// `fstat` of `fd`, or an `fstat` here).
+  static func readAll(_ fd: Int32, path: String, size known: Int? = nil) throws -> Data {
+    var size = known ?? 0
+    if known == nil {
+      var info = stat()
+      guard fstat(fd, &info) == 0 else {
+        throw StorageError(operation: "stat", path: path, code: errno)
+      }
+      size = Int(info.st_size)
     }
-    var data = Data(count: Int(info.st_size))
+    var data = Data(count: size)
     var offset = 0
     while offset < data.count {
       let n = data.withUnsafeMutableBytes {

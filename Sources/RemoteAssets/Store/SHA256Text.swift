@@ -2,8 +2,13 @@
 enum SHA256Text {
   /// Whether `text` is 64 lowercase ASCII hexadecimal digits.
   static func isValid(_ text: String) -> Bool {
-    text.utf8.count == 64
-      && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    let isLowerHex = { (byte: UInt8) in (0x30...0x39).contains(byte) || (0x61...0x66).contains(byte)
+    }
+    // Over the bytes in place (as ``DirectoryHandle/checkName(_:)`` does): every blob name of
+    // every listing of `objects/` is checked.
+    return text.utf8.count == 64
+      && (text.utf8.withContiguousStorageIfAvailable { $0.allSatisfy(isLowerHex) }
+        ?? text.utf8.allSatisfy(isLowerHex))
   }
 
   /// `text` in lowercase when it is 64 ASCII hexadecimal digits in either case (what a config or
