@@ -34,7 +34,7 @@ struct RefreshCommand: AsyncParsableCommand {
     if output.json {
       try Console.printJSON(RefreshOutput(results))
     } else {
-      for line in RefreshOutput.textLines(results) { Console.printLine(line) }
+      Console.printLines(RefreshOutput.textLines(results))
     }
     if failed || results.contains(where: { $0.error != nil }) { throw ExitCode(1) }
   }

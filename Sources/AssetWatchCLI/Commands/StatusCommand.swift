@@ -32,7 +32,7 @@ struct StatusCommand: AsyncParsableCommand {
         try StatusOutput.stream(snapshot, configPath: configPath, to: write)
       }
     } else {
-      for line in StatusTable.lines(snapshot) { Console.printLine(line) }
+      Console.printLines(StatusTable.lines(snapshot))
       if let line = StatusTable.cacheLine(snapshot.info) { Console.printLine(line) }
     }
     if snapshot.assets.contains(where: { $0.essential && !$0.isUsable }) { throw ExitCode(1) }

@@ -35,7 +35,7 @@ struct VerifyCommand: AsyncParsableCommand {
       throw ExitCode(1)
     }
     await link.close()
-    for line in Self.lines(results) { Console.printLine(line) }
+    Console.printLines(Self.lines(results))
     if results.contains(where: { $0.problem != nil }) { throw ExitCode(1) }
   }
 

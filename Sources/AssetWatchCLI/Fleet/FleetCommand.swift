@@ -180,7 +180,7 @@ struct FleetCommand: AsyncParsableCommand {
       try Console.printJSON(
         FleetOutput(prometheus: base, selector: fetcher.queries.matchers, snapshot: snapshot))
     } else {
-      for line in FleetPlainTable.lines(snapshot, prometheus: base) { Console.printLine(line) }
+      Console.printLines(FleetPlainTable.lines(snapshot, prometheus: base))
     }
   }
 

@@ -40,6 +40,30 @@ enum Console {
     write(OutsideText.line(line) + "\n", to: .output)
   }
 
+  /// Writes lines to stdout, each cleaned as ``printLine(_:)`` cleans one, in pieces of about
+  /// 64 KiB (``pieces(of:size:)``): a table of 1,000 assets is one write(2) call, not 1,000.
+  static func printLines(_ lines: some Sequence<String>) {
+    for piece in pieces(of: lines) { write(piece, to: .output) }
+  }
+
+  /// `lines`, each cleaned by ``OutsideText/line(_:)`` and ended with a newline, gathered into
+  /// pieces that each reach `size` bytes with their last line (the final piece may be shorter);
+  /// no piece is empty.
+  static func pieces(of lines: some Sequence<String>, size: Int = 1 << 16) -> [String] {
+    var pieces: [String] = []
+    var piece = ""
+    for line in lines {
+      piece += OutsideText.line(line)
+      piece += "\n"
+      if piece.utf8.count >= size {
+        pieces.append(piece)
+        piece = ""
+      }
+    }
+    if !piece.isEmpty { pieces.append(piece) }
+    return pieces
+  }
+
   /// Writes one line to stderr.
   static func printError(_ line: String) {
     write(OutsideText.line(line) + "\n", to: .error)
