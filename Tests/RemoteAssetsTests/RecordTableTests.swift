@@ -37,6 +37,7 @@ import Testing
     }
     #expect(table.count == mirror.count)
     #expect(Self.contents(table) == mirror)
+    #expect(table.entries == table.values.map(\.entry))
     for (id, epoch) in mirror {
       #expect(table[id]?.definition.id == id)
       #expect(table[id]?.epoch == epoch)

@@ -78,7 +78,7 @@ extension AssetEngine {
     let store = self.store
     let limit = configuration.cacheLimit
     let input = BudgetCore.sweepInput(
-      ids: core.records.keys, entries: core.records.values.map(\.entry),
+      ids: core.records.keys, entries: core.records.entries,
       knowsAll: core.loading.only == nil,
       limit: limit)
     let resumable = Set(core.records.keys)

@@ -41,7 +41,7 @@ extension AssetEngine {
   /// The reply to a refresh, with the version each asset serves afterwards.
   private func refreshReply(_ list: [(id: String, outcome: RefreshOutcome)]) -> CommandReply {
     CommandCore.refreshReply(
-      list.map { .init(id: $0.id, outcome: $0.outcome, version: status($0.id)?.version) })
+      list.map { .init(id: $0.id, outcome: $0.outcome, version: servedVersion($0.id)) })
   }
 
   /// Stops serving the cached copy and serves the bundled one (the cached copy is kept as the

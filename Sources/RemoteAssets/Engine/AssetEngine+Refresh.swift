@@ -31,7 +31,7 @@ extension AssetEngine {
 
   func refresh(_ id: String, manual: Bool) async -> RefreshOutcome {
     let refusal = RefreshCore.refusal(
-      id, known: core.records[id] != nil, shutDown: core.lifecycle.isShutDown)
+      id, known: core.records.contains(id), shutDown: core.lifecycle.isShutDown)
     if let refusal { return .failed(refusal) }
     let (task, joined) = startRefresh(id, manual: manual)
     let outcome = await task.value
@@ -67,7 +67,7 @@ extension AssetEngine {
     defer { limiter.endTransfer(of: id) }
     // Read after the wait: the manifest may have changed the URL, size or hash meanwhile.
     let standing = await standingRejections(id)
-    core.records[id]?.attemptStartedAt = ContinuousClock.now
+    core.records[id]?.attemptStartedAt = .now
     let actions = refreshCore.begin(
       core.records[id], manual: manual, standing: standing, fetchers: fetchers, at: clock.now())
     do {

@@ -330,8 +330,17 @@ public actor AssetEngine {
 
   /// One asset's status, or nil when the id is unknown (or not read yet at start).
   public func status(_ id: String) -> AssetStatus? {
+    loadedRecord(id)?.status(store: store, paused: core.lifecycle.paused)
+  }
+
+  /// The version `id` serves, as ``status(_:)`` would show it, without building the rest of
+  /// the status (a refresh of thousands replies with each one's version).
+  func servedVersion(_ id: String) -> String? { loadedRecord(id)?.servedVersion }
+
+  /// `id`'s record once its load is done (nil before that, or for an unknown id).
+  private func loadedRecord(_ id: String) -> AssetRecord? {
     guard !core.loading.pending.contains(id) else { return nil }
-    return core.records[id]?.status(store: store, paused: core.lifecycle.paused)
+    return core.records[id]
   }
 
   /// Engine-wide facts (app version, manifest version, pause).

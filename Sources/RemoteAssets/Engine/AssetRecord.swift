@@ -27,7 +27,7 @@ struct AssetRecord: Sendable {
   /// When the check in flight sent its request (`request_time` of RFC 9111 §4.2.3).
   var requestedAt: Date?
   /// When the attempt in flight got its transfer slot (monotonic; for the duration histogram).
-  var attemptStartedAt: ContinuousClock.Instant?
+  var attemptStartedAt: MonotonicReading?
   /// When a live poll that found the file unchanged last told subscribers (and the disk) that
   /// the copy is still fresh.
   var renewalPublishedAt: Date?
@@ -90,7 +90,7 @@ struct AssetRecord: Sendable {
   /// at `now`; returns how long the attempt took since it started, measured on the monotonic
   /// clock as `instant` (nil: it was not timed).
   mutating func finishAttempt(
-    _ outcome: RefreshOutcome, detail: String?, at now: Date, instant: ContinuousClock.Instant
+    _ outcome: RefreshOutcome, detail: String?, at now: Date, instant: MonotonicReading
   ) -> Duration? {
     activity = .idle
     appendHistory(
@@ -138,6 +138,17 @@ struct AssetRecord: Sendable {
     return nil
   }
 
+  /// The version served now, as the status shows it: the cached copy's (the first 8
+  /// characters of its hash without one), or the bundled copy's (the manifest's target version
+  /// when the bundled bytes are that target); nil when nothing is known of what is served.
+  var servedVersion: String? {
+    if let current = entry.current { return current.version ?? String(current.sha256.prefix(8)) }
+    guard definition.bundled != nil, let bundledDigest else { return nil }
+    // Bundled bytes that are the manifest's target are that version, not merely a hash.
+    let isTarget = targetVersion != nil && definition.sha256 == bundledDigest.sha256
+    return isTarget ? targetVersion : String(bundledDigest.sha256.prefix(8))
+  }
+
   func status(store: CacheStore, paused: Bool) -> AssetStatus {
     var s = AssetStatus(id: definition.id)
     s.remote = definition.remote.map(Self.displayURL)
@@ -146,7 +157,7 @@ struct AssetRecord: Sendable {
     s.source = source
     s.targetVersion = targetVersion
     if let current = entry.current {
-      s.version = current.version ?? String(current.sha256.prefix(8))
+      s.version = servedVersion
       s.etag = current.etag
       s.lastModified = current.lastModified
       s.sha256 = current.sha256
@@ -155,9 +166,7 @@ struct AssetRecord: Sendable {
       s.fetchedAt = current.fetchedAt
     } else if let bundled = definition.bundled {
       if let bundledDigest {
-        // Bundled bytes that are the manifest's target are that version, not merely a hash.
-        let isTarget = targetVersion != nil && definition.sha256 == bundledDigest.sha256
-        s.version = isTarget ? targetVersion : String(bundledDigest.sha256.prefix(8))
+        s.version = servedVersion
         s.sha256 = bundledDigest.sha256
         s.size = servedSize
       }

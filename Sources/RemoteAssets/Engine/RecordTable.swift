@@ -3,15 +3,16 @@ import Foundation
 /// The engine's records by asset id, stored densely: a record is about 2 KB inline, and a
 /// dictionary of records kept them in its buckets, a third of them empty at 10,000 assets
 /// (16,384 buckets) and all of them copied whenever the table doubled. Here the records sit in
-/// one array, in no promised order (a change moves its record to the end; removal moves the last
-/// one into the gap), and a small dictionary maps ids to their places. Changes
-/// (`records[id]?.entry = ...`) move the record, never copy it; a read through the subscript
-/// copies it, so a look at every record reads its fields in place (``scheduling(_:)``).
+/// one array, in no promised order (removal moves the last one into the gap), and a small
+/// dictionary maps ids to their places. Reads (`records[id]?.entry`) and changes
+/// (`records[id]?.entry = ...`) are made in place, where the record sits: the record itself is
+/// neither copied nor moved (a caller that keeps it, `let record = records[id]`, copies it).
 struct RecordTable: Sendable {
   /// Where each id's record is in `items`.
   private var slots: [String: Int] = [:]
-  /// The records.
-  private var items: [AssetRecord] = []
+  /// The records, never nil between accesses: optional only so that a change can be yielded in
+  /// place as the subscript's `AssetRecord?` (a caller that sets nil removes the record).
+  private var items: [AssetRecord?] = []
   /// The id of each element of `items`.
   private var ids: [String] = []
 
@@ -21,7 +22,11 @@ struct RecordTable: Sendable {
   var count: Int { ids.count }
 
   /// The records, in no promised order.
-  var values: [AssetRecord] { items }
+  var values: [AssetRecord] { items.map { $0! } }
+
+  /// Each record's entry, in the same order as ``values``: the entries alone are copied, not the
+  /// ~2 KB records around them (a start's sweep reads the entries of thousands).
+  var entries: [CacheEntry] { items.map { $0!.entry } }
 
   /// The ids, in the same order as ``values``.
   var keys: [String] { ids }
@@ -35,30 +40,21 @@ struct RecordTable: Sendable {
 
   /// The record of `id`; setting nil removes it, setting a record for a new id adds it.
   ///
-  /// A read copies the record (it is wrapped in an optional); a look at a few fields of every
-  /// record goes through ``scheduling(_:)``, which does not.
+  /// A read lends the record in place; a look at a few fields of every record goes through
+  /// ``scheduling(_:)``, which reads them without the optional around the record.
   subscript(id: String) -> AssetRecord? {
-    get {
-      guard let slot = slots[id] else { return nil }
-      return items[slot]
+    _read {
+      // Lent where it sits (through the array's span): `records[id]?.entry` reads the entry,
+      // not a copy of the whole record, which a getter returned for every look at one field.
+      if let slot = slots[id] { yield items.span[slot] } else { yield nil }
     }
     _modify {
       if let slot = slots[id] {
-        // Moved to the end and off the array for the change, then appended back: its bytes move,
-        // nothing is copied, and the caller may set nil (a removal). In `defer`: the table stays
-        // whole when the caller's change throws after setting it.
-        let last = items.count - 1
-        if slot != last { swapSlots(slot, last) }
-        var record: AssetRecord? = items.removeLast()
-        defer {
-          if let kept = record.take() {
-            items.append(kept)
-          } else {
-            slots[id] = nil
-            ids.removeLast()
-          }
-        }
-        yield &record
+        // Yielded where it sits: a change moves no bytes, and the coroutine's frame holds no
+        // copy (a frame with a 2 KB record in it was allocated for every change). In `defer`:
+        // a caller that set nil (a removal) and then threw still leaves the table whole.
+        defer { if isCleared(slot) { remove(at: slot) } }
+        yield &items[slot]
       } else {
         var added: AssetRecord? = nil
         defer { if let added { append(added, for: id) } }
@@ -72,9 +68,12 @@ struct RecordTable: Sendable {
     get { self[id] ?? value() }
     _modify {
       if slots[id] == nil { append(value(), for: id) }
-      yield &items[slots[id]!]
+      yield &items[slots[id]!]!
     }
   }
+
+  /// Whether there is a record for `id` (the subscript's getter would copy it to say).
+  func contains(_ id: String) -> Bool { slots[id] != nil }
 
   /// What the scheduler's look needs of `id`'s record (nil: no such record): its next check,
   /// whether automatic refresh may fetch it, whether it is live. Read field by field through the
@@ -83,21 +82,21 @@ struct RecordTable: Sendable {
   func scheduling(_ id: String) -> (next: Date?, scheduled: Bool, live: Bool)? {
     inPlace(id) { record in
       (
-        next: record.pointee.entry.nextAttemptAt,
-        scheduled: !record.pointee.autoRefreshBlocked && record.pointee.definition.remote != nil,
-        live: record.pointee.definition.refresh == .live
+        next: record.pointee!.entry.nextAttemptAt,
+        scheduled: !record.pointee!.autoRefreshBlocked && record.pointee!.definition.remote != nil,
+        live: record.pointee!.definition.refresh == .live
       )
     }
   }
 
   /// Whether `id`'s asset is essential (false for an unknown id), read in place.
   func essential(_ id: String) -> Bool {
-    inPlace(id) { $0.pointee.definition.essential } ?? false
+    inPlace(id) { $0.pointee!.definition.essential } ?? false
   }
 
   /// `read` of `id`'s record through the element's address (`pointee` is an addressor: no
   /// copy); nil for an unknown id.
-  private func inPlace<T>(_ id: String, _ read: (UnsafePointer<AssetRecord>) -> T) -> T? {
+  private func inPlace<T>(_ id: String, _ read: (UnsafePointer<AssetRecord?>) -> T) -> T? {
     guard let slot = slots[id] else { return nil }
     return items.withUnsafeBufferPointer { read($0.baseAddress! + slot) }
   }
@@ -107,7 +106,7 @@ struct RecordTable: Sendable {
     var kept = RecordTable()
     kept.reserveCapacity(wanted.count)
     for (slot, id) in ids.enumerated() where wanted.contains(id) {
-      kept.append(items[slot], for: id)
+      kept.append(items[slot]!, for: id)
     }
     self = kept
   }
@@ -116,6 +115,20 @@ struct RecordTable: Sendable {
     slots[id] = items.count
     items.append(record)
     ids.append(id)
+  }
+
+  /// Whether the record at `slot` was set to nil, looked at in place: the array's getter would
+  /// copy the record to compare it.
+  private func isCleared(_ slot: Int) -> Bool {
+    items.withUnsafeBufferPointer { $0.baseAddress![slot] == nil }
+  }
+
+  /// Removes the record at `slot`, moving the last one into its place.
+  private mutating func remove(at slot: Int) {
+    let last = items.count - 1
+    if slot != last { swapSlots(slot, last) }
+    items.removeLast()
+    slots[ids.removeLast()] = nil
   }
 
   /// Swaps the records (and ids) at two places.
