@@ -5,7 +5,7 @@ extension AssetStatus {
   /// output, JSON, logs and the dashboard all get the same clean text.
   public func sanitizedForDisplay() -> AssetStatus {
     var s = self
-    s.version = s.version.map { TerminalText.sanitize($0, maxLength: 64) }
+    s.version = s.version.map(Self.displayVersion)
     s.targetVersion = s.targetVersion.map { TerminalText.sanitize($0, maxLength: 64) }
     s.etag = s.etag.map { TerminalText.sanitize($0, maxLength: 200) }
     s.lastModified = s.lastModified.map { TerminalText.sanitize($0, maxLength: 100) }
@@ -20,5 +20,10 @@ extension AssetStatus {
       return record
     }
     return s
+  }
+
+  /// A version as every status shows it: cleaned for a terminal, at most 64 characters.
+  package static func displayVersion(_ version: String) -> String {
+    TerminalText.sanitize(version, maxLength: 64)
   }
 }

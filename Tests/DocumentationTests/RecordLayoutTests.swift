@@ -36,11 +36,15 @@ import Testing
   /// declaration body: `var name: Type`, `let name: Type`, `case name(Type, ...)`).
   static func storedTypeNames(in text: String) -> Set<String> {
     var names: Set<String> = []
+    let modifiers = #"(?:(?:package|public|private|fileprivate|internal)(?:\(set\))? )*"#
+    // `var name: Type`, with or without a default value (a computed property has a `{`).
     let stored = RepositoryText.matches(
-      #"(?m)^\s*(?:package |public |private |fileprivate )?(?:var|let) \w+: ([^={\n]+)$"#,
-      in: text)
+      #"(?m)^\s*"# + modifiers + #"(?:var|let) \w+: ([^={\n]+)(?:=[^{\n]*)?$"#, in: text)
+    // `var name = Type...`: the type the value is made from.
+    let inferred = RepositoryText.matches(
+      #"(?m)^\s*"# + modifiers + #"(?:var|let) \w+ = ([A-Z][\w.]*)"#, in: text)
     let payloads = RepositoryText.matches(#"(?m)^\s*case \w+\(([^)\n]+)\)"#, in: text)
-    for declaration in stored + payloads {
+    for declaration in stored + inferred + payloads {
       for word in RepositoryText.matches(#"[A-Z]\w*"#, in: declaration[1]) { names.insert(word[0]) }
     }
     return names
@@ -63,14 +67,21 @@ import Testing
     #expect(seen.isSuperset(of: ["CacheEntry", "AssetDefinition", "MonotonicReading"]))
   }
 
-  @Test func theScanFindsAResilientStoredProperty() {
-    let text = """
-      struct Probe {
-        var attemptStartedAt: ContinuousClock.Instant?
-        var fine: Duration
-      }
-      """
+  @Test(arguments: [
+    "var attemptStartedAt: ContinuousClock.Instant?",
+    "var attemptStartedAt: ContinuousClock.Instant? = nil",
+    "private(set) var attemptStartedAt: ContinuousClock.Instant",
+    "package let attemptStartedAt = ContinuousClock.now",
+    "case started(ContinuousClock.Instant)",
+  ])
+  func theScanFindsAResilientStoredProperty(_ declaration: String) {
+    let text = "struct Probe {\n  \(declaration)\n  var fine: Duration = .zero\n}\n"
     #expect(Self.storedTypeNames(in: text).contains("ContinuousClock"))
     #expect(Self.storedTypeNames(in: text).contains("Duration"))
+  }
+
+  @Test func aComputedPropertyIsNotStored() {
+    let text = "struct Probe {\n  var now: ContinuousClock.Instant { .now }\n}\n"
+    #expect(!Self.storedTypeNames(in: text).contains("ContinuousClock"))
   }
 }

@@ -419,14 +419,24 @@ extension SharedCacheTests {
       #expect(rename(temp.path, blob.path) == 0)
       #expect(store.measure() == first + 4)
 
-      // A blob whose stamp a load took is known without a look too.
+      // A blob whose stamp a load took is known without a look too: cut in place after the
+      // load, it still counts the size the load saw.
       let other = String(repeating: "b", count: 64)
-      #expect(
-        FileManager.default.createFile(
-          atPath: objects.appendingPathComponent(other).path, contents: Data("yy".utf8)))
+      let otherURL = objects.appendingPathComponent(other)
+      #expect(FileManager.default.createFile(atPath: otherURL.path, contents: Data("yy".utf8)))
       #expect(store.blobFileStamp(other)?.size == 2)
       #expect(store.objectSizes.count == 2)
+      let otherHandle = try FileHandle(forWritingTo: otherURL)
+      try otherHandle.truncate(atOffset: 0)
+      try otherHandle.close()
       #expect(store.measure() == first + 6)
+
+      // A chunk index is looked at every time (a new chunking may rewrite it at another size).
+      let index = objects.appendingPathComponent(other + ".chunks")
+      #expect(FileManager.default.createFile(atPath: index.path, contents: Data("abc".utf8)))
+      #expect(store.measure() == first + 9)
+      #expect(store.objectSizes.count == 2)
+      try FileManager.default.removeItem(at: index)
 
       // Removed: forgotten.
       try FileManager.default.removeItem(at: blob)

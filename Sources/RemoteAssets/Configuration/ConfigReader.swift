@@ -227,10 +227,11 @@ struct ConfigReader {
   /// one thread while the others waited. The result is the same as one reader's, element by
   /// element; the caller adds the problems in order.
   func readAssets(
-    _ items: [LocatedJSON], defaults: AssetDefaults, parallelFrom threshold: Int = parallelAssets
+    _ items: [LocatedJSON], defaults: AssetDefaults, parallelFrom threshold: Int = parallelAssets,
+    runs wanted: Int? = nil
   ) -> [ReadAsset] {
-    let runs =
-      items.count < threshold ? 1 : max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
+    let cores = wanted ?? min(ProcessInfo.processInfo.activeProcessorCount, 8)
+    let runs = items.count < threshold ? 1 : max(1, cores)
     let size = (items.count + runs - 1) / max(1, runs)
     let chunks = stride(from: 0, to: items.count, by: max(1, size)).map {
       $0..<min($0 + size, items.count)

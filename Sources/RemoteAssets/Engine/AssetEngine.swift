@@ -333,9 +333,12 @@ public actor AssetEngine {
     loadedRecord(id)?.status(store: store, paused: core.lifecycle.paused)
   }
 
-  /// The version `id` serves, as ``status(_:)`` would show it, without building the rest of
-  /// the status (a refresh of thousands replies with each one's version).
-  func servedVersion(_ id: String) -> String? { loadedRecord(id)?.servedVersion }
+  /// The version `id` serves, as ``status(_:)`` shows it (cleaned for a terminal, at most 64
+  /// characters), without building the rest of the status (a refresh of thousands replies with
+  /// each one's version).
+  func servedVersion(_ id: String) -> String? {
+    loadedRecord(id)?.servedVersion.map(AssetStatus.displayVersion)
+  }
 
   /// `id`'s record once its load is done (nil before that, or for an unknown id).
   private func loadedRecord(_ id: String) -> AssetRecord? {

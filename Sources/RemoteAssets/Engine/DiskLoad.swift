@@ -57,7 +57,8 @@ struct DiskLoad: Sendable {
   ) -> (
     entry: Result<CacheEntry?, any Error>, problem: String?, stamp: BlobStamp?, file: BlobStamp?
   ) {
-    // The stamp is the read file's own: a change after the read is noticed later, never missed.
+    // The stamp is the read file's own (or, for a file that cannot be opened, one taken before
+    // reading it again): a change after the read is noticed later, never missed.
     let (entry, stamp) = store.readStampedEntry(id)
     // The start's sweep then finds the file unchanged by its stamp instead of reading it again.
     if case .success(let read) = entry { store.noteEntryBlobs(id, stamp: stamp, entry: read) }

@@ -16,8 +16,10 @@ extension CacheStore {
 
   /// Reads an entry as ``readEntry(_:)`` does, with the stamp of the file: from the `fstat` of
   /// the file it read, so a replacement after the read has another stamp and a later look
-  /// notices it; when the file could not be opened, from a look by name (nil when there is
-  /// none). One open and no second look for a start that reads thousands.
+  /// notices it. One open and no second look for a start that reads thousands. A file that
+  /// cannot be opened or is too large is looked at by name first and read again after that look
+  /// (as every read did before): a good file renamed over it meanwhile is then read, or noticed
+  /// later, never missed.
   func readStampedEntry(_ id: String) -> (entry: Result<CacheEntry?, any Error>, stamp: BlobStamp?)
   {
     guard CacheLayout.isID(id) else {
@@ -28,13 +30,20 @@ extension CacheStore {
     do {
       read = try entries.readWithStatus(id + ".json", limit: Self.metadataLimit)
     } catch {
-      return (.failure(error), entryStamp(id))
+      let stamp = entryStamp(id)
+      let again = Result {
+        try entries.read(id + ".json", limit: Self.metadataLimit).map {
+          try Self.decodeEntry($0, id: id)
+        }
+      }
+      return (again, stamp)
     }
     guard let read else { return (.success(nil), nil) }
     return (Result { try Self.decodeEntry(read.data, id: id) }, BlobStamp(read.info))
   }
 
-  /// Notes which blobs `entry`, read from its file at `stamp` (taken before the read), names, so
+  /// Notes which blobs `entry`, read from its file at `stamp` (the read file's, or taken before
+  /// the read), names, so
   /// a later sweep or blob removal finding the file still at that stamp need not read it again
   /// (``EntryBlobIndex``). A change after the stamp changes the stamp: never a stale answer.
   func noteEntryBlobs(_ id: String, stamp: BlobStamp?, entry: CacheEntry?) {
