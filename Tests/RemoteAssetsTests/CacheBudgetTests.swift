@@ -327,7 +327,7 @@ import Testing
       // Room for two blobs: one must go, and the only candidate is the one served.
       let limit = 2 * Int64(Fixture.size) + 50_000
       for (servedNow, expectKept) in [([served.sha256], true), ([], false)] {
-        let report = try f.store.sweep(
+        let report = try f.store.sweepWhenFree(
           keep: [served.sha256, newer.sha256, b1.sha256],
           budget: CacheStore.Budget(
             limit: limit, configured: ["a", "b"], served: Set(servedNow + [b1.sha256])),

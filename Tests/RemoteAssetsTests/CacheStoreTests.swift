@@ -278,17 +278,6 @@ extension SharedCacheTests {
     return Generation(sha256: sha, size: 1, fetchedAt: Date(timeIntervalSince1970: 0))
   }
 
-  /// A sweep, tried again while the lock is busy for a moment: a process another test forks
-  /// holds a copy of the lock's descriptor (taken during this test's last sweep) until it
-  /// execs, and a sweep skips a busy lock (nil). Gives up after two seconds.
-  static func sweepWhenFree(_ store: CacheStore) throws -> CacheStore.SweepReport? {
-    let deadline = ContinuousClock.now + .seconds(2)
-    while true {
-      if let report = try store.sweep(keep: []) { return report }
-      if ContinuousClock.now > deadline { return nil }
-    }
-  }
-
   @Test func aBlobNamedByAnotherProcessAfterTheLoadIsKept() throws {
     try withTemporaryDirectory { dir in
       let store = try CacheStore(root: dir.cache)
@@ -307,14 +296,14 @@ extension SharedCacheTests {
       entry.current = new
       try other.writeEntry(entry)
       // ... and the sweep, keeping nothing of its own, keeps what the disk names now.
-      _ = try #require(try Self.sweepWhenFree(store))
+      _ = try #require(try store.sweepWhenFree(keep: []))
       let objects = dir.cache.appendingPathComponent("objects")
       #expect(
         FileManager.default.fileExists(atPath: objects.appendingPathComponent(new.sha256).path))
       #expect(
         !FileManager.default.fileExists(atPath: objects.appendingPathComponent(old.sha256).path))
       // The entry unchanged since: known by its stamp, the same answer.
-      _ = try #require(try Self.sweepWhenFree(store))
+      _ = try #require(try store.sweepWhenFree(keep: []))
       #expect(
         FileManager.default.fileExists(atPath: objects.appendingPathComponent(new.sha256).path))
     }
@@ -374,7 +363,7 @@ extension SharedCacheTests {
         _ = DiskLoad.read("a\(i)", bundled: nil, store: store)
       }
       let report = try #require(
-        try store.sweep(keep: [], budget: .init(limit: nil, configured: nil)))
+        try store.sweepWhenFree(keep: [], budget: .init(limit: nil, configured: nil)))
       let measured = try #require(report.budget).bytesBefore
       #expect(measured == store.measure())
       var onDisk: Int64 = 0

@@ -94,7 +94,7 @@ import Testing
     try withTemporaryDirectory { dir in
       let store = try CacheStore(root: dir.url.appendingPathComponent("c"))
       try dir.file("c/CACHEDIR.TAG.42.tmp", "Sig")
-      let report = try #require(try store.sweep(keep: []))
+      let report = try #require(try store.sweepWhenFree(keep: []))
       #expect(report.temps == 1)
       #expect(
         !FileManager.default.fileExists(

@@ -164,7 +164,7 @@ import Testing
           atPath: tmp.appendingPathComponent("run-x.lock").path, contents: nil))
       #expect(store.holdRunLock(token: mine))
       let (running, stdin) = try await Self.holdLock(at: path(other))
-      _ = try #require(try store.sweep(keep: []))
+      _ = try #require(try store.sweepWhenFree(keep: []))
       #expect(!FileManager.default.fileExists(atPath: path(ended)), "its run ended")
       #expect(FileManager.default.fileExists(atPath: path(other)), "held by another process")
       #expect(FileManager.default.fileExists(atPath: path(mine)), "held by this one")
@@ -172,7 +172,7 @@ import Testing
       #expect(store.runIsLive(token: other) == true)
       try stdin.fileHandleForWriting.close()
       #expect(await running.exit(within: 20) == .exited(0))
-      _ = try #require(try store.sweep(keep: []))
+      _ = try #require(try store.sweepWhenFree(keep: []))
       #expect(!FileManager.default.fileExists(atPath: path(other)), "its run ended now")
       #expect(store.runIsLive(token: other) == nil, "no lock left to ask")
     }
