@@ -156,8 +156,8 @@ struct AssetRecord: Sendable {
     s.essential = definition.essential
     s.source = source
     s.targetVersion = targetVersion
+    s.version = servedVersion
     if let current = entry.current {
-      s.version = servedVersion
       s.etag = current.etag
       s.lastModified = current.lastModified
       s.sha256 = current.sha256
@@ -166,7 +166,6 @@ struct AssetRecord: Sendable {
       s.fetchedAt = current.fetchedAt
     } else if let bundled = definition.bundled {
       if let bundledDigest {
-        s.version = servedVersion
         s.sha256 = bundledDigest.sha256
         s.size = servedSize
       }
