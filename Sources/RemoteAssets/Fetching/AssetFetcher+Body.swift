@@ -12,7 +12,7 @@ extension AssetFetcher {
     -> DownloadSink
   {
     let partial = PartialFile(
-      folder: folder, deferredName: ".\(UInt64.random(in: 0...UInt64.max)).part")
+      folder: folder, deferredName: ".\(UniqueSuffix.next()).part")
     let sink = DownloadSink(
       partial: partial, maxBytes: request.maxBytes, expectedSize: request.expectedSize
     ) { _ in }

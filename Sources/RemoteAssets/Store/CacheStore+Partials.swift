@@ -15,7 +15,7 @@ extension CacheStore {
       throw StorageError(operation: "partial", path: owner, code: EINVAL)
     }
     let tmp = try folder(tmpFolder, CacheLayout.tmp)
-    let name = "\(owner).\(UInt64.random(in: 0...UInt64.max)).part"
+    let name = "\(owner).\(UniqueSuffix.next()).part"
     return PartialFile(folder: tmp, deferredName: name)
   }
 
