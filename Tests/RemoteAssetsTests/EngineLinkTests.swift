@@ -41,7 +41,7 @@ import Testing
         switch kind {
         case .local:
           let link = LocalEngineLink(engine: engine)
-          try await link.open(only: nil, sweeping: false)
+          try await link.open(only: nil, sweep: .none)
           do {
             try await body(link, engine, origin, dir)
           } catch {
@@ -54,7 +54,7 @@ import Testing
           let server = try await engine.startControlServer()
           let link = SocketEngineLink(path: dir.cache.path, retryInterval: .milliseconds(50))
           do {
-            try await link.open(only: nil, sweeping: false)
+            try await link.open(only: nil, sweep: .none)
             try await body(link, engine, origin, dir)
           } catch {
             await link.close()
@@ -180,7 +180,7 @@ import Testing
     try await withTemporaryDirectory { dir in
       let link = SocketEngineLink(path: dir.url.appendingPathComponent("none.sock").path)
       do {
-        try await link.open(only: nil, sweeping: false)
+        try await link.open(only: nil, sweep: .none)
         Issue.record("a socket nobody serves was reached")
       } catch let error as EngineLinkError {
         guard case .unreachable(let reason) = error else {

@@ -37,47 +37,60 @@ import Testing
   @Test func aPlainStartLoadsEverythingInBatchesPublishedOnceAndSweeps() {
     var core = LoadCore(pending: ["a", "b", "c"], batchSize: 2)
     let plan = core.start(
-      order: ["a", "b", "c"], only: nil, batchSize: nil, sweeping: true, folder: Self.folder)
+      order: ["a", "b", "c"], only: nil, batchSize: nil, sweep: .beforeReturning,
+      folder: Self.folder)
     #expect(
       plan
         == .init(
           order: ["a", "b", "c"], keep: nil, batches: [["a", "b"], ["c"]],
-          publishesBatches: false, sweeps: true))
+          publishesBatches: false, sweep: .beforeReturning))
     #expect(core.only == nil && core.pending == ["a", "b", "c"])
   }
 
   @Test func aPartialStartKeepsOnlyTheNamedAssetsAndNeverSweeps() {
     var core = LoadCore(pending: ["a", "b", "c"])
     let plan = core.start(
-      order: ["a", "b", "c"], only: ["c", "a", "gone"], batchSize: nil, sweeping: true,
+      order: ["a", "b", "c"], only: ["c", "a", "gone"], batchSize: nil, sweep: .beforeReturning,
       folder: Self.folder)
     #expect(plan.order == ["a", "c"], "config order")
     #expect(plan.keep == ["a", "c", "gone"])
     #expect(plan.batches == [["a", "c"]])
-    #expect(!plan.sweeps, "the sweep looks at everything")
+    #expect(plan.sweep == .none, "the sweep looks at everything")
     #expect(core.only == ["a", "c", "gone"] && core.pending == ["a", "c"])
   }
 
   @Test func aProgressiveStartPublishesEachBatchOfItsSize() {
     var core = LoadCore(pending: ["a", "b", "c"])
     let plan = core.start(
-      order: ["a", "b", "c"], only: nil, batchSize: 1, sweeping: true, folder: Self.folder)
+      order: ["a", "b", "c"], only: nil, batchSize: 1, sweep: .beforeReturning, folder: Self.folder)
     #expect(plan.batches == [["a"], ["b"], ["c"]])
-    #expect(plan.publishesBatches && plan.sweeps)
+    #expect(plan.publishesBatches && plan.sweep == .beforeReturning)
     #expect(core.batchSize == 1, "manifest-added assets are read the same way")
   }
 
   @Test func aStartThatMustNotTidyOnlyMeasures() {
     var core = LoadCore()
     let plan = core.start(
-      order: ["a"], only: nil, batchSize: nil, sweeping: false, folder: Self.folder)
-    #expect(!plan.sweeps)
+      order: ["a"], only: nil, batchSize: nil, sweep: .none, folder: Self.folder)
+    #expect(plan.sweep == .none)
+  }
+
+  /// A one-shot refresh sweeps beside its requests; a start of some assets still never sweeps.
+  @Test func aSweepAlongsideIsPlannedForAWholeStartOnly() {
+    var whole = LoadCore()
+    #expect(
+      whole.start(order: ["a"], only: nil, batchSize: nil, sweep: .alongside, folder: Self.folder)
+        .sweep == .alongside)
+    var some = LoadCore()
+    #expect(
+      some.start(order: ["a"], only: ["a"], batchSize: nil, sweep: .alongside, folder: Self.folder)
+        .sweep == .none)
   }
 
   @Test func aReadOnlyOrAdoptedCacheIsSaidFirst() {
     var core = LoadCore()
     let plan = core.start(
-      order: [], only: nil, batchSize: nil, sweeping: true,
+      order: [], only: nil, batchSize: nil, sweep: .beforeReturning,
       folder: .init(readOnlyReason: "permission denied", adopted: "/var/cache/app"))
     #expect(
       plan.notices == [

@@ -438,7 +438,7 @@ import Testing
         let server = try await engine.startControlServer()
         let link = SocketEngineLink(path: dir.cache.path, retryInterval: .milliseconds(50))
         do {
-          try await link.open(only: nil, sweeping: false)
+          try await link.open(only: nil, sweep: .none)
           #expect(try await link.followsManifest())
         } catch {
           Issue.record(error)

@@ -19,8 +19,10 @@ struct RefreshCommand: AsyncParsableCommand {
   @OptionGroup(title: "Attach Options") var attaching: AttachOptions
 
   func run() async throws {
+    // The start's sweep runs beside the refresh: its requests go out while the cache is tidied.
     let link = try await EngineLinks.open(
-      config: config, attaching: attaching, logging: logging, only: ids.isEmpty ? nil : Set(ids))
+      config: config, attaching: attaching, logging: logging, only: ids.isEmpty ? nil : Set(ids),
+      sweep: .alongside)
     try await EngineLinks.requireKnown(ids, link: link)
     var failed = false
     var results: [ControlRefreshResult] = []

@@ -21,7 +21,8 @@ struct StatusCommand: AsyncParsableCommand {
   func run() async throws {
     // A look, not a tidy-up: the sweep would read every entry again (unless refreshing).
     let link = try await EngineLinks.open(
-      config: config, attaching: attaching, logging: logging, sweeping: refresh)
+      config: config, attaching: attaching, logging: logging,
+      sweep: refresh ? .beforeReturning : .none)
     if refresh { _ = try? await link.refresh([]) }
     let snapshot = try await EngineLinks.snapshot(link)
     await link.close()

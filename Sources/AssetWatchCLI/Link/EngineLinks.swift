@@ -11,13 +11,13 @@ enum EngineLinks {
   /// - Parameters:
   ///   - only: the assets the command is about; nil loads every asset. A command about one asset
   ///     of thousands reads one entry.
-  ///   - sweeping: whether an engine of our own sweeps stale partials and unreferenced blobs at
+  ///   - sweep: when an engine of our own sweeps stale partials and unreferenced blobs at
   ///     start (not for a one-shot look such as `status`).
   /// - Throws: `ExitCode(2)` for a config problem; `ExitCode(1)` after printing why when the
   ///   cache cannot be opened or the attached engine cannot be reached.
   static func open(
     config: ConfigOptions, attaching: AttachOptions, logging: LoggingOptions,
-    only: Set<String>? = nil, sweeping: Bool = true
+    only: Set<String>? = nil, sweep: StartSweep = .beforeReturning
   ) async throws -> any EngineLink {
     let link: any EngineLink
     if let socket = try attaching.socketPath(config: config) {
@@ -27,7 +27,7 @@ enum EngineLinks {
         engine: try await EngineLauncher.open(try config.loadConfiguration(), logging: logging))
     }
     do {
-      try await link.open(only: only, sweeping: sweeping)
+      try await link.open(only: only, sweep: sweep)
     } catch {
       Console.printError("assetwatch: \(error)")
       throw ExitCode(1)

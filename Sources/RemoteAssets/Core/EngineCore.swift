@@ -47,15 +47,15 @@ struct EngineCore: Sendable {
 }
 
 extension EngineCore {
-  /// A start, as ``LoadCore/start(order:only:batchSize:sweeping:folder:)`` plans it: the order
+  /// A start, as ``LoadCore/start(order:only:batchSize:sweep:folder:)`` plans it: the order
   /// becomes the plan's, and the records of assets it leaves out are dropped.
   ///
   /// - Returns: The plan the actor performs (batches to read, notices to log, the sweep).
   mutating func startLoading(
-    only ids: Set<String>?, batchSize: Int?, sweeping: Bool, folder: LoadCore.Folder
+    only ids: Set<String>?, batchSize: Int?, sweep: StartSweep, folder: LoadCore.Folder
   ) -> LoadCore.Plan {
     let plan = loading.start(
-      order: order, only: ids, batchSize: batchSize, sweeping: sweeping, folder: folder)
+      order: order, only: ids, batchSize: batchSize, sweep: sweep, folder: folder)
     order = plan.order
     if let keep = plan.keep { records.keep(only: keep) }
     return plan

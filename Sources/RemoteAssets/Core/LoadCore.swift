@@ -28,8 +28,8 @@ struct LoadCore: Sendable, Equatable {
     /// Whether each batch is published and other calls let onto the actor between batches (a
     /// progressive start).
     var publishesBatches = false
-    /// Whether the start sweeps stale partials and unreferenced blobs (else it only measures).
-    var sweeps = false
+    /// When the start sweeps stale partials and unreferenced blobs (`.none`: it only measures).
+    var sweep = StartSweep.none
   }
 
   /// The cache folder as the store opened it.
@@ -42,9 +42,9 @@ struct LoadCore: Sendable, Equatable {
 
   /// A start of the assets in `order`: `only` some of them (nil: all), `batchSize` at a time
   /// with each batch published (nil: ``batchSize`` at a time, published once at the end),
-  /// `sweeping` unless only some are loaded.
+  /// sweeping as `sweep` says unless only some are loaded.
   mutating func start(
-    order: [String], only ids: Set<String>?, batchSize: Int?, sweeping: Bool, folder: Folder
+    order: [String], only ids: Set<String>?, batchSize: Int?, sweep: StartSweep, folder: Folder
   ) -> Plan {
     var plan = Plan(order: order)
     if let ids {
@@ -66,7 +66,7 @@ struct LoadCore: Sendable, Equatable {
     if let batchSize { self.batchSize = batchSize }
     plan.batches = Self.batches(plan.order, size: self.batchSize)
     plan.publishesBatches = batchSize != nil
-    plan.sweeps = ids == nil && sweeping
+    plan.sweep = ids == nil ? sweep : .none
     return plan
   }
 

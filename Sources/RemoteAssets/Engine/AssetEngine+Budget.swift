@@ -8,8 +8,18 @@ extension AssetEngine {
   /// the cache and, over its `cacheLimit`, evicts rollback copies and unconfigured assets oldest
   /// use first; skipped (measured only) when another process holds the lock or the cache is
   /// read-only. A start that loads only some assets measures the cache without sweeping.
-  func budgetAtStart(sweeps: Bool) async {
-    await runBudget(core.budget.atStart(sweeps: sweeps))
+  /// `.alongside` runs it in a task of its own (``EngineTasks/startSweep``, which shutdown waits
+  /// for) and returns at once.
+  func budgetAtStart(_ sweep: StartSweep) async {
+    guard sweep == .alongside else {
+      return await runBudget(core.budget.atStart(sweeps: sweep == .beforeReturning))
+    }
+    // The snapshot the start publishes has no usage yet: subscribers learn it when the sweep
+    // ends.
+    tasks.startSweep = Task {
+      await runBudget(core.budget.atStart(sweeps: true))
+      publish(.engineChanged(info()))
+    }
   }
 
   /// After a commit: measures the cache again and, with a limit, evicts what no longer fits.

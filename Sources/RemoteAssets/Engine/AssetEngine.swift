@@ -127,7 +127,14 @@ public actor AssetEngine {
   ///   - ids: the assets to load; nil loads all.
   ///   - sweeping: whether to sweep after loading (never when only some assets are loaded).
   public func start(only ids: Set<String>?, sweeping: Bool) async {
-    await start(only: ids, batchSize: nil, sweeping: sweeping)
+    await start(only: ids, batchSize: nil, sweep: sweeping ? .beforeReturning : .none)
+  }
+
+  /// Starts like ``start(only:sweeping:)``, sweeping as `sweep` says: `.alongside` returns once
+  /// the entries are read and sweeps while the caller goes on (its refresh's requests go out
+  /// meanwhile); ``shutdown()`` waits for that sweep.
+  package func start(only ids: Set<String>?, sweep: StartSweep) async {
+    await start(only: ids, batchSize: nil, sweep: sweep)
   }
 
   /// Starts like ``start()``, reading the entries `batchSize` at a time and letting other calls
@@ -139,18 +146,18 @@ public actor AssetEngine {
   /// meanwhile call only ``events()``, ``info()`` and the reads, not commands or
   /// ``startAutoRefresh()``.
   public func startProgressively(batchSize: Int = 100) async {
-    await start(only: nil, batchSize: max(1, batchSize), sweeping: true)
+    await start(only: nil, batchSize: max(1, batchSize), sweep: .beforeReturning)
   }
 
   /// Performs the start ``LoadCore`` plans: the entries read and decoded off the actor, a batch
   /// at a time split across the I/O threads; only the bookkeeping runs here.
-  private func start(only ids: Set<String>?, batchSize: Int?, sweeping: Bool) async {
+  private func start(only ids: Set<String>?, batchSize: Int?, sweep: StartSweep) async {
     guard !core.lifecycle.started else { return }
     core.lifecycle.started = true
     let folder = LoadCore.Folder(
       readOnlyReason: store.readOnlyReason, adopted: store.adopted ? store.root.path : nil)
     let plan = core.startLoading(
-      only: ids, batchSize: batchSize, sweeping: sweeping, folder: folder)
+      only: ids, batchSize: batchSize, sweep: sweep, folder: folder)
     for line in plan.notices { log(line.assetID, line.level, line.message) }
     let store = self.store
     // The journal is read alongside the first batch, and each batch as the one before it is
@@ -175,7 +182,7 @@ public actor AssetEngine {
     // Assets only the stored manifest names were read just now: their freshness too.
     let notes = await journal.value
     for id in core.order.dropFirst(plan.order.count) { core.applyFreshness(notes[id], to: id) }
-    await budgetAtStart(sweeps: plan.sweeps)
+    await budgetAtStart(plan.sweep)
     // Whoever subscribed before the load saw no assets: the loaded whole supersedes that.
     publish(.snapshot(snapshot()))
     noteStartFinished()
@@ -200,6 +207,7 @@ public actor AssetEngine {
     await tasks.manifest?.value
     tasks.budgetWait?.cancel()  // the pause between passes; a running pass finishes
     await tasks.budgetPass?.value
+    await tasks.startSweep?.value
     await releaseProbations()
     await flushFreshness()
     hub.finishAll()

@@ -10,6 +10,8 @@ struct EngineTasks {
   var schedulerSleeper: Task<Void, Never>?
   /// The manifest fetch under way, which callers that join wait for.
   var manifest: Task<Void, Never>?
+  /// The start's sweep, when it runs beside what follows the start (``StartSweep/alongside``).
+  var startSweep: Task<Void, Never>?
   /// The disk budget's passes after commits under way.
   var budgetPass: Task<Void, Never>?
   /// The pause between two budget passes (cancelled by shutdown; a running pass never is).

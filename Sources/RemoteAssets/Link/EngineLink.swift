@@ -10,7 +10,7 @@ import Foundation
 ///
 /// ```swift
 /// let link = LocalEngineLink(engine: engine)
-/// try await link.open(only: ["flags"], sweeping: false)
+/// try await link.open(only: ["flags"], sweep: .none)
 /// let results = try await link.refresh(["flags"])
 /// await link.close()
 /// ```
@@ -22,10 +22,10 @@ package protocol EngineLink: Sendable {
   var socketPath: String? { get }
 
   /// Readies the link for a one-shot command: this process's engine reads `only` those assets
-  /// from its cache (nil: all) and, when `sweeping`, tidies the cache; an attached link connects.
+  /// from its cache (nil: all) and tidies the cache as `sweep` says; an attached link connects.
   ///
   /// - Throws: ``EngineLinkError/unreachable(_:)`` when the engine cannot be reached.
-  func open(only: Set<String>?, sweeping: Bool) async throws(EngineLinkError)
+  func open(only: Set<String>?, sweep: StartSweep) async throws(EngineLinkError)
 
   /// Readies the link for a live view and returns once the engine's state is loaded: this
   /// process's engine loads progressively (rows arrive batch by batch) and refreshes on its own

@@ -3,7 +3,7 @@ import Foundation
 /// An ``EngineLink`` to an ``AssetEngine`` in this process. The link owns the engine:
 /// ``close()`` shuts it down.
 package struct LocalEngineLink: EngineLink {
-  /// The engine; created but not started (the link's ``open(only:sweeping:)`` or ``watch()``
+  /// The engine; created but not started (the link's ``open(only:sweep:)`` or ``watch()``
   /// starts it).
   package let engine: AssetEngine
 
@@ -14,8 +14,8 @@ package struct LocalEngineLink: EngineLink {
 
   package var socketPath: String? { nil }
 
-  package func open(only: Set<String>?, sweeping: Bool) async throws(EngineLinkError) {
-    await engine.start(only: only, sweeping: sweeping)
+  package func open(only: Set<String>?, sweep: StartSweep) async throws(EngineLinkError) {
+    await engine.start(only: only, sweep: sweep)
   }
 
   package func watch() async {

@@ -3,7 +3,7 @@ import Synchronization
 
 /// An ``EngineLink`` to another process's engine over its control socket (`--attach`).
 ///
-/// A one-shot command's requests go over the connection ``open(only:sweeping:)`` makes; a live
+/// A one-shot command's requests go over the connection ``open(only:sweep:)`` makes; a live
 /// view's go over the connection its ``updates()`` keeps (reconnecting when the engine comes
 /// back). ``snapshot()`` reads the live view's connection while it is up, else asks a new
 /// connection, whose first event is the engine's state now.
@@ -29,7 +29,7 @@ package final class SocketEngineLink: EngineLink {
 
   package var socketPath: String? { ControlClient.resolveSocketPath(path) }
 
-  package func open(only: Set<String>?, sweeping: Bool) async throws(EngineLinkError) {
+  package func open(only: Set<String>?, sweep: StartSweep) async throws(EngineLinkError) {
     // Its events are never read: the connection carries the command's requests and replies.
     let client = try await Self.connect(path, delivery: .none)
     let previous = state.withLock { state -> ControlClient? in
