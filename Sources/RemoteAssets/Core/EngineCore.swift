@@ -58,6 +58,9 @@ extension EngineCore {
       order: order, only: ids, batchSize: batchSize, sweep: sweep, folder: folder)
     order = plan.order
     if let keep = plan.keep { records.keep(only: keep) }
+    // Each loaded asset's journal note is kept here: room for them all at once, not a table of
+    // large entries grown (and every entry moved) ten times over a start of 1,000.
+    freshness.notes.reserveCapacity(plan.order.count)
     return plan
   }
 }
