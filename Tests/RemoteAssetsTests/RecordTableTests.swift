@@ -77,6 +77,18 @@ import Testing
     #expect(table.scheduling("missing") == nil)
   }
 
+  /// `set(_:for:)` adds a record for a new id and replaces the record of a known one, in place.
+  @Test func setAddsOrReplacesLikeAnAssignment() {
+    var table = RecordTable()
+    for i in 0..<5 { table.set(Self.record("a\(i)"), for: "a\(i)") }
+    var replaced = Self.record("a2")
+    replaced.epoch = 7
+    table.set(replaced, for: "a2")
+    #expect(table.count == 5)
+    #expect(Self.contents(table) == ["a0": 0, "a1": 0, "a2": 7, "a3": 0, "a4": 0])
+    #expect(table["a2"]?.definition.id == "a2")
+  }
+
   @Test func theDefaultSubscriptAddsOnce() {
     var table = RecordTable()
     table["x", default: Self.record("x")].epoch = 4

@@ -8,8 +8,10 @@ extension EngineCore {
   mutating func addRecords(_ definitions: [AssetDefinition], appVersion: String) {
     for definition in definitions {
       order.append(definition.id)
-      records[definition.id] = AssetRecord(
-        definition: definition, entry: CacheEntry(id: definition.id, appVersion: appVersion))
+      records.set(
+        AssetRecord(
+          definition: definition, entry: CacheEntry(id: definition.id, appVersion: appVersion)),
+        for: definition.id)
     }
   }
 

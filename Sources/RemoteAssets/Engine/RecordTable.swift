@@ -72,6 +72,17 @@ struct RecordTable: Sendable {
     }
   }
 
+  /// Sets `record` as `id`'s, adding it when there is none. The subscript's change would hold
+  /// a ~2 KB optional in its coroutine's frame and copy it in after the caller set it: 2 µs an
+  /// asset for the 1,000 records an engine of 1,000 assets makes before it starts.
+  mutating func set(_ record: AssetRecord, for id: String) {
+    if let slot = slots[id] {
+      items[slot] = record
+    } else {
+      append(record, for: id)
+    }
+  }
+
   /// Whether there is a record for `id` (the subscript's getter would copy it to say).
   func contains(_ id: String) -> Bool { slots[id] != nil }
 
