@@ -98,7 +98,8 @@ extension AssetEngine {
       sink = DownloadSink(
         partial: try resume?.partial ?? store.createPartial(for: id),
         maxBytes: definition.maxBytes, expectedSize: definition.expectedSize,
-        journal: store.resumeJournal(id, remote: attempt.remote), onProgress: progress)
+        journal: store.resumeJournal(id, remote: attempt.remote), onProgress: progress,
+        onTransferEnd: { [limiter] in limiter.endTransfer(of: id) })
     } catch {
       let failure = FetchError(.storage, "cannot create a partial file: \(error)")
       return await runQuietly(id, [.fail(failure, quiet: attempt.quiet, rejecting: nil)])

@@ -35,6 +35,8 @@ public final class DownloadSink: Sendable {
   private let maxBytes: Int64
   private let expectedSize: Int64?
   private let onProgress: @Sendable (TransferProgress) -> Void
+  /// Told once the response is in (``transferEnded()``).
+  private let onTransferEnd: (@Sendable () -> Void)?
   /// Keeps the download resumable across a crash (nil: not resumable, e.g. the manifest).
   let journal: ResumeJournal?
   /// The writer thread behind ``writeBehind(_:)``.
@@ -58,7 +60,8 @@ public final class DownloadSink: Sendable {
   /// durable prefix for a resume).
   init(
     partial: PartialFile, maxBytes: Int64, expectedSize: Int64?, journal: ResumeJournal? = nil,
-    onProgress: @escaping @Sendable (TransferProgress) -> Void
+    onProgress: @escaping @Sendable (TransferProgress) -> Void,
+    onTransferEnd: (@Sendable () -> Void)? = nil
   ) {
     let now = ContinuousClock.now
     let offset = partial.bytesWritten
@@ -74,7 +77,15 @@ public final class DownloadSink: Sendable {
     self.maxBytes = maxBytes
     self.expectedSize = expectedSize
     self.onProgress = onProgress
+    self.onTransferEnd = onTransferEnd
   }
+
+  /// The fetcher has the whole response (a 304's head, a body's last byte): the engine gives
+  /// the transfer's slot to the next refresh from here, where the response ended, rather than
+  /// once the fetch has returned through its task and the engine's actor. Called at most once
+  /// per fetch by ``HTTPFetcher``; the engine gives the slot back again, to no effect, when the
+  /// fetch returns or fails.
+  func transferEnded() { onTransferEnd?() }
 
   /// Bytes written so far.
   public var bytesWritten: Int64 { state.withLock { $0.partial.bytesWritten } }

@@ -280,6 +280,7 @@ package final class HTTPFetcher: AssetFetcher {
       // cancelled, and the cancel closes the connection; a thousand revalidations would then
       // open hundreds of connections instead of reusing eight.
       await Self.drainNoBody(response, within: Self.unusedBodyTime(request.timeout))
+      sink.transferEnded()
       return .done(.notModified(metadata))
     case 301, 302, 303, 307, 308:
       guard let location = headers.first(name: "Location") else {
@@ -295,6 +296,7 @@ package final class HTTPFetcher: AssetFetcher {
       try await stream(
         response, request: request, url: url, sink: sink, from: 0,
         decoded: coding == .decodedGzip, deadline: deadline, redactor: redactor)
+      sink.transferEnded()
       return .done(.downloaded(metadata))
     case 206:
       guard let resume = request.resume else {
@@ -316,6 +318,7 @@ package final class HTTPFetcher: AssetFetcher {
       try await stream(
         response, request: request, url: url, sink: sink, from: range.start, total: range.total,
         decoded: false, deadline: deadline, redactor: redactor)
+      sink.transferEnded()
       return .done(.downloaded(metadata))
     case 416:
       // Nothing left to send. The bytes held count as complete only when the server's length is
