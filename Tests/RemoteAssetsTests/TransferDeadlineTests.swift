@@ -8,6 +8,20 @@ import Testing
 
 /// Nothing hangs: every HTTP transfer ends within `timeout + bytes / minimum throughput`.
 @Suite struct TransferDeadlineTests {
+  /// An unused body's bound: overdue only past it, and never once the body ended.
+  @Test func anUnusedBodyIsOverdueOnlyPastItsBoundAndUntilItEnds() {
+    let start = ContinuousClock.now
+    let deadline = TransferDeadline(
+      timeout: 30, bytes: 100, minimumBytesPerSecond: 1000, start: start)
+    #expect(!deadline.unusedBodyOverdue(at: start + .seconds(3600)), "no unused body read")
+    deadline.boundUnusedBody(to: 0.5, from: start)
+    #expect(!deadline.unusedBodyOverdue(at: start + .milliseconds(400)))
+    #expect(deadline.unusedBodyOverdue(at: start + .milliseconds(600)))
+    #expect(deadline.exceededReason(at: start + .milliseconds(600)) == nil, "not a failure")
+    deadline.endUnusedBody()
+    #expect(!deadline.unusedBodyOverdue(at: start + .seconds(3600)))
+  }
+
   @Test func allowanceIsTimeoutPlusSizeAtTheFloor() {
     let start = ContinuousClock.now
     let d = TransferDeadline(

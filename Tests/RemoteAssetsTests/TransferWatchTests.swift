@@ -82,6 +82,24 @@ import Testing
     #expect(reason.contains("stalled") && reason.contains("below the minimum 1000 bytes/s"))
   }
 
+  /// A body that is not used (an HTTP/2 304's) read past its bound: the watch stops the
+  /// transfer, with the overall deadline and the throughput far away.
+  @Test func anUnusedBodyReadPastItsBoundIsStopped() async throws {
+    try await withTemporaryDirectory { (dir: TemporaryDirectory) in
+      let sink = try makeSink(in: dir.url, maxBytes: 1000, expectedSize: nil)
+      defer { sink.discard() }
+      let watch = TransferWatch(minimumBytesPerSecond: 1, interval: .milliseconds(10))
+      let deadline = TransferDeadline(timeout: 3600, bytes: 1000, minimumBytesPerSecond: 1)
+      let cancellation = Cancellation()
+      let id = watch.start(
+        sink: sink, deadline: deadline, timeout: 3600, cancel: { cancellation.cancel() })
+      deadline.boundUnusedBody(to: 0.05)
+      await cancellation.first()
+      #expect(watch.end(id)?.contains("unused body") == true)
+      #expect(cancellation.times == 1)
+    }
+  }
+
   @Test func aTransferThatEndsInTimeIsLeftAloneAndTheWatchStops() async throws {
     try await withTemporaryDirectory { (dir: TemporaryDirectory) in
       let sink = try makeSink(in: dir.url, maxBytes: 1000, expectedSize: nil)

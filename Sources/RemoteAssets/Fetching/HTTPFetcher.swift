@@ -279,7 +279,8 @@ package final class HTTPFetcher: AssetFetcher {
       // Read the (empty) body to its end: a response dropped before the client saw its end is
       // cancelled, and the cancel closes the connection; a thousand revalidations would then
       // open hundreds of connections instead of reusing eight.
-      await Self.drainNoBody(response, within: Self.unusedBodyTime(request.timeout))
+      await Self.drainNoBody(
+        response, within: Self.unusedBodyTime(request.timeout), deadline: deadline)
       sink.transferEnded()
       return .done(.notModified(metadata))
     case 301, 302, 303, 307, 308:
@@ -535,11 +536,14 @@ package final class HTTPFetcher: AssetFetcher {
   /// Reads to its end the body of a response that has none by its status (a 304). Over HTTP/1.x
   /// the parser ends such a body with its head (RFC 9112, 6.3: whatever headers say), so no
   /// timer is set for it, and the transfer's overall deadline still bounds the read; over HTTP/2
-  /// the end is the server's `END_STREAM`, which a server may withhold: read as ``drain``.
-  static func drainNoBody(_ response: HTTPClientResponse, within seconds: TimeInterval) async {
-    guard response.version.major == 1 else {
-      return await drain(response.body, upTo: errorSnippetBytes, within: seconds)
-    }
+  /// the end is the server's `END_STREAM`, which a server may withhold: the fetcher's watch
+  /// stops the read after `seconds` (``TransferDeadline/boundUnusedBody(to:from:)``), and the 304
+  /// stands.
+  static func drainNoBody(
+    _ response: HTTPClientResponse, within seconds: TimeInterval, deadline: TransferDeadline
+  ) async {
+    if response.version.major != 1 { deadline.boundUnusedBody(to: seconds) }
+    defer { deadline.endUnusedBody() }
     do {
       for try await _ in response.body {}
     } catch {}

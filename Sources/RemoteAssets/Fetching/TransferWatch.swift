@@ -107,6 +107,10 @@ final class TransferWatch: Sendable {
   /// bytes; nil while it keeps both.
   static func breach(_ watched: Watched, minimumBytesPerSecond: Int64) -> String? {
     if let reason = watched.deadline.exceededReason() { return reason }
+    if watched.deadline.unusedBodyOverdue() {
+      // Not a failure: the reader keeps the response it has (``TransferDeadline/boundUnusedBody(to:from:)``).
+      return "an unused body did not end in time"
+    }
     if let reason = watched.sink.stallReason(
       window: watched.window, minimumBytes: watched.minimumBytes)
     {
