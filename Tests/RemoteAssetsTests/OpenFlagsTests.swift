@@ -12,7 +12,7 @@ import Testing
 /// is refused without blocking, and clears the flag only where a descriptor's writes could
 /// see it: a file the open creates exclusively never has it, a file opened to be read keeps it
 /// on Linux (which ignores it there), and a file opened to be written loses it.
-@Suite struct OpenFlagsTests {
+@Suite(.timeLimit(.minutes(1))) struct OpenFlagsTests {
   private func nonBlocking(_ fd: Int32) -> Bool { fcntl(fd, F_GETFL) & O_NONBLOCK != 0 }
 
   @Test func eachKindOfOpenHasTheFlagsItsUseNeeds() throws {

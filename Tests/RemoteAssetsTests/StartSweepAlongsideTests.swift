@@ -7,9 +7,11 @@ import Testing
 @testable import RemoteAssets
 
 /// A start that sweeps alongside (`StartSweep.alongside`, what a one-shot `refresh` asks for)
-/// returns once the entries are read and tidies the cache while the refresh runs: it removes
-/// what a sweep before returning removes, keeps what a refresh commits meanwhile, tells
-/// subscribers the cache's size when it ends, and shutdown waits for it.
+/// returns once the entries are read and tidies the cache beside what follows: it removes what
+/// a sweep before returning removes, keeps what the refresh that follows commits, tells
+/// subscribers the cache's size when it ends (after the start's snapshot, which shows it ran
+/// beside), and shutdown waits for it. Which of the sweep and the refresh's commit takes the
+/// lock first is left to the run: the lock orders them, and both orders must keep the commit.
 @Suite struct StartSweepAlongsideTests {
   @Test func aSweepBesideARefreshTidiesTheCacheAndKeepsWhatTheRefreshCommits() async throws {
     try await withOrigin { origin in

@@ -1,6 +1,7 @@
 import AssetWatchTestKit
 import DemoOrigin
 import Foundation
+import RemoteAssetsTestKit
 import Synchronization
 import Testing
 
@@ -37,7 +38,6 @@ import Testing
           OriginResponse(status: 500, body: .data(Data("down".utf8)))
         }
         let fetcher = HTTPFetcher()
-        defer { Task { try? await fetcher.shutdown() } }
         func fetch(_ path: String, etag: String? = nil) async throws -> (FetchResponse?, Int) {
           var request = FetchRequest(
             url: try #require(URL(string: "\(origin.baseURL)\(path)")), allowInsecure: true)
@@ -69,6 +69,37 @@ import Testing
         let (failed, failedEnds) = try await fetch("/broken")
         #expect(failed == nil)
         #expect(failedEnds == 0, "the engine gives a failed transfer's slot back itself")
+        try await fetcher.shutdown()
+      }
+    }
+  }
+
+  /// Through the engine, with one transfer slot: every refresh (bodies, then 304s) gets the
+  /// slot, and each gives it back once, whether from the response's end or from the engine.
+  @Test func oneSlotServesEveryRefreshAndIsGivenBackOnce() async throws {
+    try await withOrigin { origin in
+      var assets: [AssetDefinition] = []
+      for i in 0..<6 {
+        await origin.setResource(
+          "/a\(i).json", body: Data("{\"v\":\(i)}".utf8), contentType: "application/json")
+        assets.append(
+          AssetDefinition(
+            id: "a\(i)", remote: URL(string: "\(origin.baseURL)/a\(i).json"), format: .json))
+      }
+      await origin.setHandler("/broken.json") { _ in OriginResponse(status: 500) }
+      assets.append(
+        AssetDefinition(
+          id: "broken", remote: URL(string: "\(origin.baseURL)/broken.json"), format: .json))
+      try await withEngine(assets, configure: { $0.maxConcurrentTransfers = 1 }) { engine, _ in
+        for round in ["updated", "notModified"] {
+          let outcomes = await engine.refreshAll()
+          #expect(outcomes.count == 7)
+          for (id, outcome) in outcomes where id != "broken" {
+            #expect(outcome.word == round, "\(id): \(outcome)")
+          }
+          let counts = engine.limiter.counts()
+          #expect(counts.regular == 0 && counts.essential == 0 && counts.waiting == 0)
+        }
       }
     }
   }

@@ -11,8 +11,9 @@ extension AssetEngine {
   /// `.alongside` runs it in a task of its own (``EngineTasks/startSweep``, which shutdown waits
   /// for) and returns at once.
   func budgetAtStart(_ sweep: StartSweep) async {
-    guard sweep == .alongside else {
-      return await runBudget(core.budget.atStart(sweeps: sweep == .beforeReturning))
+    // A shutdown that came while the start was reading would not wait for a task made now.
+    guard sweep == .alongside, !core.lifecycle.isShutDown else {
+      return await runBudget(core.budget.atStart(sweeps: sweep != .none))
     }
     // The snapshot the start publishes has no usage yet: subscribers learn it when the sweep
     // ends.

@@ -100,7 +100,8 @@ extension CacheStore {
           if let sha = entry.current?.sha256 { keep.insert(sha) }
           if let sha = entry.previous?.sha256 { keep.insert(sha) }
         } else if leftovers,
-          CacheLayout.isWriteTemp(name, of: { CacheLayout.entryID($0) != nil })
+          CacheLayout.isWriteTemp(name, of: { CacheLayout.entryID($0) != nil }),
+          !UniqueSuffix.namedHere(name)
         {
           if entries.remove(name) { report.temps += 1 }
         }
@@ -119,7 +120,7 @@ extension CacheStore {
           }
         } else if CacheLayout.chunkIndexBlob(name) != nil {
           indexNames.insert(name)
-        } else if leftovers, CacheLayout.isChunkIndexTemp(name) {
+        } else if leftovers, CacheLayout.isChunkIndexTemp(name), !UniqueSuffix.namedHere(name) {
           if objects.remove(name) { report.temps += 1 }  // a chunk index's interrupted write
         }
       }
@@ -143,7 +144,9 @@ extension CacheStore {
     into report: inout SweepReport
   ) {
     for (name, _) in (try? root.list()) ?? []
-    where CacheLayout.isWriteTemp(name, of: CacheLayout.isRootTempTarget) {
+    where CacheLayout.isWriteTemp(name, of: CacheLayout.isRootTempTarget)
+      && !UniqueSuffix.namedHere(name)
+    {
       if root.remove(name) { report.temps += 1 }
     }
     let tmpNames = Set(((try? tmp.list()) ?? []).map(\.name))
@@ -165,7 +168,8 @@ extension CacheStore {
           report.orphanedResumes += 1
         }
       case .resumeRecordTemp:
-        if tmp.remove(name) { report.temps += 1 }
+        // One this process is writing (a checkpoint beside this sweep) is not a leftover.
+        if !UniqueSuffix.namedHere(name), tmp.remove(name) { report.temps += 1 }
       case .runLock:
         tmp.removeIfUnlocked(name)  // the run is over (its process held it until it ended)
       }

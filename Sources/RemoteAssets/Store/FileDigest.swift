@@ -14,7 +14,7 @@ enum FileDigest {
     var offset: off_t = 0
     while true {
       let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, offset) }
-      if n < 0, errno == EINTR { continue }
+      if n < 0, errno == EINTR || clearedNonBlocking(fd) { continue }
       if n < 0 { throw StorageError(operation: "read", path: "fd \(fd)", code: errno) }
       if n == 0 { break }
       buffer.withUnsafeBytes {
@@ -42,12 +42,22 @@ enum FileDigest {
       let n = data.withUnsafeMutableBytes {
         pread(fd, $0.baseAddress! + offset, $0.count - offset, off_t(offset))
       }
-      if n < 0, errno == EINTR { continue }
+      if n < 0, errno == EINTR || clearedNonBlocking(fd) { continue }
       if n < 0 { throw StorageError(operation: "read", path: path, code: errno) }
       if n == 0 { break }
       offset += n
     }
     data.count = offset
     return data
+  }
+
+  /// After a read failed: when it failed with `EAGAIN` on a descriptor opened with
+  /// `O_NONBLOCK` (kept on read-only opens, which Linux ignores for regular files; a file system
+  /// that did not would say so here), clears the flag so the read can be made again, blocking.
+  static func clearedNonBlocking(_ fd: Int32) -> Bool {
+    guard errno == EAGAIN else { return false }
+    let flags = fcntl(fd, F_GETFL)
+    guard flags >= 0, flags & O_NONBLOCK != 0 else { return false }
+    return fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0
   }
 }

@@ -13,4 +13,23 @@ enum UniqueSuffix {
   static func next() -> UInt64 {
     base &+ counter.wrappingAdd(1, ordering: .relaxed).newValue
   }
+
+  /// Whether this process issued `suffix` (a file it may still be writing).
+  static func issued(_ suffix: UInt64) -> Bool {
+    let offset = suffix &- base
+    return offset >= 1 && offset <= counter.load(ordering: .relaxed)
+  }
+
+  /// Whether `name` is a temp (`<file>.<suffix>.tmp`) whose suffix this process issued. A sweep
+  /// leaves such a temp alone: the sweep a one-shot `refresh` runs beside its transfers
+  /// (``StartSweep/alongside``) would otherwise remove, between its write and its rename, a
+  /// temp that is written without the commit lock (the manifest's, a resume record's, a chunk
+  /// index's).
+  static func namedHere(_ name: String) -> Bool {
+    guard name.hasSuffix(".tmp") else { return false }
+    let stem = name.dropLast(4)
+    guard let dot = stem.lastIndex(of: "."), let suffix = UInt64(stem[stem.index(after: dot)...])
+    else { return false }
+    return issued(suffix)
+  }
 }
