@@ -384,9 +384,13 @@ package final class HTTPFetcher: AssetFetcher {
     let chunked = response.headers["Transfer-Encoding"].contains {
       $0.lowercased().contains("chunked")
     }
+    // A small body (a Content-Length of at most ``smallBody``, not decoded) is written as it
+    // arrives, on this thread: for a few kilobytes the writer thread's hand-over (a queue, a
+    // wake-up, a drain) cost more than the write into the page cache.
+    let small = !decoded && contentLength.map { $0 <= Self.smallBody } ?? false
     do {
       for try await buffer in response.body {
-        try await sink.writeBehind(buffer)
+        if small { try sink.write(buffer) } else { try await sink.writeBehind(buffer) }
       }
       try await sink.finishWriting()
     } catch let error as FetchError {
@@ -497,6 +501,9 @@ package final class HTTPFetcher: AssetFetcher {
     result.message = TerminalText.sanitize(redactor.redact(result.message), maxLength: 300)
     return result
   }
+
+  /// The largest body written as it arrives rather than by the sink's writer thread.
+  static let smallBody: Int64 = 64 << 10
 
   /// How much of an error body is read for the message.
   static let errorSnippetBytes = 200

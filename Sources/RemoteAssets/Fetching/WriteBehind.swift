@@ -104,8 +104,13 @@ final class WriteBehind: Sendable {
   ///
   /// - Throws: the first error a write threw.
   func drain() async throws {
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      queue.async { continuation.resume() }
+    // Nothing queued and nothing being written (a small body written as it arrived, a 304):
+    // no trip to the writer's queue and back.
+    let idle = state.withLock { !$0.writing && $0.pending.isEmpty }
+    if !idle {
+      await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        queue.async { continuation.resume() }
+      }
     }
     if let failure = state.withLock({ $0.failure }) { throw failure }
   }
