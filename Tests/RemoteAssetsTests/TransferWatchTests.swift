@@ -84,7 +84,13 @@ import Testing
 
   /// A body that is not used (an HTTP/2 304's) read past its bound: the watch stops the
   /// transfer, with the overall deadline and the throughput far away.
-  @Test func anUnusedBodyReadPastItsBoundIsStopped() async throws {
+  /// Watches one transfer into a new sink whose deadline (an hour) and throughput (1 byte/s)
+  /// are far away, and runs `body` with the watch, the deadline, the cancellations, the
+  /// transfer's id and the sink.
+  static func watchingALongTransfer(
+    _ body: (TransferWatch, TransferDeadline, Cancellation, UInt64, DownloadSink) async throws
+      -> Void
+  ) async throws {
     try await withTemporaryDirectory { (dir: TemporaryDirectory) in
       let sink = try makeSink(in: dir.url, maxBytes: 1000, expectedSize: nil)
       defer { sink.discard() }
@@ -93,6 +99,12 @@ import Testing
       let cancellation = Cancellation()
       let id = watch.start(
         sink: sink, deadline: deadline, timeout: 3600, cancel: { cancellation.cancel() })
+      try await body(watch, deadline, cancellation, id, sink)
+    }
+  }
+
+  @Test func anUnusedBodyReadPastItsBoundIsStopped() async throws {
+    try await Self.watchingALongTransfer { watch, deadline, cancellation, id, _ in
       deadline.boundUnusedBody(to: 0.05)
       await cancellation.first()
       #expect(watch.end(id)?.contains("unused body") == true)
@@ -101,17 +113,11 @@ import Testing
   }
 
   @Test func aTransferThatEndsInTimeIsLeftAloneAndTheWatchStops() async throws {
-    try await withTemporaryDirectory { (dir: TemporaryDirectory) in
-      let sink = try makeSink(in: dir.url, maxBytes: 1000, expectedSize: nil)
-      defer { sink.discard() }
-      let watch = TransferWatch(minimumBytesPerSecond: 1, interval: .milliseconds(10))
-      let deadline = TransferDeadline(timeout: 3600, bytes: 1000, minimumBytesPerSecond: 1)
-      let cancellation = Cancellation()
-      let id = watch.start(
-        sink: sink, deadline: deadline, timeout: 3600, cancel: { cancellation.cancel() })
+    try await Self.watchingALongTransfer { watch, deadline, cancellation, id, sink in
       #expect(watch.counts().watched == 1 && watch.counts().watching)
       #expect(watch.end(id) == nil)
-      #expect(try await Self.eventually { !watch.counts().watching })
+      let stopped = try await Self.eventually { !watch.counts().watching }
+      #expect(stopped)
       #expect(cancellation.times == 0)
       // A new transfer starts the watch again.
       let again = watch.start(
