@@ -30,6 +30,34 @@ struct CompressionPolicyTests {
     #expect(!CompressionPolicy.asksForGzip(format: .binary, url: url))
   }
 
+  /// The byte-level reading of the path says what splitting it into segments and lowercasing
+  /// the last one's extension says (the rule as it was first written), for every path here:
+  /// trailing and doubled slashes, leading dots, case, several dots, non-ASCII extensions.
+  @Test func theBytewiseReadingAgreesWithSegments() {
+    func reference(_ path: String) -> Bool {
+      let name = path.split(separator: "/").last.map(String.init) ?? ""
+      guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return true }
+      let ext = name[name.index(after: dot)...].lowercased()
+      return !CompressionPolicy.compressedExtensions.contains(ext)
+    }
+    let names = [
+      "a.gz", "b.TGZ", "c.Zip", "flags.json", ".gz", "..gz", "x.", "noext", "tar.gz.", "v1.2",
+      "MODEL.BIN", "photo.JPEG", "w.woff2", "é.gz", "a.gzé", "k.\u{212A}", "a.tar.GZ", "",
+    ]
+    var paths: [String] = ["", "/", "//", "///a.gz//"]
+    for name in names {
+      for shape in [
+        "/\(name)", "/dir/\(name)", "/dir/\(name)/", "\(name)", "/a.gz/\(name)", "//\(name)//",
+      ] {
+        paths.append(shape)
+      }
+    }
+    for path in paths {
+      #expect(
+        CompressionPolicy.asksForGzip(format: .binary, path: path) == reference(path), "\(path)")
+    }
+  }
+
   @Test func contentCodingsOtherThanGzipAreRefused() throws {
     func coding(_ value: String?, decoded: Bool) throws(FetchError) -> HTTPFetcher.ContentCoding {
       let values = value.map { $0.split(separator: ",").map(String.init) } ?? []

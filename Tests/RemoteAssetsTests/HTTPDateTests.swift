@@ -75,6 +75,38 @@ import Testing
     #expect(HTTPDate.format(Date(timeIntervalSince1970: 0.999)) == "Thu, 01 Jan 1970 00:00:00 GMT")
   }
 
+  /// The fast path for an exact IMF-fixdate answers every date the formatter writes, and
+  /// whenever it answers (a byte changed anywhere: a digit, a separator, a name's case) it says
+  /// what the general reader says.
+  @Test func theExactFixdatePathAgreesWithTheGeneralReader() {
+    let replacements = Array(" 09x,:GaTnNDzZ-".utf8)
+    var answered = 0
+    var seconds: Int64 = -2_208_988_800  // 1900-01-01
+    while seconds < 4_102_444_800 {  // 2100-01-01
+      let text = HTTPDate.format(Date(timeIntervalSince1970: TimeInterval(seconds)))
+      #expect(HTTPDate.exactIMFFixdate(text) == HTTPDate.parseAnyForm(text))
+      #expect(HTTPDate.exactIMFFixdate(text) != nil)
+      for position in 0..<29 {
+        for byte in replacements {
+          var bytes = Array(text.utf8)
+          bytes[position] = byte
+          let changed = String(decoding: bytes, as: UTF8.self)
+          guard let fast = HTTPDate.exactIMFFixdate(changed) else { continue }
+          answered += 1
+          #expect(fast == HTTPDate.parseAnyForm(changed), "\(changed)")
+        }
+      }
+      seconds += 86_380_417  // about 1,000 days and an odd time of day
+    }
+    #expect(answered > 0, "some changes (a name's case, another digit) still read as a date")
+    #expect(HTTPDate.exactIMFFixdate(" Sun, 06 Nov 1994 08:49:37 GMT") == nil)
+    #expect(
+      HTTPDate.parse(" Sun, 06 Nov 1994 08:49:37 GMT ")
+        == HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 GMT"))
+    #expect(HTTPDate.exactIMFFixdate("Sun, 31 Feb 1994 08:49:37 GMT") == nil)
+    #expect(HTTPDate.exactIMFFixdate("Sun, 06 Nov 1994 24:00:00 GMT") == nil)
+  }
+
   /// Against Foundation's formatter as a reference, over two centuries of days and times.
   @Test func agreesWithFoundationAndRoundTrips() {
     let reference = DateFormatter()
