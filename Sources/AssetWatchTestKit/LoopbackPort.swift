@@ -52,6 +52,35 @@ public func isListening(onLoopbackPort port: Int) -> Bool {
   }
 }
 
+/// What a server listening on 127.0.0.1:`port` answers to `GET path` (HTTP/1.0, read for at
+/// most two seconds), or nil when nothing listens there. A test that checks a server of its own
+/// stopped asks for a path only that server serves: another test may have started a server on
+/// the same port since (the kernel hands ports out again).
+public func loopbackAnswer(port: Int, path: String) -> String? {
+  let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+  guard fd >= 0 else { return nil }
+  defer { close(fd) }
+  var address = loopbackAddress(port: port)
+  let connected = withUnsafePointer(to: &address) {
+    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+      connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+    }
+  }
+  guard connected else { return nil }
+  var timeout = timeval(tv_sec: 2, tv_usec: 0)
+  _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+  let request = Array("GET \(path) HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+  _ = request.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+  var answer: [UInt8] = []
+  var buffer = [UInt8](repeating: 0, count: 4096)
+  while answer.count < 1 << 16 {
+    let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+    if n <= 0 { break }
+    answer += buffer[..<n]
+  }
+  return String(decoding: answer, as: UTF8.self)
+}
+
 /// The server started on a port did not get it: another process listens there.
 public struct PortTaken: Error, CustomStringConvertible {
   /// The port.
