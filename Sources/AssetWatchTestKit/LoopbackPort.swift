@@ -42,14 +42,26 @@ private func boundEphemeralPort() -> Int {
 
 /// Whether something accepts TCP connections on 127.0.0.1:`port` right now.
 public func isListening(onLoopbackPort port: Int) -> Bool {
+  guard let fd = connectedLoopbackSocket(port: port) else { return false }
+  close(fd)
+  return true
+}
+
+/// A socket connected to 127.0.0.1:`port`, or nil when nothing listens there.
+private func connectedLoopbackSocket(port: Int) -> Int32? {
   let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-  defer { close(fd) }
+  guard fd >= 0 else { return nil }
   var address = loopbackAddress(port: port)
-  return withUnsafePointer(to: &address) {
+  let connected = withUnsafePointer(to: &address) {
     $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
       connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
     }
   }
+  guard connected else {
+    close(fd)
+    return nil
+  }
+  return fd
 }
 
 /// What a server listening on 127.0.0.1:`port` answers to `GET path` (HTTP/1.0, read for at
@@ -57,16 +69,8 @@ public func isListening(onLoopbackPort port: Int) -> Bool {
 /// stopped asks for a path only that server serves: another test may have started a server on
 /// the same port since (the kernel hands ports out again).
 public func loopbackAnswer(port: Int, path: String) -> String? {
-  let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-  guard fd >= 0 else { return nil }
+  guard let fd = connectedLoopbackSocket(port: port) else { return nil }
   defer { close(fd) }
-  var address = loopbackAddress(port: port)
-  let connected = withUnsafePointer(to: &address) {
-    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-      connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-    }
-  }
-  guard connected else { return nil }
   var timeout = timeval(tv_sec: 2, tv_usec: 0)
   _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
   let request = Array("GET \(path) HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n".utf8)

@@ -150,6 +150,15 @@ enum CacheLayout {
   /// Whether `text` is a valid asset id (`[a-z0-9][a-z0-9._-]{0,63}`).
   static func isID(_ text: String) -> Bool { ConfigValues.idProblem(text) == nil }
 
+  /// The numeric suffix of a temp `<file>.<suffix>.tmp` (nil for any other name), as
+  /// ``UniqueSuffix`` issues them.
+  static func tempSuffix(_ name: String) -> UInt64? {
+    guard let base = strip(name, suffix: ".tmp"), let (_, digits) = splitNumber(base) else {
+      return nil
+    }
+    return UInt64(digits)
+  }
+
   private static func strip(_ name: String, suffix: String) -> String? {
     name.hasSuffix(suffix) ? String(name.dropLast(suffix.count)) : nil
   }

@@ -99,10 +99,7 @@ extension CacheStore {
           onDisk[id] = entry
           if let sha = entry.current?.sha256 { keep.insert(sha) }
           if let sha = entry.previous?.sha256 { keep.insert(sha) }
-        } else if leftovers,
-          CacheLayout.isWriteTemp(name, of: { CacheLayout.entryID($0) != nil }),
-          !UniqueSuffix.namedHere(name)
-        {
+        } else if leftovers, Self.isLeftoverTemp(name, of: { CacheLayout.entryID($0) != nil }) {
           if entries.remove(name) { report.temps += 1 }
         }
       }
@@ -138,15 +135,19 @@ extension CacheStore {
     }
   }
 
+  /// Whether `name` is an interrupted write of a file `file` accepts, and not one this process
+  /// may still be writing (``UniqueSuffix/namedHere(_:)``).
+  private static func isLeftoverTemp(_ name: String, of file: (String) -> Bool) -> Bool {
+    CacheLayout.isWriteTemp(name, of: file) && !UniqueSuffix.namedHere(name)
+  }
+
   /// Partials, kept partials nobody can resume, and interrupted temps in `tmp/` and the root.
   private func removeLeftovers(
     tmp: DirectoryHandle, root: DirectoryHandle, resumableIDs: Set<String>,
     into report: inout SweepReport
   ) {
     for (name, _) in (try? root.list()) ?? []
-    where CacheLayout.isWriteTemp(name, of: CacheLayout.isRootTempTarget)
-      && !UniqueSuffix.namedHere(name)
-    {
+    where Self.isLeftoverTemp(name, of: CacheLayout.isRootTempTarget) {
       if root.remove(name) { report.temps += 1 }
     }
     let tmpNames = Set(((try? tmp.list()) ?? []).map(\.name))

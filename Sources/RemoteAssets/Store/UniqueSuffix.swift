@@ -26,10 +26,6 @@ enum UniqueSuffix {
   /// temp that is written without the commit lock (the manifest's, a resume record's, a chunk
   /// index's).
   static func namedHere(_ name: String) -> Bool {
-    guard name.hasSuffix(".tmp") else { return false }
-    let stem = name.dropLast(4)
-    guard let dot = stem.lastIndex(of: "."), let suffix = UInt64(stem[stem.index(after: dot)...])
-    else { return false }
-    return issued(suffix)
+    CacheLayout.tempSuffix(name).map(issued) ?? false
   }
 }
