@@ -224,7 +224,7 @@ let package = Package(
     .testTarget(
       name: "TUFTests", dependencies: ["TUF", "AssetJSON", "AssetModel", "AssetWatchTestKit"],
       exclude: ["Fixtures"]),
-    .testTarget(name: "AssetJSONTests", dependencies: ["AssetJSON"]),
+    .testTarget(name: "AssetJSONTests", dependencies: ["AssetJSON", "AssetWatchTestKit"]),
     // The documents against the sources: links resolve, ARCHITECTURE's numbers are computed from
     // the code, the DocC landing page lists every public type. Reads files only; no modules.
     .testTarget(name: "DocumentationTests"),

@@ -241,8 +241,12 @@ extension AssetEngine {
       let format = try RefreshCore.checkDigest(
         sha: sha, size: size, record: core.records[id], attempt: transfer.attempt)
       let validate = validators[id]
-      try await IOExecutor.run {
-        try DownloadCheck.run(format: format, validate: validate, sink: sink)
+      if DownloadCheck.runsInline(size: size, validate: validate) {
+        try DownloadCheck.run(format: format, validate: nil, sink: sink)
+      } else {
+        try await IOExecutor.run {
+          try DownloadCheck.run(format: format, validate: validate, sink: sink)
+        }
       }
     } catch let error as FetchError where error.kind.isValidation {
       return refreshCore.refused(error, metadata: metadata, attempt: transfer.attempt)

@@ -310,12 +310,16 @@ public final class DownloadSink: Sendable {
     return try state.withLock { try body($0.partial) }
   }
 
-  /// The bytes written, read back into memory: for small bodies only (a manifest, signed
-  /// metadata). Empty when nothing was written (a 304 creates no file, and none is made here).
+  /// The bytes written, read back into memory with one `pread` of the download's descriptor:
+  /// for bodies read whole anyway (a manifest, signed metadata, a JSON or text asset bounded by
+  /// its `maxBytes`, the app's validator's input). Empty when nothing was written (a 304
+  /// creates no file, and none is made here).
   func readBody() throws -> Data {
     try withPartial { partial in
       partial.bytesWritten == 0
-        ? Data() : try FileDigest.readAll(try partial.descriptor(), path: partial.path)
+        ? Data()
+        : try FileDigest.readAll(
+          try partial.descriptor(), path: partial.path, size: Int(partial.bytesWritten))
     }
   }
 

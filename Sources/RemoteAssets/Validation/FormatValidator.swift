@@ -1,3 +1,4 @@
+import AssetJSON
 import Foundation
 
 /// Checks that a downloaded file has its asset's format before it may be committed.
@@ -10,17 +11,33 @@ package enum FormatValidator {
   /// - Returns: nil when valid, else the reason in plain words.
   public static func problem(format: AssetFormat, path: String) -> String? {
     switch format {
-    case .binary: return nil
     case .json, .text:
       guard let data = FileManager.default.contents(atPath: path) else {
         return "the download cannot be read back"
       }
-      return format == .json ? jsonProblem(data) : textProblem(data)
-    case .png: return headerProblem(path: path, count: 33, check: pngProblem)
-    case .jpeg: return headerProblem(path: path, count: 64 * 1024, check: jpegProblem)
-    default: return nil  // custom formats are checked by their Materializer
+      return problem(format: format, data: data)
+    case .png: return headerProblem(path: path, count: pngHeader, check: pngProblem)
+    case .jpeg: return headerProblem(path: path, count: jpegHeader, check: jpegProblem)
+    default: return nil  // binary is not read; custom formats are checked by their Materializer
     }
   }
+
+  /// Validates a whole body already read: as ``problem(format:path:)`` reads the file.
+  ///
+  /// - Returns: nil when valid, else the reason in plain words.
+  static func problem(format: AssetFormat, data: Data) -> String? {
+    switch format {
+    case .json: return jsonProblem(data)
+    case .text: return textProblem(data)
+    case .png: return pngProblem(data.prefix(pngHeader))
+    case .jpeg: return jpegProblem(data.prefix(jpegHeader))
+    default: return nil
+    }
+  }
+
+  /// How much of a PNG or a JPEG the header checks read.
+  static let pngHeader = 33
+  static let jpegHeader = 64 * 1024
 
   static func headerProblem(path: String, count: Int, check: (Data) -> String?) -> String? {
     guard let handle = FileHandle(forReadingAtPath: path) else {
@@ -33,6 +50,10 @@ package enum FormatValidator {
 
   /// JSON must parse (any top-level value).
   public static func jsonProblem(_ data: Data) -> String? {
+    // The common document is read in place without building it; anything the scanner is not
+    // sure of (it never accepts what Foundation refuses) is left to Foundation, for the verdict
+    // and the reason.
+    if data.withUnsafeBytes(JSONScanner.isPlainDocument) { return nil }
     do {
       _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
       return nil
