@@ -9,6 +9,44 @@ package enum ConfigValues {
   /// unit (`inf`, `nan` and hexadecimal floats are refused). The range is the caller's to check
   /// (see ``ConfigLimits``).
   public static func duration(_ text: String) -> TimeInterval? {
+    plainDuration(text) ?? anyDuration(text)
+  }
+
+  /// ``duration(_:)`` for the common text, read in bytes: up to nine digits and one unit (`30s`,
+  /// `1h`, `500ms`), nothing else. Nil for any other text, which ``anyDuration(_:)`` reads. Its
+  /// answers are the general reading's (tested against it); that one cost about 4,300
+  /// instructions a value, twice per asset of a config.
+  static func plainDuration(_ text: String) -> TimeInterval? {
+    var value = 0
+    var digits = 0
+    var unit = 0  // the bytes after the digits, packed
+    var unitBytes = 0
+    for byte in text.utf8 {
+      if unitBytes == 0, byte &- UInt8(ascii: "0") < 10 {
+        digits += 1
+        guard digits <= 9 else { return nil }
+        value = value * 10 + Int(byte &- UInt8(ascii: "0"))
+      } else {
+        unitBytes += 1
+        guard unitBytes <= 2 else { return nil }
+        unit = unit << 8 | Int(byte)
+      }
+    }
+    guard digits > 0 else { return nil }
+    let factor: Double
+    switch unit {
+    case Int(UInt8(ascii: "s")): factor = 1
+    case Int(UInt8(ascii: "m")): factor = 60
+    case Int(UInt8(ascii: "h")): factor = 3600
+    case Int(UInt8(ascii: "d")): factor = 86400
+    case Int(UInt8(ascii: "m")) << 8 | Int(UInt8(ascii: "s")): factor = 0.001
+    default: return nil
+    }
+    return Double(value) * factor
+  }
+
+  /// ``duration(_:)`` for any text: trimmed, a unit suffix, a decimal number.
+  static func anyDuration(_ text: String) -> TimeInterval? {
     let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86400)]
     let t = text.trimmingWhitespace()
     for (suffix, factor) in units where t.hasSuffix(suffix) {
