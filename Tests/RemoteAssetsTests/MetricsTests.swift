@@ -1,4 +1,5 @@
 import AssetWatchTestKit
+import CoreMetrics
 import Foundation
 import MetricsTestKit
 import RemoteAssetsTestKit
@@ -41,6 +42,21 @@ import Testing
       #expect(durations.values.count == 3)
       #expect(durations.values.allSatisfy { $0 >= 0 })
     }
+  }
+
+  /// Without a backend (swift-metrics' no-op handler) no metric is made at all; with one,
+  /// every call reaches it.
+  @Test func theNoOpHandlerMakesNoMetrics() throws {
+    #expect(EngineMetrics(factory: NOOPMetricsHandler.instance).factory == nil)
+    let test = TestMetrics()
+    let metrics = EngineMetrics(factory: test)
+    #expect(metrics.factory != nil)
+    metrics.attempt("a", outcome: "updated")
+    metrics.state("a", failures: 2, servedBytes: 10)
+    #expect(
+      try test.expectCounter(
+        AssetMetricNames.refreshTotal, [("asset", "a"), ("outcome", "updated")]
+      ).totalValue == 1)
   }
 
   @Test func durationsAreWholeNanosecondsClampedToInt64() {

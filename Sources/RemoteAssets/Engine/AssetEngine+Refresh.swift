@@ -240,14 +240,8 @@ extension AssetEngine {
     do {
       let format = try RefreshCore.checkDigest(
         sha: sha, size: size, record: core.records[id], attempt: transfer.attempt)
-      let validate = validators[id]
-      if DownloadCheck.runsInline(size: size, validate: validate) {
-        try DownloadCheck.run(format: format, validate: nil, sink: sink)
-      } else {
-        try await IOExecutor.run {
-          try DownloadCheck.run(format: format, validate: validate, sink: sink)
-        }
-      }
+      try await DownloadCheck.perform(
+        format: format, validate: validators[id], sink: sink, size: size)
     } catch let error as FetchError where error.kind.isValidation {
       return refreshCore.refused(error, metadata: metadata, attempt: transfer.attempt)
     }

@@ -16,9 +16,17 @@ import CoreMetrics
 /// - `remote_assets_refresh_duration_seconds{asset}`: how long each attempt that ended with an
 ///   outcome took, from getting its transfer slot to its end (timer; a histogram in Prometheus).
 struct EngineMetrics: Sendable {
-  let factory: any MetricsFactory
+  /// Where the metrics go; nil when that is swift-metrics' no-op handler (no backend was
+  /// bootstrapped), so that no metric object is made at all: four per refresh otherwise, each
+  /// with its dimensions, to be dropped.
+  let factory: (any MetricsFactory)?
+
+  init(factory: any MetricsFactory) {
+    self.factory = factory is NOOPMetricsHandler ? nil : factory
+  }
 
   func attempt(_ id: String, outcome: String) {
+    guard let factory else { return }
     Counter(
       label: AssetMetricNames.refreshTotal, dimensions: [("asset", id), ("outcome", outcome)],
       factory: factory
@@ -26,12 +34,14 @@ struct EngineMetrics: Sendable {
   }
 
   func refusedSignedMetadata(reason: String) {
+    guard let factory else { return }
     Counter(
       label: AssetMetricNames.tufRefusalsTotal, dimensions: [("reason", reason)], factory: factory
     ).increment()
   }
 
   func downloaded(_ id: String, bytes: Int64) {
+    guard let factory else { return }
     Counter(
       label: AssetMetricNames.bytesDownloadedTotal, dimensions: [("asset", id)], factory: factory
     )
@@ -48,6 +58,7 @@ struct EngineMetrics: Sendable {
 
   /// A whole body that came back with the bytes already held, to a conditional request.
   func unchangedBody(_ id: String, bytes: Int64) {
+    guard let factory else { return }
     Counter(
       label: AssetMetricNames.unchangedBodyBytesTotal, dimensions: [("asset", id)],
       factory: factory
@@ -56,6 +67,7 @@ struct EngineMetrics: Sendable {
   }
 
   func duration(_ id: String, _ elapsed: Duration) {
+    guard let factory else { return }
     Timer(
       label: AssetMetricNames.refreshDuration, dimensions: [("asset", id)],
       factory: factory
@@ -71,14 +83,16 @@ struct EngineMetrics: Sendable {
 
   /// An attempt of `id` ended: how long it `took` (nil: not timed), and the state its
   /// `record` holds after it (nil: the asset is gone).
-  func finished(_ id: String, record: AssetRecord?, took: Duration?) {
+  func finished(_ id: String, record: @autoclosure () -> AssetRecord?, took: Duration?) {
+    guard factory != nil else { return }
     if let took { duration(id, took) }
-    if let record {
+    if let record = record() {
       state(id, failures: record.entry.consecutiveFailures, servedBytes: record.servedSize)
     }
   }
 
   func state(_ id: String, failures: Int, servedBytes: Int64?) {
+    guard let factory else { return }
     Gauge(
       label: AssetMetricNames.consecutiveFailures, dimensions: [("asset", id)], factory: factory
     )
@@ -90,6 +104,7 @@ struct EngineMetrics: Sendable {
   }
 
   func cache(_ usage: CacheUsage) {
+    guard let factory else { return }
     Gauge(label: AssetMetricNames.cacheBytes, factory: factory).record(usage.bytes)
     if let limit = usage.limit {
       Gauge(label: AssetMetricNames.cacheLimitBytes, factory: factory).record(limit)

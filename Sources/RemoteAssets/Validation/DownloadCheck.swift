@@ -30,10 +30,24 @@ enum DownloadCheck {
     }
   }
 
-  /// Whether the checks may run on the caller's thread (the engine's actor) rather than the
-  /// blocking-I/O pool: a body this small is read with one `pread` from the page cache and
-  /// checked in microseconds, less than the two thread hand-overs of the pool. The app's
-  /// validator always runs on the pool: its cost is the app's.
+  /// Runs the checks of a body of `size` bytes: on the caller's thread (the engine's actor)
+  /// when ``runsInline(size:validate:)``, else on the blocking-I/O pool.
+  ///
+  /// - Throws: as ``run(format:validate:sink:)``, or when the pool is shut down.
+  static func perform(
+    format: AssetFormat, validate: (@Sendable (Data) throws -> Void)?, sink: DownloadSink,
+    size: Int64
+  ) async throws {
+    guard runsInline(size: size, validate: validate) else {
+      return try await IOExecutor.run { try run(format: format, validate: validate, sink: sink) }
+    }
+    try run(format: format, validate: nil, sink: sink)
+  }
+
+  /// Whether the checks may run on the caller's thread rather than the blocking-I/O pool: a
+  /// body this small is read with one `pread` from the page cache and checked in microseconds,
+  /// less than the two thread hand-overs of the pool. The app's validator always runs on the
+  /// pool: its cost is the app's.
   static func runsInline(size: Int64, validate: (@Sendable (Data) throws -> Void)?) -> Bool {
     validate == nil && size <= inlineLimit
   }
