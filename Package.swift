@@ -96,6 +96,16 @@ let package = Package(
     ),
     // The `assetwatch` executable: a few lines that call the CLI library.
     .executableTarget(name: "assetwatch", dependencies: ["AssetWatchCLI"]),
+    // The bench's floor: the engine's conditional GETs through AsyncHTTPClient alone
+    // (scripts/bench.sh builds and runs it beside curl; nothing ships it).
+    .executableTarget(
+      name: "AHCFloor",
+      dependencies: [
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOSSL", package: "swift-nio-ssl"),
+      ]),
     // The commands, their options and output formats; tested in process by AssetWatchCLITests.
     .target(
       name: "AssetWatchCLI",

@@ -31,3 +31,12 @@ bench_binary() {
     BIN="$(swift build "${flags[@]}" --show-bin-path)/assetwatch"
   fi
 }
+
+# floor_binary: sets FLOOR_BIN to the revalidation rows' floor, AsyncHTTPClient alone
+# (Sources/AHCFloor), built from this tree as assetwatch is; $FLOOR_BIN if set.
+floor_binary() {
+  [ -n "${FLOOR_BIN:-}" ] && return 0
+  local flags=(-c release --static-swift-stdlib)
+  swift build "${flags[@]}" --product AHCFloor >/dev/null
+  FLOOR_BIN="$(swift build "${flags[@]}" --show-bin-path)/AHCFloor"
+}

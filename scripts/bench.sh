@@ -13,6 +13,7 @@
 #          ATTACH_ASSETS (200)  ATTACH_WATCHERS (20)  ATTACH_SECONDS (10; --quick 5)
 #          DELTA_SLOW (1: also over a 100 Mbit/s, +40 ms link in a network namespace; needs root)
 #          ASSETWATCH_BIN (a release binary to measure instead of building this tree's)
+#          FLOOR_BIN (a release AHCFloor: the revalidation rows' AsyncHTTPClient-alone floor)
 #          BASE_BIN (a second release binary, e.g. the commit before a change: the cases sync,
 #          revalidate, status and idle also run it interleaved in the same runs (new base peer,
 #          base new peer, ...: the two swap places each run), each on a cache of its own, and print a row "base: ..." with its
@@ -185,6 +186,7 @@ PY
   base_config "$name"
   : > "$WORK/$name.curl"
   : > "$WORK/$name.curl304"
+  : > "$WORK/$name.floor"
   for i in $(seq 0 $((n - 1))); do
     f="$WORK/www/$name/a$i.json"
     etag=$(printf '"%x-%x"' "$(stat -c %Y "$f")" "$(stat -c %s "$f")")
@@ -192,11 +194,14 @@ PY
     sep=""; [ "$i" -gt 0 ] && sep="next\n"
     printf "${sep}"'url = "%s/a%d.json"\noutput = "%s/out/a%d.json"\n' "$BASE/$name" "$i" "$WORK" "$i" >> "$WORK/$name.curl"
     printf "${sep}"'url = "%s/a%d.json"\noutput = "/dev/null"\nheader = "If-None-Match: %s"\n' "$BASE/$name" "$i" "${etag//\"/\\\"}" >> "$WORK/$name.curl304"
+    # The same conditional GETs for AHCFloor: URL and ETag per line.
+    echo "$BASE/$name/a$i.json $etag" >> "$WORK/$name.floor"
   done
   mkdir -p "$WORK/out"
 }
 
 has() { for c in "${CASES[@]}"; do [ "$c" = "$1" ] && return 0; done; return 1; }
+if has revalidate || has h2revalidate; then floor_binary; fi
 
 # First syncs write new files, and so does their peer: before each run the last run's caches and
 # curl's output are moved aside (never deleted between runs), and curl writes into a new folder.
@@ -273,13 +278,15 @@ if has revalidate; then
   if [ -n "${BASE_BIN:-}" ] && [ ! -d "$WORK/cache-n1000-base" ]; then
     "$BASE_BIN" refresh --config "$WORK/n1000-base.json" >/dev/null
   fi
-  A=(); C=(); B=()
+  A=(); C=(); B=(); F=()
   for run in $(seq 1 "$RUNS"); do
     time_pair "$run" A B n1000 refresh
     read -r t _ < <(measure curl -sS --parallel --parallel-max 8 -K "$WORK/n1000.curl304"); C+=("$t")
+    read -r t _ < <(measure "$FLOOR_BIN" "$WORK/n1000.floor" 8); F+=("$t")
   done
-  a=$(median "${A[@]}"); c=$(median "${C[@]}")
+  a=$(median "${A[@]}"); c=$(median "${C[@]}"); f=$(median "${F[@]}")
   row "revalidate 1,000 (all 304) vs curl If-None-Match" "${a}s vs ${c}s" "$(ratio "$a" "$c")x"
+  row "  AsyncHTTPClient alone (AHCFloor) vs curl" "${f}s vs ${c}s" "$(ratio "$f" "$c")x"
   base_row "revalidate 1,000 (base vs curl $(ratio "$(median "${B[@]}")" "$c")x)" "$a" "$(median "${B[@]}")" s
 fi
 
@@ -306,6 +313,7 @@ json.dump(config, open(dst.replace("h2.json", "h2-roots.json"), "w"))
 PY
   [ -z "${BASE_BIN:-}" ] || base_config h2
   # `next` resets per-transfer options: each transfer names the CA and HTTP/2 itself.
+  sed "s#^$BASE#$H2BASE#" "$WORK/n1000.floor" >"$WORK/h2.floor"
   for f in curl curl304; do
     sed -e "s#$BASE#$H2BASE#" -e "/^url = /a cacert = \"$WORK/pki/ca.pem\"\nhttp2" \
       "$WORK/n1000.$f" >"$WORK/h2.$f"
@@ -366,6 +374,15 @@ if has h2revalidate; then
   done
   a=$(median "${A[@]}"); c=$(median "${C[@]}")
   row "  same, the system's roots trusted too" "${a}s vs ${c}s" "$(ratio "$a" "$c")x"
+  # The floor: the same 1,000 conditional GETs through AsyncHTTPClient alone, 8 at a time,
+  # trusting the CA alone, against the same curl.
+  F=(); C=()
+  for run in $(seq 1 "$RUNS"); do
+    read -r t _ _ < <(h2_measure "$FLOOR_BIN" "$WORK/h2.floor" 8 "$WORK/pki/ca.pem"); F+=("$t")
+    read -r t _ _ < <(h2_measure "${H2CURL[@]}" -K "$WORK/h2.curl304"); C+=("$t")
+  done
+  f=$(median "${F[@]}"); c=$(median "${C[@]}")
+  row "  AsyncHTTPClient alone (AHCFloor) vs curl" "${f}s vs ${c}s" "$(ratio "$f" "$c")x"
 fi
 
 if has status; then
