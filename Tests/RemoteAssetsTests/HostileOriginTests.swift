@@ -277,6 +277,36 @@ import Testing
     }
   }
 
+  /// A refresh of everything that finds one asset's refresh under way joins it: no second
+  /// request, `inFlight` for that asset once the first ends, the others refreshed.
+  @Test(.timeLimit(.minutes(1))) func aRefreshOfEverythingJoinsOneUnderWay() async throws {
+    try await withOrigin { origin in
+      try await withTemporaryDirectory { dir in
+        await origin.setResource(
+          "/a.json", body: Data(repeating: 0x20, count: 64 * 1024), contentType: "application/json",
+          bytesPerSecond: 128 * 1024)
+        await origin.setResource("/b.json", body: Data("{}".utf8), contentType: "application/json")
+        let assets = ["a", "b"].map {
+          AssetDefinition(
+            id: $0, remote: URL(string: "\(origin.baseURL)/\($0).json"), format: .binary)
+        }
+        try await withEngine(assets, cache: dir.url) { engine in
+          let first = Task { await engine.refresh("a") }
+          let started = try? await RefreshPipelineTests.eventually {
+            await origin.requestCount(path: "/a.json") == 1
+          }
+          #expect(started == true)
+          let all = await engine.refreshAll()
+          #expect(all.map(\.id) == ["a", "b"])
+          #expect(all[0].outcome == .inFlight)
+          #expect(all[1].outcome.isUpdated)
+          #expect(await first.value.isUpdated)
+          #expect(await origin.requestCount(path: "/a.json") == 1)
+        }
+      }
+    }
+  }
+
   @Test func twentyConcurrentRefreshesMakeOneRequest() async throws {
     try await withOrigin { origin in
       try await withTemporaryDirectory { dir in

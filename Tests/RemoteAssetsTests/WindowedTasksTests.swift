@@ -23,13 +23,17 @@ import Testing
     let items = Array(0..<200)
     let tally = Tally()
     let order = Array(items.reversed())
-    let results = await WindowedTasks.run(items, order: order, window: 7, placeholder: -1) {
-      item in
+    let results = await WindowedTasks.run(
+      count: items.count, order: order, window: 7, placeholder: -1
+    ) { index, finish in
+      let item = items[index]
       tally.begin(item)
-      // Let the others run meanwhile, so a window too wide would show.
-      for _ in 0..<3 { await Task.yield() }
-      tally.end()
-      return item * 2
+      Task {
+        // Let the others run meanwhile, so a window too wide would show.
+        for _ in 0..<3 { await Task.yield() }
+        tally.end()
+        finish(item * 2)
+      }
     }
     #expect(results == items.map { $0 * 2 })
     let (running, most, started) = tally.state.withLock { $0 }
@@ -42,17 +46,49 @@ import Testing
   }
 
   @Test func aWindowBelowOneStillRunsEverything() async {
+    let items = ["a", "b", "c"]
     let results = await WindowedTasks.run(
-      ["a", "b", "c"], order: [2, 0, 1], window: 0, placeholder: ""
-    ) {
-      $0.uppercased()
+      count: items.count, order: [2, 0, 1], window: 0, placeholder: ""
+    ) { index, finish in
+      finish(items[index].uppercased())  // finished before `start` returns
     }
     #expect(results == ["A", "B", "C"])
   }
 
   @Test func nothingToRunIsNoResult() async {
-    let results = await WindowedTasks.run([Int](), order: [], window: 4, placeholder: 0) { $0 }
+    let results = await WindowedTasks.run(count: 0, order: [], window: 4, placeholder: 0) {
+      _, finish in finish(1)
+    }
     #expect(results.isEmpty)
+  }
+
+  /// Work that ends on other threads, in any order, and a waiter that was cancelled: every
+  /// value arrives once, in the order pushed, and the wait is not cut short.
+  @Test func theQueueHandsOverEveryValueOnceInOrder() async {
+    let queue = CompletionQueue<Int>()
+    let taken = Task {
+      withUnsafeCurrentTask { $0?.cancel() }
+      var values: [Int] = []
+      for _ in 0..<500 { values.append(await queue.next()) }
+      return values
+    }
+    await withTaskGroup(of: Void.self) { group in
+      for start in stride(from: 0, to: 500, by: 100) {
+        group.addTask {
+          for value in start..<start + 100 {
+            queue.push(value)
+            if value % 7 == 0 { await Task.yield() }
+          }
+        }
+      }
+    }
+    let values = await taken.value
+    #expect(values.count == 500 && Set(values) == Set(0..<500))
+    // Each pusher's values keep their order.
+    for start in stride(from: 0, to: 500, by: 100) {
+      let own = values.filter { $0 / 100 == start / 100 }
+      #expect(own == Array(start..<start + 100))
+    }
   }
 
   @Test func essentialAssetsStartFirstInConfigOrder() {

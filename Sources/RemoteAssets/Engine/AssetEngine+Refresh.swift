@@ -22,32 +22,57 @@ extension AssetEngine {
     let order = RefreshCore.refreshAllOrder(ids) { core.records.essential($0) }
     // Twice what may be under way: the limits stay full, and no more tasks wait than that.
     let results = await WindowedTasks.run(
-      ids, order: order, window: 2 * refreshes.limit, placeholder: RefreshOutcome.inFlight
-    ) { id in
-      await self.refresh(id, manual: true)
+      count: ids.count, order: order, window: 2 * refreshes.limit,
+      placeholder: RefreshOutcome.inFlight
+    ) { index, finish in
+      refresh(ids[index], manual: true, then: finish)
     }
     return zip(ids, results).map { ($0, $1) }
   }
 
   func refresh(_ id: String, manual: Bool) async -> RefreshOutcome {
-    let refusal = RefreshCore.refusal(
-      id, known: core.records.contains(id), shutDown: core.lifecycle.isShutDown)
-    if let refusal { return .failed(refusal) }
+    if let refused = refused(id) { return refused }
     let (task, joined) = startRefresh(id, manual: manual)
     let outcome = await task.value
     return joined ? .inFlight : outcome
   }
 
-  /// Starts a refresh, or returns the one already running (single flight).
+  /// Starts refreshing `id` as ``refresh(_:manual:)`` does and returns at once: `finish` gets
+  /// the outcome from the refresh's own task when it ends (no task waits for it).
+  func refresh(
+    _ id: String, manual: Bool, then finish: @escaping @Sendable (RefreshOutcome) -> Void
+  ) {
+    if let refused = refused(id) { return finish(refused) }
+    let (task, joined) = startRefresh(id, manual: manual, onEnd: finish)
+    // Joined a refresh already running: its task was made without `finish`.
+    if joined {
+      Task {
+        _ = await task.value
+        finish(.inFlight)
+      }
+    }
+  }
+
+  /// The outcome of a refresh of `id` that may not start (an unknown id, a shutdown).
+  private func refused(_ id: String) -> RefreshOutcome? {
+    RefreshCore.refusal(
+      id, known: core.records.contains(id), shutDown: core.lifecycle.isShutDown
+    ).map { .failed($0) }
+  }
+
+  /// Starts a refresh, or returns the one already running (single flight). A new refresh's task
+  /// calls `onEnd` with its outcome as it ends.
   @discardableResult
-  func startRefresh(_ id: String, manual: Bool) -> (task: Task<RefreshOutcome, Never>, joined: Bool)
-  {
+  func startRefresh(
+    _ id: String, manual: Bool, onEnd: (@Sendable (RefreshOutcome) -> Void)? = nil
+  ) -> (task: Task<RefreshOutcome, Never>, joined: Bool) {
     if let running = inFlight[id] { return (running, true) }
     // The task inherits the actor's isolation, so it cannot run before it is registered below.
     let task = Task {
       let outcome = await self.performRefresh(id, manual: manual)
       self.inFlight[id] = nil
       self.wakeScheduler()  // its next check may be sooner than the scheduler's sleep
+      onEnd?(outcome)
       return outcome
     }
     inFlight[id] = task
