@@ -180,15 +180,15 @@ struct RefreshCore: Sendable, Equatable {
     case .bookkeeping, .clearFailure:
       // A probe answered with a 304: the server honours If-None-Match again.
       let note = RevalidationPlan.afterNotModified(entry.revalidation, sent: attempt.sent)
-      var actions: [RefreshAction] = []
-      if note != nil {
-        actions.append(
-          .log(.info, "the server answers If-None-Match with 304 again; revalidating with ETags"))
-      }
-      return actions
-        + notModified(
-          record, metadata: metadata, quiet: attempt.quiet, revalidation: note,
-          durable: note != nil || verdict == .clearFailure, at: now)
+      let ended = notModified(
+        record, metadata: metadata, quiet: attempt.quiet, revalidation: note,
+        durable: note != nil || verdict == .clearFailure, at: now)
+      // The usual 304 returns the list as made: joining lists of these ~200-byte actions
+      // copied every one, per revalidated asset.
+      guard note != nil else { return ended }
+      return [
+        .log(.info, "the server answers If-None-Match with 304 again; revalidating with ETags")
+      ] + ended
     }
   }
 
@@ -208,11 +208,14 @@ struct RefreshCore: Sendable, Equatable {
     guard durable else {
       // Only bookkeeping moves: memory now, the freshness journal later, no durable rewrite
       // (two fsyncs per asset). Live checks also send no event per poll.
-      let done: [RefreshAction] =
-        quiet
-        ? Self.liveRenewal(record, at: now) + [.reply(.notModified)]
-        : [.finish(.notModified, detail: nil)]
-      return [.change(RefreshRecordChange(entry: change)), .noteFreshness] + done
+      guard quiet else {
+        return [
+          .change(RefreshRecordChange(entry: change)), .noteFreshness,
+          .finish(.notModified, detail: nil),
+        ]
+      }
+      return [.change(RefreshRecordChange(entry: change)), .noteFreshness]
+        + Self.liveRenewal(record, at: now) + [.reply(.notModified)]
     }
     return [
       .writeEntry(change, ifFailed: .savingMetadata(quiet: quiet)),
