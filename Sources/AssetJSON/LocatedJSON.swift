@@ -121,12 +121,14 @@ package indirect enum LocatedJSON: Sendable {
       }
     }
 
-    mutating func expectWord(_ word: String) throws(SyntaxError) {
-      let w = Array(word.utf8)
-      guard index + w.count <= bytes.count, Array(bytes[index..<index + w.count]) == w else {
+    mutating func expectWord(_ word: StaticString) throws(SyntaxError) {
+      let count = word.utf8CodeUnitCount
+      guard index + count <= bytes.count,
+        (0..<count).allSatisfy({ bytes[index + $0] == word.utf8Start[$0] })
+      else {
         throw error("expected '\(word)'")
       }
-      index += w.count
+      index += count
     }
 
     mutating func parseObject(depth: Int) throws(SyntaxError) -> LocatedJSON {
@@ -191,6 +193,26 @@ package indirect enum LocatedJSON: Sendable {
 
     mutating func parseString() throws(SyntaxError) -> String {
       index += 1
+      // The common string (no escape, no control character) is made straight from the bytes,
+      // without collecting them first; any other is read byte by byte below, from its start.
+      var end = index
+      var bits: UInt8 = 0
+      while end < bytes.count {
+        let b = bytes[end]
+        if b == UInt8(ascii: "\"") {
+          let start = index
+          index = end + 1
+          let text = bytes.withUnsafeBytes {
+            JSONUnescape.string(
+              utf8: UnsafeRawBufferPointer(rebasing: $0[start..<end]), ascii: bits < 0x80)
+          }
+          guard let text else { throw error("invalid UTF-8 in a string") }
+          return text
+        }
+        if b == UInt8(ascii: "\\") || b < 0x20 { break }
+        bits |= b
+        end += 1
+      }
       var out: [UInt8] = []
       while index < bytes.count {
         let b = bytes[index]

@@ -93,7 +93,32 @@ import Testing
       Issue.record("parsed")
     } catch {
       #expect(error.message == "invalid UTF-8 in a string")
+      #expect(error.column == 5)
     }
+    // The same bytes after an escape (read byte by byte): the same error, the same place.
+    do {
+      _ = try LocatedJSON.parse([0x22, 0x5C, 0x6E, 0xC3, 0x28, 0x22])
+      Issue.record("parsed")
+    } catch {
+      #expect(error.message == "invalid UTF-8 in a string")
+      #expect(error.column == 7)
+    }
+  }
+
+  /// Strings without escapes are taken straight from the bytes; with one, byte by byte: both
+  /// read the same text.
+  @Test func stringsReadAlikeWithAndWithoutEscapes() throws {
+    for (json, text) in [
+      (#""plain""#, "plain"), (#""é日😀""#, "é日😀"), (#""a\nb""#, "a\nb"), (#""é\u00e9""#, "éé"),
+      (#""""#, ""), (#""tab\there""#, "tab\there"),
+    ] {
+      guard case .string(let read, _) = try LocatedJSON.parse(Array(json.utf8)) else {
+        Issue.record("\(json) is not a string")
+        continue
+      }
+      #expect(read == text, "\(json)")
+    }
+    #expect(error("\"a\u{1}b\"") == "1:3 control character (byte 0x01) in a string")
   }
 
   /// A value may sit 64 levels deep at most (its containers and itself counted).
