@@ -219,19 +219,14 @@ actor EntryCommitter {
           results[index] = .failure(error)
         }
       }
-      if !movedBlobs.isEmpty {
-        do { try store.syncObjects() } catch {
-          for index in movedBlobs {
-            merged[index] = nil
-            results[index] = .failure(error)
-          }
-        }
-      }
       var written: [Int] = []
       var readBack: [Int: CacheEntry] = [:]
-      // Every entry fsynced before its rename, the group's fsyncs at once.
+      // Every entry fsynced before its rename, the group's fsyncs at once, and `objects/` with
+      // them: an entry that names a blob moved here is renamed only once the folder is durable.
       let toWrite = merged.sorted(by: { $0.key < $1.key })
-      for ((index, _), result) in zip(toWrite, store.writeEntries(toWrite.map(\.value))) {
+      let naming = Set(toWrite.indices.filter { movedBlobs.contains(toWrite[$0].key) })
+      let writing = store.writeEntries(toWrite.map(\.value), objectsFor: naming)
+      for ((index, _), result) in zip(toWrite, writing) {
         switch result {
         case .success(let entry):
           readBack[index] = entry

@@ -8,7 +8,8 @@ extension CacheStore {
   // MARK: - Blobs
 
   /// Moves a finished, hashed and fsynced partial into `objects/<sha256>`, without flushing
-  /// `objects/`: the caller runs ``syncObjects()`` before anything names the blob durably. The
+  /// `objects/`: the folder is flushed before anything names the blob durably (the commit's
+  /// ``writeEntries(_:objectsFor:)`` does it in the entry files' wave of fsyncs). The
   /// blob is named by its hash, so committing the same bytes twice is harmless.
   ///
   /// - Returns: the blob's stamp after the move (what a later start compares with).
@@ -161,6 +162,4 @@ extension CacheStore {
     return try FileDigest.sha256(fd: fd)
   }
 
-  /// Flushes `objects/` (the renames of a group of blob moves).
-  func syncObjects() throws { try folder(objectsFolder, CacheLayout.objects).sync() }
 }

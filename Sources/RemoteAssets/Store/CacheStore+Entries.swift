@@ -139,7 +139,14 @@ extension CacheStore {
   /// does, their fsyncs at once (``DirectoryHandle/writeGroup(_:)``); the caller flushes
   /// `entries/` (``syncEntries()``) before it reports any written. Each result is the entry as a
   /// reader decodes it, or why it was not written.
-  func writeEntries(_ entries: [CacheEntry]) -> [Result<CacheEntry, any Error>] {
+  ///
+  /// `objectsFor`: the entries (indices into `entries`) that name blobs just moved into
+  /// `objects/`. The folder is then flushed in the same wave of fsyncs as the entry files
+  /// (one wait, not two in a row), and none of those entries is renamed into place unless the
+  /// flush succeeded: each fails with the flush's error instead.
+  func writeEntries(_ entries: [CacheEntry], objectsFor dependents: Set<Int> = [])
+    -> [Result<CacheEntry, any Error>]
+  {
     var results = [Result<CacheEntry, any Error>?](repeating: nil, count: entries.count)
     var files: [(data: Data, name: String)] = []
     var indices: [Int] = []
@@ -156,7 +163,11 @@ extension CacheStore {
     }
     if !files.isEmpty {
       do {
-        let failures = try folder(entriesFolder, CacheLayout.entries).writeGroup(files)
+        let objects = dependents.isEmpty ? nil : try folder(objectsFolder, CacheLayout.objects)
+        let slots = Set(indices.indices.filter { dependents.contains(indices[$0]) })
+        let failures = try folder(entriesFolder, CacheLayout.entries).writeGroup(
+          files, flushing: objects, before: slots
+        ).failures
         for (slot, index) in indices.enumerated() {
           if let failure = failures[slot] {
             results[index] = .failure(failure)

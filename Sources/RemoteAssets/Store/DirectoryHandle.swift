@@ -205,6 +205,18 @@ final class DirectoryHandle: Sendable {
   /// them written. Returns each file's failure, nil for one written; a failure leaves that
   /// file's old content and no temp.
   func writeGroup(_ files: [(data: Data, name: String)]) -> [StorageError?] {
+    writeGroup(files, flushing: nil, before: []).failures
+  }
+
+  /// ``writeGroup(_:)`` that also flushes `other` (a folder whose renames the new files depend
+  /// on) in the same wave of fsyncs as the temp files: no file in `dependents` (indices into
+  /// `files`) is renamed into place unless that flush succeeded (it fails with the flush's
+  /// error instead), so `other` is durable before any of them names what it holds. The others
+  /// are renamed either way. Returns the failures and the flush's own failure.
+  func writeGroup(
+    _ files: [(data: Data, name: String)], flushing other: DirectoryHandle?,
+    before dependents: Set<Int>
+  ) -> (failures: [StorageError?], flushFailure: StorageError?) {
     var failures = [StorageError?](repeating: nil, count: files.count)
     var temps: [(index: Int, temp: String, fd: Int32)] = []
     for (index, file) in files.enumerated() {
@@ -227,20 +239,26 @@ final class DirectoryHandle: Sendable {
         failures[index] = error
       }
     }
-    let codes = GroupFsync.sync(temps.map(\.fd))
+    let codes = GroupFsync.sync(temps.map(\.fd) + (other.map { [$0.fd] } ?? []))
+    let flushFailure = other.flatMap { other in
+      codes.last.flatMap {
+        $0 == 0 ? nil : StorageError(operation: "fsync", path: other.path, code: $0)
+      }
+    }
     for (written, code) in zip(temps, codes) {
       Glibc.close(written.fd)
       do throws(StorageError) {
         guard code == 0 else {
           throw StorageError(operation: "fsync", path: child(written.temp), code: code)
         }
+        if let flushFailure, dependents.contains(written.index) { throw flushFailure }
         try rename(written.temp, to: self, as: files[written.index].name)
       } catch {
         unlinkat(self.fd, written.temp, 0)
         failures[written.index] = error
       }
     }
-    return failures
+    return (failures, flushFailure)
   }
 
   /// Renames `name` to `target` inside this folder only if nothing is named `target` (atomic):
