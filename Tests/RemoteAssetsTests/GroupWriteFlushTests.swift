@@ -17,11 +17,7 @@ import Testing
   ]
 
   @Test func bothAreRenamedWhenTheFolderIsDurable() throws {
-    try withTemporaryDirectory { dir in
-      try FileManager.default.createDirectory(
-        atPath: dir.path + "/objects", withIntermediateDirectories: false)
-      let entries = try DirectoryHandle.open(path: dir.path)
-      let objects = try DirectoryHandle.open(path: dir.path + "/objects")
+    try withFolders { dir, entries, objects throws in
       let (failures, flushFailure) = entries.writeGroup(files, flushing: objects, before: [1])
       #expect(flushFailure == nil)
       #expect(failures.map { $0 == nil } == [true, true])
@@ -32,11 +28,7 @@ import Testing
   /// `objects/`'s descriptor is made a pipe's, whose fsync fails (EINVAL): the entry that
   /// depends on it stays out, with the flush's error, and leaves no temp; the other goes in.
   @Test func aFailedFolderFlushKeepsItsDependentsOut() throws {
-    try withTemporaryDirectory { dir in
-      try FileManager.default.createDirectory(
-        atPath: dir.path + "/objects", withIntermediateDirectories: false)
-      let entries = try DirectoryHandle.open(path: dir.path)
-      let objects = try DirectoryHandle.open(path: dir.path + "/objects")
+    try withFolders { dir, entries, objects throws in
       var ends: [Int32] = [0, 0]
       try #require(pipe(&ends) == 0)
       // Replaced in place (never closed here): the handle closes its descriptor itself.
@@ -48,6 +40,19 @@ import Testing
       #expect(failures[0] == nil)
       #expect(failures[1]?.operation == "fsync")
       #expect(try names(dir.path) == ["a.json", "objects"])
+    }
+  }
+
+  /// A folder for the entries with `objects/` in it, both open.
+  func withFolders(
+    _ body: (TemporaryDirectory, DirectoryHandle, DirectoryHandle) throws -> Void
+  ) throws {
+    try withTemporaryDirectory { dir in
+      try FileManager.default.createDirectory(
+        atPath: dir.path + "/objects", withIntermediateDirectories: false)
+      try body(
+        dir, try DirectoryHandle.open(path: dir.path),
+        try DirectoryHandle.open(path: dir.path + "/objects"))
     }
   }
 
