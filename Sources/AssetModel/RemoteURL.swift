@@ -245,8 +245,14 @@ package struct RemoteURL: Sendable, Hashable, CustomStringConvertible {
       switch byte {
       case UInt8(ascii: "0")...UInt8(ascii: "9"):
         digits += 1
+        // Past three digits the part is no octet: the value stops growing (a label of
+        // twenty digits would overflow it).
+        guard digits <= 3 else {
+          valid = false
+          continue
+        }
         value = value * 10 + Int(byte - UInt8(ascii: "0"))
-        if digits > 3 || value > 255 { valid = false }
+        if value > 255 { valid = false }
       case UInt8(ascii: "."):
         if digits == 0 || (octets == 0 && value != 127) || (octets == 0 && digits != 3) {
           valid = false

@@ -40,6 +40,15 @@ import Testing
     #expect(decided.contains(true) && decided.contains(false))
     #expect(RemoteURL.plainHostIsLoopback("127.0.0.1") == true)
     #expect(RemoteURL.plainHostIsLoopback("127.0.0.-0") == nil)
+    // Long runs of digits (hash-named hosts) neither overflow nor pass as an octet.
+    for host in [
+      "d41d8cd98f00b204e9800998ecf8427e.example.com", String(repeating: "9", count: 63),
+      "127.0.0." + String(repeating: "1", count: 40),
+      "127.0." + String(repeating: "0", count: 25) + ".1",
+    ] {
+      #expect(RemoteURL.plainHostIsLoopback(host) == false, "\(host)")
+      #expect(RemoteURL.isLoopback(host: host) == RemoteURL.anyHostIsLoopback(host), "\(host)")
+    }
   }
 
   @Test func durationsAsTheGeneralReading() {
