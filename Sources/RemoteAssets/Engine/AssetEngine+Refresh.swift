@@ -114,7 +114,9 @@ extension AssetEngine {
   /// kept partial continued), then performs what the core makes of the response.
   private func download(_ id: String, _ attempt: RefreshCore.Attempt) async -> RefreshOutcome {
     let definition = attempt.definition
-    let resume = await takeResume(id, remote: attempt.remote)
+    // One journal for the download: the one a kept partial is taken from keeps the new bytes.
+    let journal = store.resumeJournal(id, remote: attempt.remote)
+    let resume = await takeResume(journal)
     let sink: DownloadSink
     do {
       let progress: @Sendable (TransferProgress) -> Void = { [weak self] progress in
@@ -123,7 +125,7 @@ extension AssetEngine {
       sink = DownloadSink(
         partial: try resume?.partial ?? store.createPartial(for: id),
         maxBytes: definition.maxBytes, expectedSize: definition.expectedSize,
-        journal: store.resumeJournal(id, remote: attempt.remote), onProgress: progress,
+        journal: journal, onProgress: progress,
         onTransferEnd: { [limiter] in limiter.endTransfer(of: id) })
     } catch {
       let failure = FetchError(.storage, "cannot create a partial file: \(error)")

@@ -136,7 +136,7 @@ extension CacheStore {
   }
 
   /// Writes a group of entries as ``writeEntry(_:syncingFolder:)`` with `syncingFolder` false
-  /// does, their fsyncs at once (``DirectoryHandle/writeGroup(_:)``); the caller flushes
+  /// does, their fsyncs at once (``DirectoryHandle/writeGroup(_:flushing:before:)``); the caller flushes
   /// `entries/` (``syncEntries()``) before it reports any written. Each result is the entry as a
   /// reader decodes it, or why it was not written.
   ///

@@ -202,17 +202,14 @@ final class DirectoryHandle: Sendable {
   /// Writes each file of `files` durably as ``write(_:as:durably:syncingFolder:)`` does without
   /// the folder's flush (temp file, fsync, rename), the fsyncs of the group at once
   /// (``GroupFsync``): the caller flushes the folder once (``sync()``) before it reports any of
-  /// them written. Returns each file's failure, nil for one written; a failure leaves that
-  /// file's old content and no temp.
-  func writeGroup(_ files: [(data: Data, name: String)]) -> [StorageError?] {
-    writeGroup(files, flushing: nil, before: []).failures
-  }
-
-  /// ``writeGroup(_:)`` that also flushes `other` (a folder whose renames the new files depend
-  /// on) in the same wave of fsyncs as the temp files: no file in `dependents` (indices into
-  /// `files`) is renamed into place unless that flush succeeded (it fails with the flush's
-  /// error instead), so `other` is durable before any of them names what it holds. The others
-  /// are renamed either way. Returns the failures and the flush's own failure.
+  /// them written. A failure leaves that file's old content and no temp.
+  ///
+  /// `other` (a folder whose renames the new files depend on) is flushed in the same wave of
+  /// fsyncs as the temp files: no file in `dependents` (indices into `files`) is renamed into
+  /// place unless that flush succeeded (it fails with the flush's error instead), so `other` is
+  /// durable before any of them names what it holds. The others are renamed either way.
+  ///
+  /// - Returns: each file's failure (nil for one written) and the flush's own failure.
   func writeGroup(
     _ files: [(data: Data, name: String)], flushing other: DirectoryHandle?,
     before dependents: Set<Int>
