@@ -123,9 +123,11 @@ struct FleetServeRejectRolloutTests {
           "--selector", Self.selector, "--interval", "1",
         ], width: 120, height: 24, cwd: FileManager.default.temporaryDirectory)
       defer { Task { await tmux.kill() } }
-      // The header's counts and the rows come from separate queries: wait for both.
+      // The header's counts and the rows of one whole frame (settled: not half drawn).
       let rejectedInstance = instances[2]
-      let screen = try await tmux.waitFor("two on target, one rejected, its row", timeout: 120) {
+      let screen = try await tmux.waitFor(
+        "two on target, one rejected, its row", settled: true, timeout: 120
+      ) {
         $0.text.contains("flags 2/3") && $0.text.contains("1 rejected")
           && $0.lines.contains { $0.contains(rejectedInstance) }
       }

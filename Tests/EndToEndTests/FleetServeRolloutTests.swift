@@ -97,11 +97,17 @@ struct FleetServeRolloutTests {
       await Self.publish(release: 2, on: origins[0])
       await Self.publish(release: 2, on: origins[1])
       await Self.publish(release: 2, on: origins[2], failing: true)
-      let screen = try await tmux.waitFor("two converged on 2, one stuck", timeout: 120) { screen in
+      let screen = try await tmux.waitFor(
+        "two converged on 2, one stuck", settled: true, timeout: 120
+      ) { screen in
         screen.text.contains("flags 2/3") && screen.text.contains("1 stuck")
       }
       let rows = screen.lines.filter { $0.dropFirst().hasPrefix("127.0.0.1") }
       #expect(rows.count == 3, "\(screen.text)")
+      for instance in instances {
+        let shown = rows.filter { $0.contains(instance + " ") }.count
+        #expect(shown == 1, "\(instance) on \(shown) rows:\n\(screen.text)")
+      }
       for line in rows {
         if line.contains(instances[2]) {
           #expect(line.hasPrefix("!") && line.contains("STUCK"), "\(line)\n\(stuckServe.output)")

@@ -276,7 +276,9 @@ struct FleetSyntheticRolloutTests {
           "\(Self.staged) \(converged)/\(Self.instances) \(Self.percent) %"
           + " (\(heldBack) held back, \(rejected) rejected, \(behind) behind)"
         // The header's counts and the rows come from separate queries: wait for both.
-        let screen = try await tmux.waitFor("the staged rollout and its rows", timeout: 120) {
+        let screen = try await tmux.waitFor(
+          "the staged rollout and its rows", settled: true, timeout: 120
+        ) {
           $0.text.contains(classes) && $0.text.contains("REJECTED")
         }
         let header = screen.lines.first { $0.contains("AssetWatch fleet") } ?? ""

@@ -65,7 +65,8 @@ struct FleetViewTests {
               .init(id: "motd", version: "7", target: "7", lastSuccess: start),
             ]), on: engine)
         }
-        let screen = try await tmux.waitFor("two converged, one stuck", timeout: 120) { screen in
+        let screen = try await tmux.waitFor("two converged, one stuck", settled: true, timeout: 120)
+        { screen in
           screen.text.contains("flags 2/3") && screen.text.contains("1 stuck")
         }
         let rows = screen.lines.filter {

@@ -158,17 +158,28 @@ struct TmuxSession: Sendable {
   /// Polls the pane (with `history`, its scrollback too) until `condition` holds for its screen,
   /// and returns that screen.
   ///
+  /// With `settled`, the screen must also be the same at the next poll: a capture can fall
+  /// between two writes of one frame (tmux reads the program's output in pieces), and a frame
+  /// half drawn can show the new header over the last frame's rows. Use it where the caller reads
+  /// more of the screen than `condition` checks.
+  ///
   /// - Throws: `TmuxError.timedOut` with the last screen after `timeout` seconds.
   @discardableResult
   func waitFor(
-    _ description: String, history: Bool = false, timeout: TimeInterval = defaultTimeout,
-    _ condition: (TmuxScreen) throws -> Bool
+    _ description: String, history: Bool = false, settled: Bool = false,
+    timeout: TimeInterval = defaultTimeout, _ condition: (TmuxScreen) throws -> Bool
   ) async throws -> TmuxScreen {
     let deadline = Date().addingTimeInterval(timeout)
     var last = TmuxScreen(capture: "")
+    var held: String?
     while true {
       last = try await screen(history: history)
-      if try condition(last) { return last }
+      if try condition(last) {
+        if !settled || held == last.text { return last }
+        held = last.text
+      } else {
+        held = nil
+      }
       guard Date() < deadline else {
         throw TmuxError.timedOut(waitingFor: description, screen: last.text)
       }
