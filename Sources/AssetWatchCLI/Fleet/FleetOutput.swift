@@ -164,15 +164,7 @@ enum FleetPlainTable {
     let header = ["INSTANCE", "ASSET", "ROLLOUT", "VERSION", "TARGET", "STATE", "LAST OK", "ERROR"]
     var rows = [header]
     for row in snapshot.rows { rows.append(cells(row, at: snapshot.at)) }
-    var widths = [Int](repeating: 0, count: header.count)
-    for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
-    out += rows.map { row in
-      row.enumerated().map { i, cell in
-        i == row.count - 1 ? cell : cell.padding(toLength: widths[i], withPad: " ", startingAt: 0)
-      }
-      .joined(separator: "  ").trimmingCharacters(in: .whitespaces)
-    }
-    return out
+    return out + TextTable.lines(rows)
   }
 
   /// One row's cells.

@@ -88,6 +88,6 @@ struct PlainEventPrinter {
     let cleanID = TerminalText.sanitize(id)
     let pad = cleanID.count < 16 ? String(repeating: " ", count: 16 - cleanID.count) : " "
     return
-      "\(time(at))  \(cleanID)\(pad)\(state.padding(toLength: 12, withPad: " ", startingAt: 0)) \(TerminalText.sanitize(detail))"
+      "\(time(at))  \(cleanID)\(pad)\(TextTable.padded(state, to: 12)) \(TerminalText.sanitize(detail))"
   }
 }

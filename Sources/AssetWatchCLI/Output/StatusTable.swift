@@ -29,14 +29,7 @@ enum StatusTable {
         a.lastError.map { OutsideText.cell($0.message, maxLength: 80) } ?? "",
       ])
     }
-    var widths = [Int](repeating: 0, count: header.count)
-    for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
-    return rows.map { row in
-      row.enumerated().map { i, cell in
-        i == row.count - 1 ? cell : cell.padding(toLength: widths[i], withPad: " ", startingAt: 0)
-      }
-      .joined(separator: "  ").trimmingCharacters(in: .whitespaces)
-    }
+    return TextTable.lines(rows)
   }
 
   /// The line under the table: the cache folder's size, and its limit when the config sets one

@@ -1,5 +1,6 @@
 import Foundation
 import RemoteAssets
+import TerminalCore
 
 /// What `assetwatch wait` shows while it waits: on a terminal, one line rewritten in place; in a
 /// pipe or a log, one line per change of an asset (state, version, error, download decile), the
@@ -167,17 +168,14 @@ struct WaitProgressPrinter {
       "timed out after \(TerminalText.sanitize(timeout, maxLength: 32)): \(behind) not on target\(manifest)"
     ]
     if let problem = progress.manifestProblem { lines.append("  manifest: \(problem)") }
+    let unknown = progress.unknownIDs.map { TerminalText.sanitize($0, maxLength: 64) }
     let width = max(
-      8, (pending.map(\.status.id.count) + progress.unknownIDs.map(\.count)).max() ?? 8)
+      8, (pending.map { DisplayWidth.of($0.status.id) } + unknown.map(DisplayWidth.of)).max() ?? 8)
     for item in pending {
-      let id = item.status.id.padding(toLength: width, withPad: " ", startingAt: 0)
-      lines.append("  \(id)  \(item.reason ?? "")")
+      lines.append("  \(TextTable.padded(item.status.id, to: width))  \(item.reason ?? "")")
     }
-    for id in progress.unknownIDs {
-      let clean = TerminalText.sanitize(id, maxLength: 64)
-      lines.append(
-        "  \(clean.padding(toLength: width, withPad: " ", startingAt: 0))  not in the config or the manifest"
-      )
+    for clean in unknown {
+      lines.append("  \(TextTable.padded(clean, to: width))  not in the config or the manifest")
     }
     return lines
   }
