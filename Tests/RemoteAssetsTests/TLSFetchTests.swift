@@ -131,6 +131,8 @@ struct TLSFetchTests {
     #expect(fetcher.clients.count == 0, "clients are made when first needed")
     for name in ["a", "b", "c"] { #expect(await engine.refresh(name).isUpdated) }
     #expect(fetcher.clients.count == 2)
+    // Both on the pool's one event loop: no request's timer wakes a loop without a connection.
+    #expect(fetcher.clients.loopsInUse == [ObjectIdentifier(HTTPClientPool.eventLoop)])
     await engine.shutdown()
     try await fetcher.shutdown()
     #expect(fetcher.clients.count == 0)

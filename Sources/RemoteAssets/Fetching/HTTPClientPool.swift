@@ -57,6 +57,11 @@ final class HTTPClientPool: Sendable {
   /// How many clients exist now (tests check that equal settings share one).
   var count: Int { state.withLock { $0.clients.count } }
 
+  /// The event loops the clients made so far run on, each named once: ``eventLoop`` alone.
+  var loopsInUse: Set<ObjectIdentifier> {
+    state.withLock { Set($0.clients.values.map { ObjectIdentifier($0.eventLoopGroup.next()) }) }
+  }
+
   /// The one event loop every client of every pool runs on: one of NIO's shared loops, the same
   /// for all (an `EventLoop` is a group of one).
   ///
