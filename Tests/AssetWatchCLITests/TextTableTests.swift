@@ -1,4 +1,5 @@
 import Foundation
+import RemoteAssets
 import Testing
 
 @testable import AssetWatchCLI
@@ -65,6 +66,18 @@ import Testing
         })
       #expect(TextTable.trimmed(text) == text.trimmingCharacters(in: .whitespaces), "\(text)")
     }
+  }
+
+  @Test func plainEventLinesLineUpAfterAWideID() {
+    var printer = PlainEventPrinter(timeZone: TimeZone(identifier: "UTC")!)
+    let now = Date(timeIntervalSince1970: 1_795_293_667)
+    let half = TransferProgress(receivedBytes: 50, expectedBytes: 100, bytesPerSecond: 0)
+    let ascii = printer.lines(for: .progress(id: "model", half), now: now).first ?? ""
+    let wide = printer.lines(for: .progress(id: "模型", half), now: now).first ?? ""
+    func column(_ line: String) -> Int? {
+      line.range(of: "50%").map { line[..<$0.lowerBound].reduce(0) { $0 + widthOf($1) } }
+    }
+    #expect(column(ascii) != nil && column(ascii) == column(wide), "\(ascii)\n\(wide)")
   }
 
   @Test func paddingNeverCuts() {

@@ -1,5 +1,6 @@
 import Foundation
 import RemoteAssets
+import TerminalCore
 
 /// The plain output of `watch` when there is no terminal (piped, `TERM=dumb`, `--plain`): one
 /// readable line per event (time, id, state, detail) and no escape codes, for logs and CI.
@@ -86,7 +87,8 @@ struct PlainEventPrinter {
 
   private func line(_ at: Date, _ id: String, _ state: String, _ detail: String) -> String {
     let cleanID = TerminalText.sanitize(id)
-    let pad = cleanID.count < 16 ? String(repeating: " ", count: 16 - cleanID.count) : " "
+    let width = DisplayWidth.of(cleanID)
+    let pad = width < 16 ? String(repeating: " ", count: 16 - width) : " "
     return
       "\(time(at))  \(cleanID)\(pad)\(TextTable.padded(state, to: 12)) \(TerminalText.sanitize(detail))"
   }

@@ -69,10 +69,11 @@ final class HTTPClientPool: Sendable {
   /// was set and then cancelled on a loop that carried no connection, waking its thread twice a
   /// request, and HTTP/1.1 connections were spread over both threads of a 2-core machine, each
   /// woken for its few requests. On one loop, a loop busy with the responses takes the timers and
-  /// new requests without a wake-up. Measured on 1,000 conditional GETs to nginx (2 cores): 0.82x
-  /// the time over HTTP/1.1 (eight connections), 0.94x over HTTP/2 (one connection). Bodies are
-  /// hashed and written off the loop, so one thread carries transfers at disk speed; what runs on
-  /// it is socket I/O, TLS, HTTP framing and gzip decoding.
+  /// new requests without a wake-up. Measured on 1,000 conditional GETs to nginx (2 cores):
+  /// 0.88-0.91x the time over HTTP/1.1 (eight connections); over HTTP/2 (one connection, on one
+  /// loop already) within the machine's spread (BENCHMARKS.md). Bodies are hashed and written off
+  /// the loop, so one thread carries transfers at disk speed; what runs on it is socket I/O, TLS,
+  /// HTTP framing and gzip decoding.
   static let eventLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.next()
 
   /// The client for `key`, made on first use.
