@@ -319,7 +319,12 @@ public actor AssetEngine {
     }
     guard let notes = core.freshness.takeChanged() else { return }
     let store = self.store
-    let task = Task { await Self.offActor { FreshnessJournal.write(notes, to: store) } }
+    // An engine that read only some assets (`refresh ID`) holds only their notes: the other
+    // assets' stay as the journal has them.
+    let others = core.loading.only != nil
+    let task = Task {
+      await Self.offActor { FreshnessJournal.write(notes, to: store, keepingOthers: others) }
+    }
     core.freshness.writing = task
     await task.value
     core.freshness.ended(task)

@@ -36,9 +36,15 @@ enum FreshnessJournal {
     return decode(data) ?? [:]
   }
 
-  /// Replaces the journal (rename, no fsync).
-  static func write(_ notes: Notes, to store: CacheStore) {
-    guard let root = store.rootFolder, !store.isReadOnly, let data = encode(notes) else { return }
+  /// Replaces the journal (rename, no fsync). With `keepingOthers` (an engine that read only
+  /// some assets), the notes of assets `notes` does not name are kept from the journal on disk.
+  static func write(_ notes: Notes, to store: CacheStore, keepingOthers: Bool = false) {
+    guard let root = store.rootFolder, !store.isReadOnly else { return }
+    var all = notes
+    if keepingOthers {
+      for (id, note) in read(store) where all[id] == nil { all[id] = note }
+    }
+    guard let data = encode(all) else { return }
     try? root.write(data, as: CacheLayout.freshness, durably: false)
   }
 
