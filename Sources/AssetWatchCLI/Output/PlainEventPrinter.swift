@@ -1,6 +1,5 @@
 import Foundation
 import RemoteAssets
-import TerminalCore
 
 /// The plain output of `watch` when there is no terminal (piped, `TERM=dumb`, `--plain`): one
 /// readable line per event (time, id, state, detail) and no escape codes, for logs and CI.
@@ -86,10 +85,9 @@ struct PlainEventPrinter {
   private func time(_ date: Date) -> String { formatter.string(from: date) }
 
   private func line(_ at: Date, _ id: String, _ state: String, _ detail: String) -> String {
-    let cleanID = TerminalText.sanitize(id)
-    let width = DisplayWidth.of(cleanID)
-    let pad = width < 16 ? String(repeating: " ", count: 16 - width) : " "
+    // The id padded to 16 columns, or followed by one space when it is as long or longer.
+    let id = TextTable.padded(TerminalText.sanitize(id), to: 15) + " "
     return
-      "\(time(at))  \(cleanID)\(pad)\(TextTable.padded(state, to: 12)) \(TerminalText.sanitize(detail))"
+      "\(time(at))  \(id)\(TextTable.padded(state, to: 12)) \(TerminalText.sanitize(detail))"
   }
 }

@@ -161,5 +161,4 @@ extension CacheStore {
     }
     return try FileDigest.sha256(fd: fd)
   }
-
 }
