@@ -166,7 +166,11 @@ public final class PrometheusServer: Sendable {
       if condition(last) { return }
       try await Task.sleep(for: .milliseconds(200))
     }
-    throw PrometheusServerError("timed out waiting on \(query); last answer: \(last)")
+    // Whether the scrapes themselves worked, and what Prometheus said: the two causes to tell
+    // apart (no target up, or targets up without the series).
+    let up = (try? await vector("up")) ?? []
+    throw PrometheusServerError(
+      "timed out waiting on \(query); last answer: \(last); up: \(up); log: \(log.suffix(2_000))")
   }
 
   /// Polls `/api/v1/rules` (bounded) until every rule group has finished an evaluation that
