@@ -79,7 +79,7 @@ let package = Package(
     ),
     // Restores the terminal from fatal-signal handlers (C, async-signal-safe).
     .target(name: "CTerminalGuard"),
-    // sync_file_range for the download path (Swift's Glibc module leaves it out).
+    // Linux file calls Swift's Glibc module leaves out: sync_file_range, syncfs, copy_file_range.
     .target(name: "CFileWriteback"),
     // The ncurses backend: owns the terminal on one thread.
     .target(name: "CursesTerminal", dependencies: ["TerminalCore", "CNCurses", "CTerminalGuard"]),

@@ -6,6 +6,9 @@
 #include <stdio.h>
 #include <pthread.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/syscall.h>
+#endif
 #include <unistd.h>
 
 int cfw_start_writeback(int fd, int64_t offset, int64_t length) {
@@ -16,6 +19,53 @@ int cfw_start_writeback(int fd, int64_t offset, int64_t length) {
   (void)offset;
   (void)length;
   return 0;
+#endif
+}
+
+int cfw_sync_file_system(int fd) {
+#if defined(__linux__)
+  return syncfs(fd);
+#else
+  (void)fd;
+  errno = ENOSYS;
+  return -1;
+#endif
+}
+
+int cfw_wait_writeback(int fd) {
+#if defined(__linux__)
+  return sync_file_range(
+      fd, 0, 0,
+      SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER);
+#else
+  return fsync(fd);
+#endif
+}
+
+int cfw_page_cache_state(int fd, int64_t *dirty, int64_t *writeback) {
+#if defined(__linux__)
+  // cachestat(2), Linux 6.5: the same number on every architecture; older headers lack it.
+  struct {
+    uint64_t offset, length;
+  } range = {0, 0};
+  struct {
+    uint64_t cached, dirty, writeback, evicted, recentlyEvicted;
+  } state;
+#if defined(SYS_cachestat)
+  long number = SYS_cachestat;
+#else
+  long number = 451;
+#endif
+  if (syscall(number, fd, &range, &state, 0) != 0) return -1;
+  *dirty = (int64_t)state.dirty;
+  *writeback = (int64_t)state.writeback;
+  return 0;
+#else
+  (void)fd;
+  (void)dirty;
+  (void)writeback;
+  errno = ENOSYS;
+  return -1;
 #endif
 }
 

@@ -1,3 +1,4 @@
+import CFileWriteback
 import Foundation
 import Synchronization
 import Testing
@@ -8,8 +9,9 @@ import Testing
   import Glibc
 #endif
 
-/// A group's fsyncs report each file's own result in order, and the helper threads are the
-/// process's few parked ones, not threads started and ended for each group.
+/// A group's flushes report each file's own result in order, by either method; a flush through
+/// the file system leaves no page of any file unwritten; the helper threads are the process's
+/// few parked ones, not threads started and ended for each group.
 @Suite struct GroupFsyncTests {
   /// Files in a new folder, open for writing, each with a few bytes; closed by `body`'s end.
   static func withFiles<T>(_ count: Int, _ body: ([Int32]) throws -> T) throws -> T {
@@ -54,12 +56,13 @@ import Testing
     return condition()
   }
 
-  @Test func eachFileGetsItsOwnResultInOrder() throws {
+  @Test(arguments: [GroupFsync.Method.eachFile, .fileSystem])
+  func eachFileGetsItsOwnResultInOrder(method: GroupFsync.Method) throws {
     try Self.withFiles(12) { fds in
       // A closed descriptor in the middle fails alone, at its own place.
       var group = fds
       group.insert(-1, at: 5)
-      let results = GroupFsync.sync(group)
+      let results = GroupFsync.sync(group, method: method)
       #expect(results.count == 13)
       #expect(results[5] == EBADF)
       #expect(results.enumerated().allSatisfy { $0.offset == 5 || $0.element == 0 })
@@ -77,14 +80,14 @@ import Testing
   /// Groups one after another reuse the same helpers: no more than `width` - 1 exist, and the
   /// ones there after the first group are there after fifty more.
   @Test func helpersAreStartedOnceAndParked() async throws {
-    try Self.withFiles(GroupFsync.width * 2) { fds in _ = GroupFsync.sync(fds) }
+    try Self.withFiles(GroupFsync.width * 2) { fds in _ = GroupFsync.sync(fds, method: .eachFile) }
     let name = GroupFsync.helperThreadName
     let helpers = GroupFsync.width - 1
     let named = await Self.eventually(within: 10) { Self.threads(named: name).count == helpers }
     #expect(named, "threads: \(Self.threadNames().values.sorted())")
     let first = Self.threads(named: name)
     for _ in 0..<50 {
-      let results = try Self.withFiles(GroupFsync.width) { GroupFsync.sync($0) }
+      let results = try Self.withFiles(GroupFsync.width) { GroupFsync.sync($0, method: .eachFile) }
       #expect(results == [Int32](repeating: 0, count: GroupFsync.width))
     }
     #expect(Self.threads(named: name) == first)
@@ -101,5 +104,76 @@ import Testing
     let all = results.withLock { $0 }
     #expect(all.map(\.count).sorted() == counts.sorted())
     #expect(all.allSatisfy { $0.allSatisfy { $0 == 0 } })
+  }
+
+  /// The dirty and in-writeback pages of `fd`'s file (nil where `cachestat` does not exist).
+  static func unwritten(_ fd: Int32) -> (dirty: Int64, writeback: Int64)? {
+    var dirty: Int64 = 0
+    var writeback: Int64 = 0
+    guard cfw_page_cache_state(fd, &dirty, &writeback) == 0 else { return nil }
+    return (dirty, writeback)
+  }
+
+  /// Whether this kernel answers `cachestat` (6.5 and later).
+  static let readsPageCache: Bool = (try? withFiles(1) { unwritten($0[0]) != nil }) ?? false
+
+  /// Through the file system, every file of the group is on disk when the call returns: none
+  /// keeps a dirty page or one still being written. Each file gets 64 KiB, so that before the
+  /// flush its pages are dirty (the kernel writes dirty pages back only after 30 s or under
+  /// memory pressure).
+  @Test(.enabled(if: readsPageCache)) func aFlushThroughTheFileSystemLeavesNothingUnwritten()
+    throws
+  {
+    try Self.withFiles(16) { fds in
+      let block = [UInt8](repeating: 0x61, count: 64 * 1024)
+      for fd in fds { _ = block.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } }
+      let before = fds.compactMap(Self.unwritten).map { $0.dirty + $0.writeback }
+      #expect(before.reduce(0, +) > 0, "nothing was dirty: the test shows nothing")
+      #expect(GroupFsync.sync(fds, method: .fileSystem) == [Int32](repeating: 0, count: 16))
+      for fd in fds {
+        let after = try #require(Self.unwritten(fd))
+        #expect(after.dirty == 0 && after.writeback == 0, "fd \(fd): \(after)")
+      }
+    }
+  }
+
+  /// A folder in a group is fsynced on its own after the flush, and succeeds.
+  @Test func aFolderInAFileSystemGroupIsFlushed() throws {
+    try Self.withFiles(6) { fds in
+      let folder = open(FileManager.default.temporaryDirectory.path, O_RDONLY | O_DIRECTORY)
+      try #require(folder >= 0)
+      defer { close(folder) }
+      #expect(
+        GroupFsync.sync(fds + [folder], method: .fileSystem) == [Int32](repeating: 0, count: 7))
+    }
+  }
+
+  /// One `syncfs` per file system, through its first descriptor; regular files wait on their own
+  /// pages, folders are fsynced; a descriptor `fstat` refused is in no list.
+  @Test func theFileSystemPlanSyncsEachFileSystemOnce() {
+    let plan = GroupFsync.fileSystemPlan([
+      (device: 7, regular: true), (device: 9, regular: true), (device: 7, regular: false), nil,
+      (device: 9, regular: true), (device: 7, regular: true),
+    ])
+    #expect(plan.syncThrough == [0, 1])
+    #expect(plan.waits == [0, 1, 4, 5])
+    #expect(plan.fsyncs == [2])
+    #expect(GroupFsync.fileSystemPlan([nil, nil]) == GroupFsync.FileSystemPlan())
+  }
+
+  /// Small groups keep their own fsyncs (``GroupFsync/fileSystemMinimum``); larger ones flush
+  /// the file system where its `syncfs` reports errors (Linux 5.8).
+  @Test func theMethodFollowsTheGroupSizeAndTheKernel() {
+    #expect(GroupFsync.method(for: 1) == .eachFile)
+    #expect(GroupFsync.method(for: GroupFsync.fileSystemMinimum - 1) == .eachFile)
+    let large = GroupFsync.method(for: GroupFsync.fileSystemMinimum)
+    #expect(large == (GroupFsync.fileSystemSyncReportsErrors ? .fileSystem : .eachFile))
+    #expect(GroupFsync.kernel("6.18.44-fc-v509", isAtLeast: (5, 8)))
+    #expect(GroupFsync.kernel("5.8.0", isAtLeast: (5, 8)))
+    #expect(GroupFsync.kernel("5.10.0-28-amd64", isAtLeast: (5, 8)))
+    #expect(!GroupFsync.kernel("5.7.19", isAtLeast: (5, 8)))
+    #expect(!GroupFsync.kernel("4.19.0-25-amd64", isAtLeast: (5, 8)))
+    #expect(!GroupFsync.kernel("", isAtLeast: (5, 8)))
+    #expect(!GroupFsync.kernel("linux", isAtLeast: (5, 8)))
   }
 }

@@ -9,6 +9,23 @@
 /// returning 0 where the call does not exist.
 int cfw_start_writeback(int fd, int64_t offset, int64_t length);
 
+/// Writes every file system buffer of the file system holding `fd` to disk and flushes the
+/// drive's cache once (Linux `syncfs`). Since Linux 5.8 it fails with the first writeback error
+/// on that file system since `fd` was opened. Returns 0, or -1 with errno set (ENOSYS where the
+/// call does not exist).
+int cfw_sync_file_system(int fd);
+
+/// Writes `fd`'s dirty pages and waits for them, without flushing the drive's cache and without
+/// the file's metadata (Linux `sync_file_range` with WAIT_BEFORE, WRITE and WAIT_AFTER); fails
+/// with any writeback error of the file since `fd` was opened or last reported one. Where the
+/// call does not exist, `fsync`. Returns 0, or -1 with errno set.
+int cfw_wait_writeback(int fd);
+
+/// How many of `fd`'s pages in the page cache are dirty and how many are being written back
+/// (Linux 6.5 `cachestat`): what tests read to see that a flush left nothing unwritten. Returns
+/// 0, or -1 with errno set (ENOSYS where the call does not exist).
+int cfw_page_cache_state(int fd, int64_t *dirty, int64_t *writeback);
+
 /// Copies up to `length` bytes at `offset` of `source` to the current position of
 /// `destination` inside the kernel (Linux `copy_file_range`, which Swift's Glibc module does not
 /// export), advancing `destination`'s position but not `source`'s. Returns the bytes copied

@@ -14,9 +14,10 @@ import Foundation
 /// `entries/` fsync instead of eight of each (group commit). A group holds at most one write per
 /// asset, so a second write of the same asset reads the first one's result.
 ///
-/// The fsyncs of a group run at once (``GroupFsync``): the downloads' bytes before the lock is
-/// taken, then the entry files under it. A download's bytes are flushed here rather than as it
-/// ends, so a sync's flushes wait together, as many at once as the group holds.
+/// A group's files are made durable at once (``GroupFsync``: one `syncfs` for 4 files or more,
+/// else their fsyncs side by side): the downloads' bytes before the lock is taken, then the
+/// entry files under it. A download's bytes are flushed here rather than as it ends, so a
+/// sync's flushes are shared by as many files as the group holds.
 ///
 /// Durability: a download's bytes are flushed before they are moved into `objects/` (where
 /// they may replace a durable copy of the same bytes), `objects/` before any entry names them,

@@ -6,13 +6,32 @@ import Synchronization
   import Glibc
 #endif
 
-/// `fsync` of a group of files at once, from several threads: the file system commits the
-/// journal once for the fsyncs waiting together (ext4, XFS), where one fsync after another
-/// waits for one journal commit each. A group commit of 64 entries took 64 commits in a row.
+/// Makes a group of files durable at once, from several threads or with one flush.
 ///
-/// Each file is still fsynced on its own, so what is durable is unchanged; only the waits
-/// overlap. The helpers are ``width`` - 1 plain threads of the process's own, never the
-/// cooperative pool's, started by the first group and parked between groups. They used to be
+/// A group of ``fileSystemMinimum`` files or more on Linux 5.8 or later is made durable with one
+/// `syncfs` per file system: the kernel writes every file's pages and metadata and flushes the
+/// drive's cache once, where an `fsync` of each flushes it once per file. A first sync of 1,000
+/// small assets made 2,068 fsyncs, 2 per asset (its bytes, its entry file), each waiting for the
+/// drive. Measured on this machine kind (ext4, groups of 64 files): 16-19 ms per 1,024 files,
+/// against 63-78 ms with eight fsyncs at a time.
+///
+/// What is durable is unchanged, and so is what fails:
+/// - each regular file's own writeback errors since it was opened are read after the flush
+///   (`sync_file_range` waiting on its pages, which are clean by then: no second flush), so a
+///   file whose pages could not be written fails alone, as its `fsync` would;
+/// - a failed `syncfs` (since 5.8 it reports the file system's writeback errors, metadata
+///   included) fails every file of that file system;
+/// - folders in a group are still fsynced each: ext4 without a journal writes a folder's blocks
+///   after `syncfs`'s flush.
+///
+/// The price: `syncfs` also writes what other processes left dirty on the same file system,
+/// and waits for it. Small groups (an update of one asset, the usual case) keep their own
+/// fsyncs for that reason; so does a kernel before 5.8, whose `syncfs` returns no errors.
+///
+/// The fsyncs of the other path run from several threads: the file system commits its journal
+/// once for the fsyncs waiting together (ext4, XFS), where one fsync after another waits for one
+/// journal commit each. The helpers are ``width`` - 1 plain threads of the process's own, never
+/// the cooperative pool's, started by the first group and parked between groups. They used to be
 /// started for each group and ended with it: a first sync of 1,000 assets started and ended 464
 /// threads, each a stack mapped, faulted in and released.
 enum GroupFsync {
@@ -23,8 +42,128 @@ enum GroupFsync {
   /// one).
   static let helperThreadName = "aw-fsync"
 
-  /// Fsyncs every descriptor; returns 0 for each that succeeded, else its `errno`.
+  /// The smallest group made durable with `syncfs` rather than an fsync of each file.
+  static let fileSystemMinimum = 4
+
+  /// How a group is made durable.
+  enum Method: Sendable {
+    /// An fsync of each descriptor, up to ``width`` at once.
+    case eachFile
+    /// One `syncfs` per file system, then each file's own writeback errors; folders fsynced.
+    case fileSystem
+  }
+
+  /// Whether `syncfs` reports writeback errors here (Linux 5.8 and later); read once.
+  static let fileSystemSyncReportsErrors: Bool = {
+    #if os(Linux)
+      var names = utsname()
+      guard uname(&names) == 0 else { return false }
+      let release = withUnsafeBytes(of: &names.release) { raw in
+        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+      }
+      return kernel(release, isAtLeast: (5, 8))
+    #else
+      return false
+    #endif
+  }()
+
+  /// Whether a kernel release (`6.1.0-13-amd64`) is `minimum` or later.
+  static func kernel(_ release: String, isAtLeast minimum: (Int, Int)) -> Bool {
+    let numbers = release.split(whereSeparator: { !$0.isNumber }).prefix(2).compactMap { Int($0) }
+    guard numbers.count == 2 else { return false }
+    return (numbers[0], numbers[1]) >= minimum
+  }
+
+  /// The method for a group of `count` files.
+  static func method(for count: Int) -> Method {
+    count >= fileSystemMinimum && fileSystemSyncReportsErrors ? .fileSystem : .eachFile
+  }
+
+  /// Makes every descriptor's file durable (``method(for:)``); returns 0 for each that
+  /// succeeded, else its `errno`.
   static func sync(_ descriptors: [Int32]) -> [Int32] {
+    sync(descriptors, method: method(for: descriptors.count))
+  }
+
+  /// Makes every descriptor's file durable by `method`; returns 0 for each that succeeded, else
+  /// its `errno`.
+  static func sync(_ descriptors: [Int32], method: Method) -> [Int32] {
+    switch method {
+    case .eachFile: return syncEach(descriptors)
+    case .fileSystem: return syncFileSystems(descriptors)
+    }
+  }
+
+  /// What a ``Method/fileSystem`` sync does with each descriptor of a group, by index.
+  struct FileSystemPlan: Equatable {
+    /// The descriptors to `syncfs` through: the first of each file system.
+    var syncThrough: [Int] = []
+    /// Regular files: after their file system's flush, their own writeback errors are read.
+    var waits: [Int] = []
+    /// Folders and other kinds: fsynced each.
+    var fsyncs: [Int] = []
+  }
+
+  /// The plan for descriptors of `kinds` (nil: a descriptor `fstat` refused, left out).
+  static func fileSystemPlan(_ kinds: [(device: UInt64, regular: Bool)?]) -> FileSystemPlan {
+    var plan = FileSystemPlan()
+    var devices: Set<UInt64> = []
+    for (index, kind) in kinds.enumerated() {
+      guard let kind else { continue }
+      if devices.insert(kind.device).inserted { plan.syncThrough.append(index) }
+      if kind.regular { plan.waits.append(index) } else { plan.fsyncs.append(index) }
+    }
+    return plan
+  }
+
+  /// One `syncfs` per file system of `descriptors` (``fileSystemPlan(_:)``); then each regular
+  /// file's own writeback errors, and an fsync of each folder. A failed `syncfs` fails every
+  /// descriptor of its file system.
+  private static func syncFileSystems(_ descriptors: [Int32]) -> [Int32] {
+    var results = [Int32](repeating: 0, count: descriptors.count)
+    let kinds = descriptors.enumerated().map { index, fd -> (device: UInt64, regular: Bool)? in
+      var status = stat()
+      guard fstat(fd, &status) == 0 else {
+        results[index] = errno
+        return nil
+      }
+      return (UInt64(status.st_dev), status.st_mode & S_IFMT == S_IFREG)
+    }
+    let plan = fileSystemPlan(kinds)
+    var flushFailures: [UInt64: Int32] = [:]
+    for index in plan.syncThrough {
+      let code = retrying { cfw_sync_file_system(descriptors[index]) }
+      if code != 0 { flushFailures[kinds[index]!.device] = code }
+    }
+    for index in plan.waits {
+      results[index] =
+        flushFailures[kinds[index]!.device]
+        ?? retrying { cfw_wait_writeback(descriptors[index]) }
+    }
+    var folders: [Int] = []
+    for index in plan.fsyncs {
+      if let failure = flushFailures[kinds[index]!.device] {
+        results[index] = failure
+      } else {
+        folders.append(index)
+      }
+    }
+    for (index, code) in zip(folders, syncEach(folders.map { descriptors[$0] })) {
+      results[index] = code
+    }
+    return results
+  }
+
+  /// `call`'s result as 0 or its `errno`, called again after EINTR.
+  private static func retrying(_ call: () -> Int32) -> Int32 {
+    while true {
+      if call() == 0 { return 0 }
+      if errno != EINTR { return errno }
+    }
+  }
+
+  /// Fsyncs every descriptor, up to ``width`` at once.
+  private static func syncEach(_ descriptors: [Int32]) -> [Int32] {
     guard descriptors.count > 1 else { return descriptors.map(syncOne) }
     let work = Work(descriptors)
     Helpers.shared.offer(work, helpers: min(width, descriptors.count) - 1)
@@ -33,10 +172,7 @@ enum GroupFsync {
   }
 
   fileprivate static func syncOne(_ fd: Int32) -> Int32 {
-    while true {
-      if Glibc.fsync(fd) == 0 { return 0 }
-      if errno != EINTR { return errno }
-    }
+    retrying { Glibc.fsync(fd) }
   }
 
   /// The helper threads: each waits for a group offered to it, works on it until nothing is
