@@ -114,6 +114,12 @@ import Testing
     return (dirty, writeback)
   }
 
+  /// Appends 64 KiB to each file: pages the kernel keeps dirty for 30 s unless flushed.
+  static func dirty(_ fds: [Int32]) {
+    let block = [UInt8](repeating: 0x61, count: 64 * 1024)
+    for fd in fds { _ = block.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } }
+  }
+
   /// Whether this kernel answers `cachestat` (6.5 and later).
   static let readsPageCache: Bool = (try? withFiles(1) { unwritten($0[0]) != nil }) ?? false
 
@@ -125,8 +131,7 @@ import Testing
     throws
   {
     try Self.withFiles(16) { fds in
-      let block = [UInt8](repeating: 0x61, count: 64 * 1024)
-      for fd in fds { _ = block.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } }
+      Self.dirty(fds)
       let before = fds.compactMap(Self.unwritten).map { $0.dirty + $0.writeback }
       #expect(before.reduce(0, +) > 0, "nothing was dirty: the test shows nothing")
       #expect(GroupFsync.sync(fds, method: .fileSystem) == [Int32](repeating: 0, count: 16))
@@ -175,5 +180,39 @@ import Testing
     #expect(!GroupFsync.kernel("4.19.0-25-amd64", isAtLeast: (5, 8)))
     #expect(!GroupFsync.kernel("", isAtLeast: (5, 8)))
     #expect(!GroupFsync.kernel("linux", isAtLeast: (5, 8)))
+  }
+
+  /// A `syncfs` a sandbox or file system refuses falls back to fsyncs; a writeback error fails
+  /// the files.
+  @Test func aRefusedFlushFallsBackAndAFailedOneFails() {
+    #expect(GroupFsync.FlushOutcome(0) == .done)
+    for refused in [ENOSYS, EPERM, EINVAL, EOPNOTSUPP] {
+      #expect(GroupFsync.FlushOutcome(refused) == .refused)
+    }
+    for failed in [EIO, ENOSPC, EDQUOT, EROFS] {
+      #expect(GroupFsync.FlushOutcome(failed) == .failed(failed))
+    }
+  }
+
+  /// Through a `syncfs` that is refused, every file is fsynced instead and succeeds; through one
+  /// that fails, every file fails with its error (none is reported durable).
+  @Test func aFileSystemGroupFallsBackOrFailsWithItsFlush() throws {
+    try Self.withFiles(6) { fds in
+      Self.dirty(fds)
+      let refused = GroupFsync.sync(fds, method: .fileSystem) { _ in
+        errno = EPERM
+        return -1
+      }
+      #expect(refused == [Int32](repeating: 0, count: 6))
+      // The fsyncs of the fallback did write every file.
+      if Self.readsPageCache {
+        for fd in fds { #expect(Self.unwritten(fd).map { $0.dirty + $0.writeback } == 0) }
+      }
+      let failed = GroupFsync.sync(fds, method: .fileSystem) { _ in
+        errno = EIO
+        return -1
+      }
+      #expect(failed == [Int32](repeating: EIO, count: 6))
+    }
   }
 }

@@ -22,7 +22,9 @@ import Synchronization
 /// - a failed `syncfs` (since 5.8 it reports the file system's writeback errors, metadata
 ///   included) fails every file of that file system;
 /// - folders in a group are still fsynced each: ext4 without a journal writes a folder's blocks
-///   after `syncfs`'s flush.
+///   after `syncfs`'s flush;
+/// - a `syncfs` that is refused (ENOSYS, EPERM from a sandbox's seccomp filter, EINVAL,
+///   EOPNOTSUPP) falls back to an fsync of each file.
 ///
 /// The price: `syncfs` also writes what other processes left dirty on the same file system,
 /// and waits for it. Small groups (an update of one asset, the usual case) keep their own
@@ -87,10 +89,15 @@ enum GroupFsync {
 
   /// Makes every descriptor's file durable by `method`; returns 0 for each that succeeded, else
   /// its `errno`.
-  static func sync(_ descriptors: [Int32], method: Method) -> [Int32] {
+  ///
+  /// `flushFileSystem` is `syncfs` (tests pass one that fails: 0, or -1 with `errno` set).
+  static func sync(
+    _ descriptors: [Int32], method: Method,
+    flushFileSystem: (Int32) -> Int32 = { cfw_sync_file_system($0) }
+  ) -> [Int32] {
     switch method {
     case .eachFile: return syncEach(descriptors)
-    case .fileSystem: return syncFileSystems(descriptors)
+    case .fileSystem: return syncFileSystems(descriptors, flush: flushFileSystem)
     }
   }
 
@@ -119,7 +126,9 @@ enum GroupFsync {
   /// One `syncfs` per file system of `descriptors` (``fileSystemPlan(_:)``); then each regular
   /// file's own writeback errors, and an fsync of each folder. A failed `syncfs` fails every
   /// descriptor of its file system.
-  private static func syncFileSystems(_ descriptors: [Int32]) -> [Int32] {
+  private static func syncFileSystems(_ descriptors: [Int32], flush: (Int32) -> Int32)
+    -> [Int32]
+  {
     var results = [Int32](repeating: 0, count: descriptors.count)
     let kinds = descriptors.enumerated().map { index, fd -> (device: UInt64, regular: Bool)? in
       var status = stat()
@@ -130,28 +139,45 @@ enum GroupFsync {
       return (UInt64(status.st_dev), status.st_mode & S_IFMT == S_IFREG)
     }
     let plan = fileSystemPlan(kinds)
-    var flushFailures: [UInt64: Int32] = [:]
+    // What each file system's flush answered: nil where it succeeded, an error that fails its
+    // files, or (refused: a sandbox's seccomp filter, a file system without it) fsyncs instead.
+    var flushes: [UInt64: FlushOutcome] = [:]
     for index in plan.syncThrough {
-      let code = retrying { cfw_sync_file_system(descriptors[index]) }
-      if code != 0 { flushFailures[kinds[index]!.device] = code }
+      let code = retrying { flush(descriptors[index]) }
+      flushes[kinds[index]!.device] = FlushOutcome(code)
     }
-    for index in plan.waits {
-      results[index] =
-        flushFailures[kinds[index]!.device]
-        ?? retrying { cfw_wait_writeback(descriptors[index]) }
-    }
-    var folders: [Int] = []
-    for index in plan.fsyncs {
-      if let failure = flushFailures[kinds[index]!.device] {
-        results[index] = failure
-      } else {
-        folders.append(index)
+    var fsyncs: [Int] = []
+    for index in plan.waits + plan.fsyncs {
+      switch flushes[kinds[index]!.device] {
+      case .failed(let code): results[index] = code
+      case .refused: fsyncs.append(index)
+      case .done where kinds[index]!.regular:
+        results[index] = retrying { cfw_wait_writeback(descriptors[index]) }
+      default: fsyncs.append(index)
       }
     }
-    for (index, code) in zip(folders, syncEach(folders.map { descriptors[$0] })) {
+    for (index, code) in zip(fsyncs, syncEach(fsyncs.map { descriptors[$0] })) {
       results[index] = code
     }
     return results
+  }
+
+  /// What one `syncfs` answered.
+  enum FlushOutcome: Equatable {
+    /// Flushed.
+    case done
+    /// Not done here (ENOSYS, EPERM, EINVAL, EOPNOTSUPP): the files are fsynced instead.
+    case refused
+    /// A writeback error of the file system: every file on it fails with it.
+    case failed(Int32)
+
+    init(_ code: Int32) {
+      switch code {
+      case 0: self = .done
+      case ENOSYS, EPERM, EINVAL, EOPNOTSUPP: self = .refused
+      default: self = .failed(code)
+      }
+    }
   }
 
   /// `call`'s result as 0 or its `errno`, called again after EINTR.
