@@ -125,7 +125,8 @@ enum GroupFsync {
 
   /// One `syncfs` per file system of `descriptors` (``fileSystemPlan(_:)``); then each regular
   /// file's own writeback errors, and an fsync of each folder. A failed `syncfs` fails every
-  /// descriptor of its file system.
+  /// descriptor of its file system; a refused one (``FlushOutcome/refused``) leaves them to
+  /// their fsyncs.
   private static func syncFileSystems(_ descriptors: [Int32], flush: (Int32) -> Int32)
     -> [Int32]
   {
@@ -139,8 +140,8 @@ enum GroupFsync {
       return (UInt64(status.st_dev), status.st_mode & S_IFMT == S_IFREG)
     }
     let plan = fileSystemPlan(kinds)
-    // What each file system's flush answered: nil where it succeeded, an error that fails its
-    // files, or (refused: a sandbox's seccomp filter, a file system without it) fsyncs instead.
+    // What each file system's flush answered: done, refused (its files are fsynced instead) or
+    // failed (its files fail with the error).
     var flushes: [UInt64: FlushOutcome] = [:]
     for index in plan.syncThrough {
       let code = retrying { flush(descriptors[index]) }
