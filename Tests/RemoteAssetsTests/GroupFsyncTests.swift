@@ -168,11 +168,16 @@ import Testing
 
   /// Small groups keep their own fsyncs (``GroupFsync/fileSystemMinimum``); larger ones flush
   /// the file system where its `syncfs` reports errors (Linux 5.8).
-  @Test func theMethodFollowsTheGroupSizeAndTheKernel() {
-    #expect(GroupFsync.method(for: 1) == .eachFile)
-    #expect(GroupFsync.method(for: GroupFsync.fileSystemMinimum - 1) == .eachFile)
-    let large = GroupFsync.method(for: GroupFsync.fileSystemMinimum)
+  @Test func theMethodFollowsTheGroupSizeTheDirtyBytesAndTheKernel() {
+    let minimum = GroupFsync.fileSystemMinimum
+    let limit = GroupFsync.dirtyLimit
+    #expect(GroupFsync.method(for: 1, dirty: 0) == .eachFile)
+    #expect(GroupFsync.method(for: minimum - 1, dirty: 0) == .eachFile)
+    let large = GroupFsync.method(for: minimum, dirty: limit)
     #expect(large == (GroupFsync.fileSystemSyncReportsErrors ? .fileSystem : .eachFile))
+    // Another program's writes waiting, or nothing known about them: each file its fsync.
+    #expect(GroupFsync.method(for: 64, dirty: limit + 1) == .eachFile)
+    #expect(GroupFsync.method(for: 64, dirty: nil) == .eachFile)
     #expect(GroupFsync.kernel("6.18.44-fc-v509", isAtLeast: (5, 8)))
     #expect(GroupFsync.kernel("5.8.0", isAtLeast: (5, 8)))
     #expect(GroupFsync.kernel("5.10.0-28-amd64", isAtLeast: (5, 8)))
@@ -214,5 +219,22 @@ import Testing
       }
       #expect(failed == [Int32](repeating: EIO, count: 6))
     }
+  }
+
+  /// The system's dirty bytes are `Dirty` plus `Writeback` of `/proc/meminfo`, in bytes.
+  @Test func theDirtyBytesAreReadFromMeminfo() {
+    let text = """
+      MemTotal:       24684100 kB
+      Dirty:            489596 kB
+      Writeback:            12 kB
+      WritebackTmp:          0 kB
+      """
+    let expected: Int64 = (489_596 + 12) * 1024
+    #expect(GroupFsync.dirtyBytes(meminfo: text) == expected)
+    #expect(GroupFsync.dirtyBytes(meminfo: "MemTotal: 1 kB\nDirty: 5 kB") == nil)
+    #expect(GroupFsync.dirtyBytes(meminfo: "") == nil)
+    #if os(Linux)
+      #expect(GroupFsync.systemDirtyBytes() != nil)
+    #endif
   }
 }

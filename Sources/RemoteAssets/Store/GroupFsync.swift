@@ -28,7 +28,9 @@ import Synchronization
 ///
 /// The price: `syncfs` also writes what other processes left dirty on the same file system,
 /// and waits for it. Small groups (an update of one asset, the usual case) keep their own
-/// fsyncs for that reason; so does a kernel before 5.8, whose `syncfs` returns no errors.
+/// fsyncs for that reason, and so does any group while the system holds more than
+/// ``dirtyLimit`` bytes dirty (a large copy or a build under way); so does a kernel before 5.8,
+/// whose `syncfs` returns no errors.
 ///
 /// The fsyncs of the other path run from several threads: the file system commits its journal
 /// once for the fsyncs waiting together (ext4, XFS), where one fsync after another waits for one
@@ -76,9 +78,57 @@ enum GroupFsync {
     return (numbers[0], numbers[1]) >= minimum
   }
 
-  /// The method for a group of `count` files.
+  /// The most bytes the whole system may hold dirty or in writeback (`/proc/meminfo`) for a
+  /// group to be flushed with `syncfs`. Above it a `syncfs` would wait for other programs'
+  /// writes (a copy of a large file, a build), so the group's files are fsynced each.
+  static let dirtyLimit: Int64 = 64 << 20
+
+  /// The method for a group of `count` files, with the system's dirty bytes read now (only for
+  /// a group large enough to use them).
   static func method(for count: Int) -> Method {
-    count >= fileSystemMinimum && fileSystemSyncReportsErrors ? .fileSystem : .eachFile
+    guard count >= fileSystemMinimum, fileSystemSyncReportsErrors else { return .eachFile }
+    return method(for: count, dirty: systemDirtyBytes())
+  }
+
+  /// The method for a group of `count` files while the system holds `dirty` bytes dirty or in
+  /// writeback (nil: unknown, which keeps the fsyncs).
+  static func method(for count: Int, dirty: Int64?) -> Method {
+    guard count >= fileSystemMinimum, fileSystemSyncReportsErrors, let dirty, dirty <= dirtyLimit
+    else { return .eachFile }
+    return .fileSystem
+  }
+
+  /// The bytes the system holds dirty or in writeback (`Dirty` and `Writeback` of
+  /// `/proc/meminfo`); nil where the file cannot be read.
+  static func systemDirtyBytes() -> Int64? {
+    let fd = open("/proc/meminfo", O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var bytes: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while bytes.count < 1 << 16 {
+      let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+      if count < 0, errno == EINTR { continue }
+      guard count > 0 else { break }
+      bytes += buffer[..<count]
+    }
+    return dirtyBytes(meminfo: String(decoding: bytes, as: UTF8.self))
+  }
+
+  /// `Dirty` plus `Writeback` of `/proc/meminfo`'s text, in bytes; nil when either is missing.
+  static func dirtyBytes(meminfo: String) -> Int64? {
+    var dirty: Int64?
+    var writeback: Int64?
+    for line in meminfo.split(separator: "\n") {
+      let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+      guard fields.count == 3, fields[2] == "kB", let kilobytes = Int64(fields[1]) else {
+        continue
+      }
+      if fields[0] == "Dirty:" { dirty = kilobytes * 1024 }
+      if fields[0] == "Writeback:" { writeback = kilobytes * 1024 }
+    }
+    guard let dirty, let writeback else { return nil }
+    return dirty + writeback
   }
 
   /// Makes every descriptor's file durable (``method(for:)``); returns 0 for each that
