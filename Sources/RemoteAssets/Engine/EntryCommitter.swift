@@ -14,9 +14,9 @@ import Foundation
 /// `entries/` fsync instead of eight of each (group commit). A group holds at most one write per
 /// asset, so a second write of the same asset reads the first one's result.
 ///
-/// A group's files are made durable at once (``GroupFsync``: one `syncfs` for 4 files or more,
-/// else their fsyncs side by side): the downloads' bytes before the lock is taken, then the
-/// entry files under it. A download's bytes are flushed here rather than as it ends, so a
+/// A group's files are made durable at once (``GroupFsync``: one `syncfs` for 4 files or more
+/// while little else waits to be written, else their fsyncs side by side): the downloads' bytes
+/// before the lock is taken, then the entry files under it. A download's bytes are flushed here rather than as it ends, so a
 /// sync's flushes are shared by as many files as the group holds.
 ///
 /// Durability: a download's bytes are flushed before they are moved into `objects/` (where

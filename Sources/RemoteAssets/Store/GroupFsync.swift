@@ -101,18 +101,10 @@ enum GroupFsync {
   /// The bytes the system holds dirty or in writeback (`Dirty` and `Writeback` of
   /// `/proc/meminfo`); nil where the file cannot be read.
   static func systemDirtyBytes() -> Int64? {
-    let fd = open("/proc/meminfo", O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { return nil }
-    defer { close(fd) }
-    var bytes: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 4096)
-    while bytes.count < 1 << 16 {
-      let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-      if count < 0, errno == EINTR { continue }
-      guard count > 0 else { break }
-      bytes += buffer[..<count]
-    }
-    return dirtyBytes(meminfo: String(decoding: bytes, as: UTF8.self))
+    // As `RunIdentity` reads `/proc/<pid>/stat`: a `/proc` file reports no size, and this read
+    // goes on to its end.
+    guard let data = FileManager.default.contents(atPath: "/proc/meminfo") else { return nil }
+    return dirtyBytes(meminfo: String(decoding: data, as: UTF8.self))
   }
 
   /// `Dirty` plus `Writeback` of `/proc/meminfo`'s text, in bytes; nil when either is missing.
