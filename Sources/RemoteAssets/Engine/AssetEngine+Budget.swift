@@ -85,25 +85,29 @@ extension AssetEngine {
   /// A sweep off the actor (a directory scan); the store adds every blob named by an entry on
   /// disk, read under the commit lock, so a blob another process committed is never taken for
   /// garbage. Returns what the core answers to its result.
+  ///
+  /// What the sweep keeps is gathered off the actor too, from the records as they are now (a
+  /// copy that shares their storage): for thousands of assets that is a millisecond the
+  /// actor spent, at a start, before the first refresh's request could go out.
   private func sweep(leftovers: Bool) async -> [BudgetAction] {
     let store = self.store
     let limit = configuration.cacheLimit
-    let input = BudgetCore.sweepInput(
-      ids: core.records.keys, entries: core.records.entries,
-      knowsAll: core.loading.only == nil,
-      limit: limit)
-    let resumable = Set(core.records.keys)
+    // A copy sharing storage, read off the actor.
+    let records = core.records
+    let knowsAll = core.loading.only == nil
     do {
       let report = try await IOExecutor.run {
-        try store.sweep(
-          keep: input.keep, resumableIDs: resumable, budget: input.budget, leftovers: leftovers)
+        let input = BudgetCore.sweepInput(
+          ids: records.keys, entries: records.entries, knowsAll: knowsAll, limit: limit)
+        return try store.sweep(
+          keep: input.keep, resumableIDs: Set(records.keys), budget: input.budget,
+          leftovers: leftovers)
       }
-      // Read from a copy of the records (shared storage, not copied): a closure that read
-      // `core` while the budget core is being modified would be an exclusivity violation.
-      let records = core.records
+      // The records as they are after the sweep (commits may have come meanwhile).
+      let after = core.records
       return core.budget.swept(
         report, leftovers: leftovers, limit: configuration.cacheLimit,
-        previous: { records[$0]?.entry.previous?.sha256 })
+        previous: { after[$0]?.entry.previous?.sha256 })
     } catch {
       return core.budget.sweepFailed("\(error)", leftovers: leftovers)
     }
