@@ -235,14 +235,15 @@ import Testing
       Self.entry("a", current: "a2", previous: "a1"), Self.entry("b", current: nil, previous: "b1"),
     ]
     let input = BudgetCore.sweepInput(
-      ids: ["a", "b"], entries: entries, knowsAll: true, limit: 1000)
+      ids: ["a", "b"], named: entries.map(BudgetCore.NamedBlobs.init), knowsAll: true, limit: 1000)
     #expect(input.keep == ["a2", "a1", "b1"])
     #expect(input.budget == CacheStore.Budget(limit: 1000, configured: ["a", "b"], served: ["a2"]))
   }
 
   @Test func anEngineForSomeAssetsTakesNoOtherAssetForUnconfigured() {
     let input = BudgetCore.sweepInput(
-      ids: ["a"], entries: [Self.entry("a", current: "a2")], knowsAll: false, limit: nil)
+      ids: ["a"], named: [BudgetCore.NamedBlobs(Self.entry("a", current: "a2"))], knowsAll: false,
+      limit: nil)
     #expect(input.budget.configured == nil)
   }
 }

@@ -9,7 +9,7 @@ enum BudgetAction: Sendable, Equatable {
   /// Measure the cache folder (no lock, no entry read); report the size with this purpose.
   case measure(BudgetCore.Measure)
   /// Sweep the cache (``CacheStore/sweep(keep:resumableIDs:budget:leftovers:)``) with what
-  /// ``BudgetCore/sweepInput(ids:entries:knowsAll:limit:)`` keeps; with `leftovers`, remove what
+  /// ``BudgetCore/sweepInput(ids:named:knowsAll:limit:)`` keeps; with `leftovers`, remove what
   /// the engine left behind too. Report the result.
   case sweep(leftovers: Bool)
   /// Another pass after commits is due: wait until the least time between two passes' starts

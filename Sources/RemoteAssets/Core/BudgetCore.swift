@@ -16,6 +16,18 @@ struct BudgetCore: Sendable, Equatable {
     case record(announce: Bool)
   }
 
+  /// The blobs one entry names: the copy it serves and its previous generation.
+  struct NamedBlobs: Sendable, Equatable {
+    var current: String?
+    var previous: String?
+
+    /// What `entry` names.
+    init(_ entry: CacheEntry) {
+      current = entry.current?.sha256
+      previous = entry.previous?.sha256
+    }
+  }
+
   /// What a sweep keeps and applies, from the engine's records.
   struct SweepInput: Sendable, Equatable {
     /// Hashes still referenced in memory (current and previous generations).
@@ -133,21 +145,21 @@ struct BudgetCore: Sendable, Equatable {
 
   // MARK: - Queries
 
-  /// What a sweep keeps: every current and previous generation of `entries` (the records);
-  /// the current ones are served and never evicted. An engine that does not know every asset
-  /// (`knowsAll` false: `refresh ID`, `verify ID`) must not take the others for unconfigured
-  /// and evict the copies other engines serve.
+  /// What a sweep keeps: every current and previous generation the records' entries name
+  /// (`named`); the current ones are served and never evicted. An engine that does not know
+  /// every asset (`knowsAll` false: `refresh ID`, `verify ID`) must not take the others for
+  /// unconfigured and evict the copies other engines serve.
   static func sweepInput(
-    ids: [String], entries: some Sequence<CacheEntry>, knowsAll: Bool, limit: Int64?
+    ids: [String], named: [NamedBlobs], knowsAll: Bool, limit: Int64?
   ) -> SweepInput {
     var keep = Set<String>()
     var served = Set<String>()
-    for entry in entries {
-      if let sha = entry.current?.sha256 {
+    for blobs in named {
+      if let sha = blobs.current {
         keep.insert(sha)
         served.insert(sha)
       }
-      if let sha = entry.previous?.sha256 { keep.insert(sha) }
+      if let sha = blobs.previous { keep.insert(sha) }
     }
     return SweepInput(
       keep: keep,

@@ -86,22 +86,22 @@ extension AssetEngine {
   /// disk, read under the commit lock, so a blob another process committed is never taken for
   /// garbage. Returns what the core answers to its result.
   ///
-  /// What the sweep keeps is gathered off the actor too, from the records as they are now (a
-  /// copy that shares their storage): for thousands of assets that is a millisecond the
-  /// actor spent, at a start, before the first refresh's request could go out.
+  /// Only the hashes the records name are read here; the sets the sweep keeps are built off
+  /// the actor. At a start of thousands of assets, building them here held the actor for a
+  /// millisecond before the first refresh's request could go out. The records themselves are
+  /// not held across the sweep: a copy held while a refresh changes a record makes that
+  /// change copy the whole table (2 KB a record).
   private func sweep(leftovers: Bool) async -> [BudgetAction] {
     let store = self.store
     let limit = configuration.cacheLimit
-    // A copy sharing storage, read off the actor.
-    let records = core.records
+    let ids = core.records.keys
+    let named = core.records.namedBlobs
     let knowsAll = core.loading.only == nil
     do {
       let report = try await IOExecutor.run {
-        let input = BudgetCore.sweepInput(
-          ids: records.keys, entries: records.entries, knowsAll: knowsAll, limit: limit)
+        let input = BudgetCore.sweepInput(ids: ids, named: named, knowsAll: knowsAll, limit: limit)
         return try store.sweep(
-          keep: input.keep, resumableIDs: Set(records.keys), budget: input.budget,
-          leftovers: leftovers)
+          keep: input.keep, resumableIDs: Set(ids), budget: input.budget, leftovers: leftovers)
       }
       // The records as they are after the sweep (commits may have come meanwhile).
       let after = core.records

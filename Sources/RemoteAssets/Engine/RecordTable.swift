@@ -24,9 +24,10 @@ struct RecordTable: Sendable {
   /// The records, in no promised order.
   var values: [AssetRecord] { items.map { $0! } }
 
-  /// Each record's entry, in the same order as ``values``: the entries alone are copied, not the
-  /// ~2 KB records around them (a start's sweep reads the entries of thousands).
-  var entries: [CacheEntry] { items.map { $0!.entry } }
+  /// The blobs each record's entry names, in the same order as ``values``: two hashes a
+  /// record, neither the ~2 KB records nor their entries copied (a start's sweep reads those of
+  /// thousands, on the actor, while the first requests wait for it).
+  var namedBlobs: [BudgetCore.NamedBlobs] { items.map { BudgetCore.NamedBlobs($0!.entry) } }
 
   /// The ids, in the same order as ``values``.
   var keys: [String] { ids }
