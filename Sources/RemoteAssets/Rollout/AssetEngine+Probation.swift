@@ -174,11 +174,15 @@ extension AssetEngine {
     let store = self.store
     let ledger = await Self.offActor { store.readRollouts() }
     // Read from a copy of the records (shared storage, not copied): a closure that read `core`
-    // while the probation core is being modified would be an exclusivity violation.
-    let records = core.records
-    await performNow(
-      core.probations.load(
-        ledger, copies: { Self.copies(of: records[$0]) }, at: clock.reading()))
+    // while the probation core is being modified would be an exclusivity violation. The copy
+    // ends before the actions run: a change of a record while it lived would copy every record.
+    let actions: [ProbationAction]
+    do {
+      let records = core.records
+      actions = core.probations.load(
+        ledger, copies: { Self.copies(of: records[$0]) }, at: clock.reading())
+    }
+    await performNow(actions)
   }
 
   /// When auto-refresh starts (the app's long-running engine, not a one-shot command): a
