@@ -42,12 +42,12 @@ public final class DownloadSink: Sendable {
   /// The writer thread behind ``writeBehind(_:)``.
   private let writer = WriteBehind()
   /// Where a checkpoint waits for the disk, so the writer goes on meanwhile.
-  private let checkpoints = DispatchQueue(label: "RemoteAssets.checkpoint", qos: .utility)
+  private let checkpoints = LazyQueue(label: "RemoteAssets.checkpoint", qos: .utility)
 
   /// Waits for queued writes and a running checkpoint: what follows touches the file itself.
   private func settle() {
     writer.drainBlocking()
-    checkpoints.sync {}
+    checkpoints.drain()
   }
 
   /// The partial file's path (for messages and format checks).

@@ -30,7 +30,9 @@ final class WriteBehind: Sendable {
   }
 
   private let state = Mutex(State())
-  private let queue = DispatchQueue(label: "RemoteAssets.writer", qos: .userInitiated)
+  /// Made by the first buffer queued (``LazyQueue``): a small body is written on the
+  /// receiver's thread and never needs it.
+  private let queue = LazyQueue(label: "RemoteAssets.writer", qos: .userInitiated)
 
   init() {}
 
@@ -119,8 +121,11 @@ final class WriteBehind: Sendable {
   /// synchronous paths that follow a transfer: reset, digest, discard; usually nothing is left
   /// by then).
   func drainBlocking() {
-    queue.sync {}
+    queue.drain()
   }
+
+  /// Whether the writer thread's queue was ever needed (tests: a small body never needs it).
+  var madeQueue: Bool { queue.wasMade }
 
   /// Forgets a kept error (the body restarts from zero).
   func clearFailure() {

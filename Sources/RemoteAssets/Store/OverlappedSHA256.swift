@@ -34,11 +34,12 @@ final class OverlappedSHA256: Sendable {
   /// The writer's bookkeeping (the queue only decrements `queued`).
   private let feed = Mutex(Feed())
   /// The hash: touched by the writer while inline, by the queue while overlapping, and by the
-  /// writer again only after `queue.sync` (snapshot, reset), so it is never contended.
+  /// writer again only after `queue.drain()` (snapshot, reset), so it is never contended.
   private let digest = Mutex(SHA256())
   /// Wakes a writer waiting for the queue to drain below ``maxBytesInFlight``.
   private let drained = DispatchSemaphore(value: 0)
-  private let queue = DispatchQueue(label: "RemoteAssets.sha256", qos: .userInitiated)
+  /// Made by the first body past ``inlineBytes`` (``LazyQueue``).
+  private let queue = LazyQueue(label: "RemoteAssets.sha256", qos: .userInitiated)
 
   init() {}
 
@@ -92,15 +93,19 @@ final class OverlappedSHA256: Sendable {
     update(ByteBuffer(bytes: bytes))
   }
 
+  /// Whether the hash queue was ever needed (tests: a body of at most ``inlineBytes`` never
+  /// needs it).
+  var madeQueue: Bool { queue.wasMade }
+
   /// The hash of everything fed so far, once the queue has caught up; the running hash goes on.
   func snapshot() -> SHA256 {
-    queue.sync {}
+    queue.drain()
     return digest.withLock { $0 }
   }
 
   /// Starts over (the body restarted), after the queue has finished with the old bytes.
   func reset() {
-    queue.sync {}
+    queue.drain()
     feed.withLock { $0 = Feed() }
     digest.withLock { $0 = SHA256() }
   }
