@@ -1,3 +1,4 @@
+import Crypto
 import Dispatch
 import NIOCore
 import Synchronization
@@ -39,8 +40,10 @@ import Testing
     hash.reset()
     #expect(!hash.madeQueue)
     // Past the inline megabyte the queue takes over, and the hash is still the bytes'.
-    hash.update(ByteBuffer(repeating: 7, count: OverlappedSHA256.inlineBytes + 1))
+    let large = [UInt8](repeating: 7, count: OverlappedSHA256.inlineBytes + 1)
+    hash.update(ByteBuffer(bytes: large))
     #expect(hash.madeQueue)
+    #expect(hash.snapshot().finalize() == SHA256.hash(data: large))
 
     let writer = WriteBehind()
     writer.drainBlocking()
