@@ -21,7 +21,7 @@ final class LazyQueue: Sendable {
   }
 
   /// The queue, made now if this is its first use.
-  var queue: DispatchQueue {
+  private var queue: DispatchQueue {
     made.withLock { made in
       if let made { return made }
       let queue = DispatchQueue(label: label, qos: qos)
