@@ -100,8 +100,10 @@ extension AssetEngine {
     do {
       let report = try await IOExecutor.run {
         let input = BudgetCore.sweepInput(ids: ids, named: named, knowsAll: knowsAll, limit: limit)
+        // The configured ids are the resumable ones: made once when the budget has them.
         return try store.sweep(
-          keep: input.keep, resumableIDs: Set(ids), budget: input.budget, leftovers: leftovers)
+          keep: input.keep, resumableIDs: input.budget.configured ?? Set(ids),
+          budget: input.budget, leftovers: leftovers)
       }
       // The records as they are after the sweep (commits may have come meanwhile).
       let after = core.records
