@@ -1,5 +1,8 @@
 # Sourced by the benchmark scripts (bench.sh, link-bench.sh): what they share.
 
+# shellcheck source=scripts/release-flags.sh
+source "$(dirname "${BASH_SOURCE[0]}")/release-flags.sh"
+
 # bench_install SCRIPT PACKAGE...: installs the missing Debian packages when run as root, else
 # says what to install and exits 1.
 bench_install() {
@@ -26,7 +29,7 @@ bench_binary() {
     # and revalidates 1,000 assets 14 % slower (BENCHMARKS, "Parked fsync helpers and a window
     # of refreshes").
     echo "building assetwatch (release, static Swift runtime, as packaged)..." >&2
-    local flags=(-c release --static-swift-stdlib)
+    local flags=("${RELEASE_FLAGS[@]}")
     swift build "${flags[@]}" --product assetwatch >/dev/null
     BIN="$(swift build "${flags[@]}" --show-bin-path)/assetwatch"
   fi
@@ -36,7 +39,7 @@ bench_binary() {
 # (Sources/AHCFloor), built from this tree as assetwatch is; $FLOOR_BIN if set.
 floor_binary() {
   [ -n "${FLOOR_BIN:-}" ] && return 0
-  local flags=(-c release --static-swift-stdlib)
+  local flags=("${RELEASE_FLAGS[@]}")
   swift build "${flags[@]}" --product AHCFloor >/dev/null
   FLOOR_BIN="$(swift build "${flags[@]}" --show-bin-path)/AHCFloor"
 }

@@ -32,11 +32,14 @@ name=assetwatch_${version}_${arch}
 deb=$out/$name.deb
 
 # --- build -------------------------------------------------------------------------------
-# Release, Swift's runtime and Foundation linked in statically. SwiftPM already passes
-# --gc-sections to the linker for release builds (dead stripping; --disable-dead-strip turns it
-# off), so unreferenced code is dropped before strip.
+# Release, Swift's runtime and Foundation linked in statically, linked by lld
+# (scripts/release-flags.sh says why). SwiftPM already passes --gc-sections to the linker for
+# release builds (dead stripping; --disable-dead-strip turns it off), so unreferenced code is
+# dropped before strip.
+# shellcheck source=scripts/release-flags.sh
+source scripts/release-flags.sh
 read -r -a extra <<< "${PACKAGE_SWIFT_FLAGS:-}"
-flags=(-c release --static-swift-stdlib "${extra[@]}")
+flags=("${RELEASE_FLAGS[@]}" "${extra[@]}")
 step "swift build ${flags[*]} --product assetwatch"
 swift build "${flags[@]}" --product assetwatch
 # swift-argument-parser's own man page generator (what its generate-manual plugin runs), built
