@@ -164,7 +164,10 @@ extension AssetOutput {
       lastModified: OutsideText.json(asset.lastModified),
       sha256: OutsideText.json(asset.sha256),
       size: asset.size,
-      path: OutsideText.json(asset.path.map { URL(fileURLWithPath: $0).standardizedFileURL.path }),
+      // A file's path, said so: `URL(fileURLWithPath:)` alone stats it to learn whether it is a
+      // folder (one full-path lookup an asset in `status --json`), for a slash `.path` drops.
+      path: OutsideText.json(
+        asset.path.map { URL(fileURLWithPath: $0, isDirectory: false).standardizedFileURL.path }),
       essential: asset.essential,
       fetchedAt: JSONTime.format(asset.fetchedAt),
       checkedAt: JSONTime.format(asset.checkedAt),
