@@ -158,7 +158,7 @@ base_config() { # NAME
 
 echo
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -r); runs: $RUNS"
-echo "load: $(cut -d' ' -f1-3 /proc/loadavg); binary: $BIN${BASE_BIN:+; base: $BASE_BIN}"
+echo "load: $(cut -d' ' -f1-3 /proc/loadavg); binary: $BIN ($(release_linker "$BIN"))${BASE_BIN:+; base: $BASE_BIN ($(release_linker "$BASE_BIN"))}"
 echo
 row "case" "median (assetwatch vs peer)" "ratio"
 row "---" "---" "---"

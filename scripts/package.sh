@@ -5,8 +5,8 @@
 #   bash scripts/package.sh            # -> .build/package/assetwatch_<version>_<arch>.deb
 #
 # The version is read from Sources/AssetModel/AssetWatchVersion.swift (its one place). Needs
-# Swift, dpkg-deb and dpkg-shlibdeps (dpkg-dev), strip (binutils); systemd-analyze, when
-# present, verifies the unit. Environment:
+# Swift, dpkg-deb and dpkg-shlibdeps (dpkg-dev), strip and readelf (binutils); systemd-analyze,
+# when present, verifies the unit. Environment:
 #   PACKAGE_OUT          where the .deb and the staging tree go (default .build/package)
 #   PACKAGE_SWIFT_FLAGS  extra `swift build` flags, word-split (e.g. "--scratch-path .build-osize
 #                        -Xswiftc -Osize" to compare a size-optimized build)
@@ -17,7 +17,7 @@ started=$SECONDS
 fail() { echo "package.sh: $*" >&2; exit 1; }
 step() { echo "==> $* ($((SECONDS - started)) s)"; }
 
-for tool in swift dpkg-deb dpkg-shlibdeps strip gzip; do
+for tool in swift dpkg-deb dpkg-shlibdeps strip readelf gzip; do
     command -v "$tool" >/dev/null 2>&1 ||
         fail "needs $tool (apt-get install -y dpkg-dev binutils; Swift 6.3 for swift)"
 done
@@ -60,6 +60,10 @@ install -D -m 0755 "$bin/assetwatch" "$stage/usr/bin/assetwatch"
 strip --strip-all "$stage/usr/bin/assetwatch"
 unstripped=$(stat -c %s "$bin/assetwatch")
 stripped=$(stat -c %s "$stage/usr/bin/assetwatch")
+linker=$(release_linker "$stage/usr/bin/assetwatch")
+[ "$linker" = LLD ] || fail "the binary was linked by $linker, not lld as RELEASE_FLAGS ask \
+(scripts/release-flags.sh); if the build folder was made with other flags, remove its release/ \
+(.build/release unless PACKAGE_SWIFT_FLAGS moves it) and run again"
 reported=$("$stage/usr/bin/assetwatch" --version)
 [ "$reported" = "$version" ] || fail "assetwatch --version says '$reported', the source says '$version'"
 

@@ -11,3 +11,18 @@
 #   `-z pack-relative-relocs` on top was 2 % faster again, and is not used: it needs glibc 2.36,
 #   where the binary runs today on 2.35 (Ubuntu 22.04).
 RELEASE_FLAGS=(-c release --static-swift-stdlib -Xswiftc -use-ld=lld)
+
+# release_linker BINARY: prints the linker that wrote BINARY ("LLD", "gold", or "unknown"), from
+# the notes each linker leaves (`.comment` for lld, `.note.gnu.gold-version` for gold; strip
+# keeps both). SwiftPM has been seen to keep a build folder's link command when only -X flags
+# changed (a build without -use-ld=lld, after one with it, still came out linked by lld), so
+# package.sh checks the linker of what it ships instead of trusting the flags.
+release_linker() {
+    if readelf -p .comment "$1" 2>/dev/null | grep -q 'Linker: LLD'; then
+        echo LLD
+    elif readelf -n "$1" 2>/dev/null | grep -q 'NT_GNU_GOLD_VERSION'; then
+        echo gold
+    else
+        echo unknown
+    fi
+}
