@@ -18,9 +18,14 @@ RELEASE_FLAGS=(-c release --static-swift-stdlib -Xswiftc -use-ld=lld)
 # changed (a build without -use-ld=lld, after one with it, still came out linked by lld), so
 # package.sh checks the linker of what it ships instead of trusting the flags.
 release_linker() {
-    if readelf -p .comment "$1" 2>/dev/null | grep -q 'Linker: LLD'; then
+    # Read whole, not piped into `grep -q`: under `set -o pipefail` a grep that stops at its
+    # match can leave readelf to die of SIGPIPE, and the pipe would then count as no match.
+    local comment notes
+    comment=$(readelf -p .comment "$1" 2>/dev/null || true)
+    notes=$(readelf -n "$1" 2>/dev/null || true)
+    if [[ "$comment" == *"Linker: LLD"* ]]; then
         echo LLD
-    elif readelf -n "$1" 2>/dev/null | grep -q 'NT_GNU_GOLD_VERSION'; then
+    elif [[ "$notes" == *NT_GNU_GOLD_VERSION* ]]; then
         echo gold
     else
         echo unknown
