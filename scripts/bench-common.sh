@@ -27,7 +27,8 @@ bench_binary() {
     # Built as the Debian package builds it (scripts/release-flags.sh): Swift's runtime and
     # Foundation linked in statically, by lld. The dynamically linked build starts 9 ms later
     # (resolving symbols) and revalidates 1,000 assets 14 % slower (BENCHMARKS, "Parked fsync
-    # helpers and a window of refreshes"); the one linked by gold 2-7 % slower ("Linked by lld").
+    # helpers and a window of refreshes"); the one linked by gold takes 1.05-1.16x the time
+    # ("Linked by lld").
     echo "building assetwatch (release, static Swift runtime, lld, as packaged)..." >&2
     local flags=("${RELEASE_FLAGS[@]}")
     swift build "${flags[@]}" --product assetwatch >/dev/null

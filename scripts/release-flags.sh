@@ -4,9 +4,9 @@
 # - Release, with Swift's runtime and Foundation linked in statically (--static-swift-stdlib):
 #   only libc, libstdc++, libgcc, zlib and ncurses are needed on the server.
 # - Linked by lld, the toolchain's own linker, not gold (the default here): the same code
-#   starts sooner and runs faster. Measured on 1,000 assets against nginx (2 cores, release
-#   builds of one tree, interleaved): an HTTP/1.1 revalidation 96.3 -> 89.1 ms (30 runs), an h2
-#   one 118.1 -> 115.6 ms (40 runs), an h2 first sync 274.9 -> 263.7 ms (15 runs)
+#   starts sooner and runs faster. Measured on 1,000 assets against nginx (2 cores, two
+#   scripts/bench.sh runs, which swap the two binaries' order every run): revalidation in
+#   0.86-0.92x the time over HTTP/1.1 and 0.91-0.95x over h2, an h2 first sync 0.95-0.96x
 #   (BENCHMARKS.md, "Linked by lld").
 #   `-z pack-relative-relocs` on top was 2 % faster again, and is not used: it needs glibc 2.36,
 #   where the binary runs today on 2.35 (Ubuntu 22.04).
