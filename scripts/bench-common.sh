@@ -30,9 +30,8 @@ bench_binary() {
     # helpers and a window of refreshes"); the one linked by gold takes 1.05-1.16x the time
     # ("Linked by lld").
     echo "building assetwatch (release, static Swift runtime, lld, as packaged)..." >&2
-    local flags=("${RELEASE_FLAGS[@]}")
-    swift build "${flags[@]}" --product assetwatch >/dev/null
-    BIN="$(swift build "${flags[@]}" --show-bin-path)/assetwatch"
+    swift build "${RELEASE_FLAGS[@]}" --product assetwatch >/dev/null
+    BIN="$(swift build "${RELEASE_FLAGS[@]}" --show-bin-path)/assetwatch"
   fi
 }
 
@@ -40,7 +39,6 @@ bench_binary() {
 # (Sources/AHCFloor), built from this tree as assetwatch is; $FLOOR_BIN if set.
 floor_binary() {
   [ -n "${FLOOR_BIN:-}" ] && return 0
-  local flags=("${RELEASE_FLAGS[@]}")
-  swift build "${flags[@]}" --product AHCFloor >/dev/null
-  FLOOR_BIN="$(swift build "${flags[@]}" --show-bin-path)/AHCFloor"
+  swift build "${RELEASE_FLAGS[@]}" --product AHCFloor >/dev/null
+  FLOOR_BIN="$(swift build "${RELEASE_FLAGS[@]}" --show-bin-path)/AHCFloor"
 }

@@ -20,12 +20,9 @@ RELEASE_FLAGS=(-c release --static-swift-stdlib -Xswiftc -use-ld=lld)
 release_linker() {
     # Read whole, not piped into `grep -q`: under `set -o pipefail` a grep that stops at its
     # match can leave readelf to die of SIGPIPE, and the pipe would then count as no match.
-    local comment notes
-    comment=$(readelf -p .comment "$1" 2>/dev/null || true)
-    notes=$(readelf -n "$1" 2>/dev/null || true)
-    if [[ "$comment" == *"Linker: LLD"* ]]; then
+    if [[ "$(readelf -p .comment "$1" 2>/dev/null || true)" == *"Linker: LLD"* ]]; then
         echo LLD
-    elif [[ "$notes" == *NT_GNU_GOLD_VERSION* ]]; then
+    elif [[ "$(readelf -n "$1" 2>/dev/null || true)" == *NT_GNU_GOLD_VERSION* ]]; then
         echo gold
     else
         echo unknown
