@@ -44,6 +44,10 @@ public final class DownloadSink: Sendable {
   /// Where a checkpoint waits for the disk, so the writer goes on meanwhile.
   private let checkpoints = LazyQueue(label: "RemoteAssets.checkpoint", qos: .utility)
 
+  /// Whether the writer's and the checkpoints' queues were ever needed (tests: a small body or
+  /// a 304 needs neither).
+  var madeQueues: (writer: Bool, checkpoints: Bool) { (writer.madeQueue, checkpoints.wasMade) }
+
   /// Waits for queued writes and a running checkpoint: what follows touches the file itself.
   private func settle() {
     writer.drainBlocking()
