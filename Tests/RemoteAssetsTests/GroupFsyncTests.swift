@@ -233,6 +233,12 @@ import Testing
     #expect(GroupFsync.dirtyBytes(meminfo: text) == expected)
     #expect(GroupFsync.dirtyBytes(meminfo: "MemTotal: 1 kB\nDirty: 5 kB") == nil)
     #expect(GroupFsync.dirtyBytes(meminfo: "") == nil)
+    // `WritebackTmp` is not `Writeback`; a value that is not kB, or too long for the count
+    // of bytes, is not read.
+    #expect(GroupFsync.dirtyBytes(meminfo: "Dirty: 5 kB\nWritebackTmp: 7 kB") == nil)
+    #expect(GroupFsync.dirtyBytes(meminfo: "Dirty: 5 kB\nWriteback: 7 MB") == nil)
+    #expect(GroupFsync.dirtyBytes(meminfo: "Dirty: 5 kB\nWriteback: 9999999999999999999 kB") == nil)
+    #expect(GroupFsync.dirtyBytes(meminfo: "Writeback: 7 kB\nDirty:5 kB\n") == Int64(12 * 1024))
     #if os(Linux)
       #expect(GroupFsync.systemDirtyBytes() != nil)
     #endif
