@@ -109,3 +109,27 @@ int cfw_name_this_thread(const char *name) {
   return 0;
 #endif
 }
+
+int cfw_open_unnamed(int folder) {
+#if defined(__linux__) && defined(O_TMPFILE)
+  return openat(folder, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+#else
+  (void)folder;
+  errno = ENOSYS;
+  return -1;
+#endif
+}
+
+int cfw_link_unnamed(int fd, int toFolder, const char *to) {
+#if defined(__linux__)
+  char path[32];
+  snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+  return linkat(AT_FDCWD, path, toFolder, to, AT_SYMLINK_FOLLOW);
+#else
+  (void)fd;
+  (void)toFolder;
+  (void)to;
+  errno = ENOSYS;
+  return -1;
+#endif
+}

@@ -52,7 +52,8 @@ import Testing
   /// `objects/` (its bytes are not the ones hashed) and a discard leaves it to its owner.
   @Test func aNameTakenByAnotherFileIsNeitherCommittedNorRemoved() throws {
     try withTemporaryDirectory { directory in
-      let store = try CacheStore(root: directory.cache)
+      var store = try CacheStore(root: directory.cache)
+      store.unnamedPartials = false
       let mine = try Self.partial(store, 100, fill: 5)
       let theirs = directory.cache.appendingPathComponent("tmp/" + mine.name)
       // Another process's file now answers to the name (renamed over it).

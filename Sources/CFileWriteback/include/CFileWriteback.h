@@ -44,4 +44,15 @@ int cfw_rename_noreplace(int fromFolder, const char *from, int toFolder, const c
 /// exported). Returns 0, or an error number.
 int cfw_name_this_thread(const char *name);
 
+/// Opens a new regular file without a name in `folder`'s file system (`O_TMPFILE`, read and
+/// write, mode 0600 less the umask), or -1 with `errno` set: `EOPNOTSUPP` where the file system
+/// cannot, `EISDIR` or `EINVAL` where the kernel cannot (Linux before 3.11), `ENOSYS` elsewhere.
+int cfw_open_unnamed(int folder);
+
+/// Gives the unnamed file `fd` (from `cfw_open_unnamed`) the name `to` in `toFolder`, never
+/// over an existing name (`EEXIST`). It links `/proc/self/fd/<fd>`, as open(2) documents: a
+/// link by descriptor alone (`AT_EMPTY_PATH`) needs a capability a cache owner lacks.
+/// Returns 0, or -1 with `errno` set.
+int cfw_link_unnamed(int fd, int toFolder, const char *to);
+
 #endif

@@ -54,8 +54,11 @@ public final class DownloadSink: Sendable {
     checkpoints.drain()
   }
 
-  /// The partial file's path (for messages and format checks).
+  /// The partial file's path (for messages).
   var path: String { state.withLock { $0.partial.path } }
+
+  /// A path that opens the partial file (for format checks that read a file by path).
+  var openablePath: String { state.withLock { $0.partial.openablePath } }
 
   /// Bytes already in the partial when the sink was made (a resumed download), else 0.
   public let resumeOffset: Int64

@@ -11,7 +11,9 @@
 /// <cache>/manifest.json                 the last fetched manifest
 /// <cache>/freshness.json                freshness from 304s (not fsynced; may be lost in a crash)
 /// <cache>/control.sock                  the control socket, when enabled
-/// <cache>/tmp/<name>.<n>.part           a download in progress (flock'ed while written)
+/// <cache>/tmp/<name>.<n>.part           a download in progress (flock'ed while written) where
+///                                       the file system cannot make it unnamed (`PartialFile`),
+///                                       or being moved over a blob of the same name
 /// <cache>/tmp/<id>.resume.part|.json    a kept partial and its resume record
 /// <cache>/tmp/run-<token>.lock          flock'ed by a live process serving a probation
 /// <cache>/objects/<sha256>              immutable blobs

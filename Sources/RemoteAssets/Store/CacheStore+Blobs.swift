@@ -12,12 +12,28 @@ extension CacheStore {
   /// ``writeEntries(_:objectsFor:)`` does it in the entry files' wave of fsyncs). The
   /// blob is named by its hash, so committing the same bytes twice is harmless.
   ///
+  /// An unnamed partial is linked in as `<sha256>`. Where that name is taken (the same bytes,
+  /// committed by another asset or process, or a damaged copy of them), it replaces the file
+  /// there as a named partial does: named in `tmp/`, then renamed over it.
+  ///
   /// - Returns: the blob's stamp after the move (what a later start compares with).
   func moveBlob(_ partial: PartialFile, sha256: String) throws -> BlobStamp? {
     guard SHA256Text.isValid(sha256) else {
       throw StorageError(operation: "blob", path: sha256, code: EINVAL)
     }
     let objects = try folder(objectsFolder, CacheLayout.objects)
+    if partial.isUnnamed {
+      let fd = try partial.descriptor()
+      var taken: StorageError?
+      do { try objects.linkUnnamed(fd, as: sha256) } catch { taken = error }
+      guard let taken else {
+        // The file linked is the descriptor's: its stamp is the name's.
+        var info = stat()
+        return fstat(fd, &info) == 0 ? BlobStamp(info) : nil
+      }
+      guard taken.code == EEXIST else { throw taken }
+      try partial.giveName()
+    }
     // The bytes hashed are the descriptor's: the name must still be that file.
     guard partial.isStillNamed else {
       throw StorageError(

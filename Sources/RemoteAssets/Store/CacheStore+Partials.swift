@@ -8,15 +8,15 @@ extension CacheStore {
   // MARK: - Partials
 
   /// Reserves a new partial file in `tmp/` for a download of `owner` (an asset id or
-  /// `manifest`): created exclusive and locked by the first byte of a body, so a 304 touches no
-  /// file.
+  /// `manifest`), made by the first byte of a body, so a 304 touches no file: without a name
+  /// where the file system allows it (``PartialFile``), else created exclusive and locked.
   func createPartial(for owner: String) throws -> PartialFile {
     guard owner == "manifest" || CacheLayout.isID(owner) else {
       throw StorageError(operation: "partial", path: owner, code: EINVAL)
     }
     let tmp = try folder(tmpFolder, CacheLayout.tmp)
     let name = "\(owner).\(UniqueSuffix.next()).part"
-    return PartialFile(folder: tmp, deferredName: name)
+    return PartialFile(folder: tmp, deferredName: name, unnamed: unnamedPartials)
   }
 
   /// The resume journal of asset `id` for `remote` in `tmp/`, or nil on a read-only cache.

@@ -36,6 +36,9 @@ package struct CacheStore: Sendable {
   let entryBlobs = EntryBlobIndex()
   /// The sizes of `objects/`'s files as last seen, so a measure looks only at new ones.
   let objectSizes = ObjectSizeIndex()
+  /// Whether downloads of assets are made without a name where the file system allows it
+  /// (``PartialFile``); tests of named partials turn it off.
+  var unnamedPartials = true
 
   /// The largest entry or record file read (they are a few hundred bytes).
   static let metadataLimit = 1 << 20

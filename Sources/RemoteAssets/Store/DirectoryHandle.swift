@@ -1,5 +1,6 @@
 import CFileWriteback
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -20,6 +21,9 @@ final class DirectoryHandle: Sendable {
   let fd: Int32
   /// The folder's path, for messages and for the paths shown to people.
   let path: String
+  /// Whether unnamed files (``createUnnamed()``) can be made and named here: 0 not known yet,
+  /// 1 yes (a probe was made and named), 2 no (refused once: not asked again).
+  private let unnamedFiles = Atomic<UInt8>(0)
 
   private init(fd: Int32, path: String) {
     self.fd = fd
@@ -257,6 +261,78 @@ final class DirectoryHandle: Sendable {
     }
     return (failures, flushFailure)
   }
+
+  // MARK: - Unnamed files
+
+  /// Opens a new regular file, mode `0600`, that has no name yet (`O_TMPFILE`): no other
+  /// process can open it, no sweep sees it, and a crash leaves nothing behind (the kernel frees
+  /// it). It gets a name with ``linkUnnamed(_:as:)``, whole, or never.
+  ///
+  /// nil where it cannot be made, or could not be named later: a file system or kernel without
+  /// `O_TMPFILE`, one that makes them but cannot link them (the first use here makes a probe
+  /// and names it, once), no `/proc` to link through, or any other error. A refusal holds for
+  /// the folder: it is not asked again. The caller then makes a named file, which reports an
+  /// error that persists.
+  func createUnnamed() -> Int32? {
+    guard Self.canLinkUnnamed else { return nil }
+    switch unnamedFiles.load(ordering: .relaxed) {
+    case 0:
+      switch probeUnnamed() {
+      case true?: unnamedFiles.store(1, ordering: .relaxed)
+      case false?:
+        unnamedFiles.store(2, ordering: .relaxed)
+        return nil
+      case nil: return nil  // a passing failure (no descriptor, no space): asked again later
+      }
+    case 1: break
+    default: return nil
+    }
+    let fd = cfw_open_unnamed(self.fd)
+    guard fd >= 0 else { return nil }
+    // The open's mode is cut by the umask, as `createExclusive`'s is: set it exactly.
+    _ = fchmod(fd, 0o600)
+    return fd
+  }
+
+  /// Makes an unnamed file, names it, and removes it: whether this folder can do both (nil for
+  /// a failure that says nothing about the file system). The name is a partial's, which a
+  /// sweep removes if a crash leaves it.
+  private func probeUnnamed() -> Bool? {
+    let refusals = [EOPNOTSUPP, EISDIR, EINVAL, ENOSYS, EPERM, EACCES, ENOENT, EXDEV, EMLINK]
+    let fd = cfw_open_unnamed(self.fd)
+    guard fd >= 0 else { return refusals.contains(errno) ? false : nil }
+    defer { Glibc.close(fd) }
+    let name = "probe.\(UniqueSuffix.next()).part"
+    guard cfw_link_unnamed(fd, self.fd, name) == 0 else {
+      return refusals.contains(errno) ? false : nil
+    }
+    unlinkat(self.fd, name, 0)
+    return true
+  }
+
+  /// Whether this folder's file system or the kernel refused unnamed files (tests).
+  var refusedUnnamed: Bool { unnamedFiles.load(ordering: .relaxed) == 2 }
+
+  /// Gives the unnamed file `descriptor` (``createUnnamed()``) the name `name` in this folder,
+  /// never over an existing file: it appears there whole, at once.
+  ///
+  /// - Throws: ``StorageError`` (`EEXIST` when `name` is taken).
+  func linkUnnamed(_ descriptor: Int32, as name: String) throws(StorageError) {
+    try Self.checkName(name)
+    if cfw_link_unnamed(descriptor, fd, name) != 0 {
+      throw StorageError(operation: "link", path: child(name), code: errno)
+    }
+  }
+
+  /// Whether this process can name an unnamed file: ``linkUnnamed(_:as:)`` links it through
+  /// `/proc/self/fd`, which a container or chroot may lack. Looked at once.
+  static let canLinkUnnamed: Bool = {
+    #if os(Linux)
+      access("/proc/self/fd", X_OK) == 0
+    #else
+      false
+    #endif
+  }()
 
   /// Renames `name` to `target` inside this folder only if nothing is named `target` (atomic):
   /// a name another process took meanwhile is never replaced.

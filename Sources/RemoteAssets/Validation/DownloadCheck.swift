@@ -19,7 +19,7 @@ enum DownloadCheck {
     }
     let problem =
       body.map { FormatValidator.problem(format: format, data: $0) }
-      ?? FormatValidator.problem(format: format, path: sink.path)
+      ?? FormatValidator.problem(format: format, path: sink.openablePath)
     if let problem { throw FetchError(.invalid, problem) }
     if let validate, let body {
       do {

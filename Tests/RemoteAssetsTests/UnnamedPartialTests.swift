@@ -1,0 +1,98 @@
+import AssetWatchTestKit
+import Foundation
+import Testing
+
+@testable import RemoteAssets
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A download of an asset is written into a file without a name (`O_TMPFILE`) and named only
+/// where it stays: in `objects/` by its commit, or under its resume name in `tmp/`.
+@Suite struct UnnamedPartialTests {
+  static func names(_ folder: URL) -> [String] {
+    ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).sorted()
+  }
+
+  /// A partial with `bytes` written (unnamed: this test machine's file systems allow it).
+  static func written(_ store: CacheStore, _ bytes: [UInt8]) throws -> PartialFile {
+    let partial = try store.createPartial(for: "a")
+    try bytes.withUnsafeBytes { try partial.write($0) }
+    try #require(partial.isUnnamed, "tmp/ allows unnamed files here")
+    return partial
+  }
+
+  @Test func aDownloadHasNoNameUntilItsCommitLinksItIntoObjects() throws {
+    try withTemporaryDirectory { directory in
+      let store = try CacheStore(root: directory.cache)
+      let bytes = [UInt8](repeating: 7, count: 5000)
+      let partial = try Self.written(store, bytes)
+      #expect(Self.names(directory.cache.appendingPathComponent("tmp")).isEmpty)
+      let sha = partial.hashOfWritten()
+      let stamp = try store.moveBlob(partial, sha256: sha)
+      partial.markMoved()
+      #expect(try Data(contentsOf: URL(fileURLWithPath: store.objectPath(sha))) == Data(bytes))
+      #expect(stamp == store.blobFileStamp(sha), "the stamp is the linked file's")
+      #expect(Self.names(directory.cache.appendingPathComponent("tmp")).isEmpty)
+    }
+  }
+
+  /// The same name in `objects/` already (here a damaged copy): replaced whole, as a named
+  /// partial's rename replaces it, and nothing is left in `tmp/`.
+  @Test func aBlobAlreadyThereIsReplaced() throws {
+    try withTemporaryDirectory { directory in
+      let store = try CacheStore(root: directory.cache)
+      let bytes = [UInt8](repeating: 9, count: 300)
+      let partial = try Self.written(store, bytes)
+      let sha = partial.hashOfWritten()
+      try Data(repeating: 1, count: 10).write(to: URL(fileURLWithPath: store.objectPath(sha)))
+      _ = try store.moveBlob(partial, sha256: sha)
+      partial.markMoved()
+      #expect(try Data(contentsOf: URL(fileURLWithPath: store.objectPath(sha))) == Data(bytes))
+      #expect(Self.names(directory.cache.appendingPathComponent("tmp")).isEmpty)
+      #expect(Self.names(directory.cache.appendingPathComponent("objects")) == [sha])
+    }
+  }
+
+  /// Kept for a resume, it gets its resume name, locked as a named partial is while open.
+  @Test func aKeptPartialIsNamedAndLocked() throws {
+    try withTemporaryDirectory { directory in
+      let store = try CacheStore(root: directory.cache)
+      let tmp = try #require(store.tmpFolder)
+      let journal = ResumeJournal(folder: tmp, id: "a", url: "http://127.0.0.1/a.bin")
+      let partial = try Self.written(store, [UInt8](repeating: 3, count: 300 << 10))
+      #expect(journal.checkpoint(partial, etag: "\"v1\"", total: nil))
+      #expect(!partial.isUnnamed)
+      let path = directory.cache.appendingPathComponent("tmp/" + journal.partName).path
+      #expect(try Data(contentsOf: URL(fileURLWithPath: path)).count == 300 << 10)
+      let other = open(path, O_RDONLY)
+      try #require(other >= 0)
+      defer { close(other) }
+      #expect(flock(other, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK)
+      partial.close()
+    }
+  }
+
+  @Test func aDiscardedDownloadLeavesNothing() throws {
+    try withTemporaryDirectory { directory in
+      let store = try CacheStore(root: directory.cache)
+      let partial = try Self.written(store, [1, 2, 3])
+      partial.discard()
+      for folder in ["tmp", "objects", "entries"] {
+        #expect(Self.names(directory.cache.appendingPathComponent(folder)).isEmpty)
+      }
+    }
+  }
+
+  /// Where unnamed files cannot be made (sysfs here), the folder says so once and is not
+  /// asked again; a partial there would be a named one.
+  @Test func aFolderThatRefusesThemIsNotAskedAgain() throws {
+    #if os(Linux)
+      let folder = try DirectoryHandle.open(path: "/sys")
+      #expect(folder.createUnnamed() == nil)
+      #expect(folder.refusedUnnamed)
+      #expect(folder.createUnnamed() == nil)
+    #endif
+  }
+}
