@@ -1,5 +1,7 @@
 import AssetWatchTestKit
+import DemoOrigin
 import Foundation
+import RemoteAssetsTestKit
 import Testing
 
 @testable import RemoteAssets
@@ -90,9 +92,35 @@ import Testing
   @Test func aFolderThatRefusesThemIsNotAskedAgain() throws {
     #if os(Linux)
       let folder = try DirectoryHandle.open(path: "/sys")
-      #expect(folder.createUnnamed() == nil)
+      #expect(folder.createUnnamed(probeName: { "probe.1.part" }) == nil)
       #expect(folder.refusedUnnamed)
-      #expect(folder.createUnnamed() == nil)
+      #expect(folder.createUnnamed(probeName: { "probe.1.part" }) == nil)
     #endif
+  }
+}
+
+/// Through the engine from a real origin: a first download's blob and entry are both linked in
+/// unnamed; its update's entry replaces the file there by rename.
+@Suite struct UnnamedCommitTests {
+  @Test func aFirstDownloadLinksItsBlobAndEntryAndAnUpdateRenames() async throws {
+    try await withOrigin { origin in
+      await origin.setResource(
+        "/a.json", body: Data(#"{"v":1}"#.utf8), contentType: "application/json")
+      let asset = AssetDefinition(
+        id: "a", remote: URL(string: "\(origin.baseURL)/a.json"), format: .json, timeout: 30)
+      try await withEngine([asset]) { engine, _ in
+        #expect(await engine.refresh("a").isUpdated)
+        let objects = try #require(engine.store.objectsFolder)
+        let entries = try #require(engine.store.entriesFolder)
+        #expect(objects.unnamedLinks.count == 1)
+        #expect(entries.unnamedLinks.count == 1)
+        await origin.setResource(
+          "/a.json", body: Data(#"{"v":2}"#.utf8), contentType: "application/json")
+        #expect(await engine.refresh("a").isUpdated)
+        #expect(objects.unnamedLinks.count == 2)
+        #expect(entries.unnamedLinks.count == 1, "the entry was there: renamed over")
+        #expect(try await engine.data("a") == Data(#"{"v":2}"#.utf8))
+      }
+    }
   }
 }

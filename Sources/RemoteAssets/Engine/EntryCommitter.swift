@@ -193,9 +193,13 @@ actor EntryCommitter {
       var merged: [Int: CacheEntry] = [:]
       var pushedOut: [Int: Set<String>] = [:]
       var movedBlobs: [Int] = []
+      // The writes whose entry has no file yet (a first download): written unnamed, linked in.
+      var absent: Set<Int> = []
       for (index, write) in writes.enumerated() {
         do {
-          let disk = (try? store.readEntry(write.id)) ?? nil
+          let read = Result { try store.readEntry(write.id) }
+          if case .success(nil) = read { absent.insert(index) }
+          let disk = (try? read.get()) ?? nil
           var result = EntrySync.base(ours: write.ours, disk: disk, lastSynced: write.lastSynced)
           write.change(&result)
           // The blobs this write stops naming: what the disk named (and what this process
@@ -226,7 +230,8 @@ actor EntryCommitter {
       // them: an entry that names a blob moved here is renamed only once the folder is durable.
       let toWrite = merged.sorted(by: { $0.key < $1.key })
       let naming = Set(toWrite.indices.filter { movedBlobs.contains(toWrite[$0].key) })
-      let writing = store.writeEntries(toWrite.map(\.value), objectsFor: naming)
+      let new = Set(toWrite.indices.filter { absent.contains(toWrite[$0].key) })
+      let writing = store.writeEntries(toWrite.map(\.value), objectsFor: naming, absent: new)
       for ((index, _), result) in zip(toWrite, writing) {
         switch result {
         case .success(let entry):

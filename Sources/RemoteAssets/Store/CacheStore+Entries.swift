@@ -144,9 +144,12 @@ extension CacheStore {
   /// `objects/`. The folder is then flushed in the same wave of fsyncs as the entry files
   /// (one wait, not two in a row), and none of those entries is renamed into place unless the
   /// flush succeeded: each fails with the flush's error instead.
-  func writeEntries(_ entries: [CacheEntry], objectsFor dependents: Set<Int> = [])
-    -> [Result<CacheEntry, any Error>]
-  {
+  ///
+  /// `absent`: the entries (indices) the caller found no file for, holding the commit lock:
+  /// each is written unnamed and linked in (``DirectoryHandle/writeGroup(_:flushing:before:absent:)``).
+  func writeEntries(
+    _ entries: [CacheEntry], objectsFor dependents: Set<Int> = [], absent: Set<Int> = []
+  ) -> [Result<CacheEntry, any Error>] {
     var results = [Result<CacheEntry, any Error>?](repeating: nil, count: entries.count)
     var files: [(data: Data, name: String)] = []
     var indices: [Int] = []
@@ -165,8 +168,9 @@ extension CacheStore {
       do {
         let objects = dependents.isEmpty ? nil : try folder(objectsFolder, CacheLayout.objects)
         let slots = Set(indices.indices.filter { dependents.contains(indices[$0]) })
+        let new = Set(indices.indices.filter { absent.contains(indices[$0]) })
         let failures = try folder(entriesFolder, CacheLayout.entries).writeGroup(
-          files, flushing: objects, before: slots
+          files, flushing: objects, before: slots, absent: new
         ).failures
         for (slot, index) in indices.enumerated() {
           if let failure = failures[slot] {

@@ -24,6 +24,8 @@ final class DirectoryHandle: Sendable {
   /// Whether unnamed files (``createUnnamed()``) can be made and named here: 0 not known yet,
   /// 1 yes (a probe was made and named), 2 no (refused once: not asked again).
   private let unnamedFiles = Atomic<UInt8>(0)
+  /// How many unnamed files were linked in here (tests).
+  let unnamedLinks = SharedCounter()
 
   private init(fd: Int32, path: String) {
     self.fd = fd
@@ -213,26 +215,41 @@ final class DirectoryHandle: Sendable {
   /// place unless that flush succeeded (it fails with the flush's error instead), so `other` is
   /// durable before any of them names what it holds. The others are renamed either way.
   ///
+  /// A file in `absent` (indices into `files`: names the caller found free, under a lock that
+  /// keeps other writers out) is written without a name (``createUnnamed(probeName:)``) and
+  /// linked in: one entry added to the folder instead of a temp file's and a rename's. Where
+  /// the name was taken after all, or the file system cannot, it takes the temp file's way.
+  ///
   /// - Returns: each file's failure (nil for one written) and the flush's own failure.
   func writeGroup(
     _ files: [(data: Data, name: String)], flushing other: DirectoryHandle?,
-    before dependents: Set<Int>
+    before dependents: Set<Int>, absent: Set<Int> = []
   ) -> (failures: [StorageError?], flushFailure: StorageError?) {
     var failures = [StorageError?](repeating: nil, count: files.count)
-    var temps: [(index: Int, temp: String, fd: Int32)] = []
+    // `temp` is nil for an unnamed file.
+    var temps: [(index: Int, temp: String?, fd: Int32)] = []
     for (index, file) in files.enumerated() {
-      let temp = "\(file.name).\(UniqueSuffix.next()).tmp"
+      let tempName = { "\(file.name).\(UniqueSuffix.next()).tmp" }
+      var temp: String?
       do throws(StorageError) {
-        let fd = try createExclusive(temp)
+        let fd: Int32
+        if absent.contains(index), let unnamed = createUnnamed(probeName: tempName) {
+          fd = unnamed
+        } else {
+          let name = tempName()
+          temp = name
+          fd = try createExclusive(name)
+        }
+        let path = child(temp ?? file.name)
         var failure: StorageError?
         file.data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
-          do throws(StorageError) { try POSIX.writeAll(fd, raw, path: child(temp)) } catch {
+          do throws(StorageError) { try POSIX.writeAll(fd, raw, path: path) } catch {
             failure = error
           }
         }
         if let failure {
           Glibc.close(fd)
-          unlinkat(self.fd, temp, 0)
+          if let temp { unlinkat(self.fd, temp, 0) }
           throw failure
         }
         temps.append((index, temp, fd))
@@ -247,17 +264,30 @@ final class DirectoryHandle: Sendable {
       }
     }
     for (written, code) in zip(temps, codes) {
-      Glibc.close(written.fd)
+      let name = files[written.index].name
+      // An unnamed file whose name was taken meanwhile gets a temp name, and is renamed over.
+      var temp = written.temp
       do throws(StorageError) {
         guard code == 0 else {
-          throw StorageError(operation: "fsync", path: child(written.temp), code: code)
+          throw StorageError(
+            operation: "fsync", path: child(temp ?? name), code: code)
         }
         if let flushFailure, dependents.contains(written.index) { throw flushFailure }
-        try rename(written.temp, to: self, as: files[written.index].name)
+        if temp == nil {
+          do {
+            try linkUnnamed(written.fd, as: name)
+          } catch  where error.code == EEXIST {
+            let other = "\(name).\(UniqueSuffix.next()).tmp"
+            try linkUnnamed(written.fd, as: other)
+            temp = other
+          }
+        }
+        if let temp { try rename(temp, to: self, as: name) }
       } catch {
-        unlinkat(self.fd, written.temp, 0)
+        if let temp { unlinkat(self.fd, temp, 0) }
         failures[written.index] = error
       }
+      Glibc.close(written.fd)
     }
     return (failures, flushFailure)
   }
@@ -269,15 +299,16 @@ final class DirectoryHandle: Sendable {
   /// it). It gets a name with ``linkUnnamed(_:as:)``, whole, or never.
   ///
   /// nil where it cannot be made, or could not be named later: a file system or kernel without
-  /// `O_TMPFILE`, one that makes them but cannot link them (the first use here makes a probe
-  /// and names it, once), no `/proc` to link through, or any other error. A refusal holds for
+  /// `O_TMPFILE`, one that makes them but cannot link them (the first use here makes a probe,
+  /// names it `probeName()` and removes it, once: give a name a sweep of this folder removes if
+  /// a crash leaves it), no `/proc` to link through, or any other error. A refusal holds for
   /// the folder: it is not asked again. The caller then makes a named file, which reports an
   /// error that persists.
-  func createUnnamed() -> Int32? {
+  func createUnnamed(probeName: () -> String) -> Int32? {
     guard Self.canLinkUnnamed else { return nil }
     switch unnamedFiles.load(ordering: .relaxed) {
     case 0:
-      switch probeUnnamed() {
+      switch probeUnnamed(as: probeName()) {
       case true?: unnamedFiles.store(1, ordering: .relaxed)
       case false?:
         unnamedFiles.store(2, ordering: .relaxed)
@@ -294,15 +325,13 @@ final class DirectoryHandle: Sendable {
     return fd
   }
 
-  /// Makes an unnamed file, names it, and removes it: whether this folder can do both (nil for
-  /// a failure that says nothing about the file system). The name is a partial's, which a
-  /// sweep removes if a crash leaves it.
-  private func probeUnnamed() -> Bool? {
+  /// Makes an unnamed file, names it `name`, and removes it: whether this folder can do both
+  /// (nil for a failure that says nothing about the file system).
+  private func probeUnnamed(as name: String) -> Bool? {
     let refusals = [EOPNOTSUPP, EISDIR, EINVAL, ENOSYS, EPERM, EACCES, ENOENT, EXDEV, EMLINK]
     let fd = cfw_open_unnamed(self.fd)
     guard fd >= 0 else { return refusals.contains(errno) ? false : nil }
     defer { Glibc.close(fd) }
-    let name = "probe.\(UniqueSuffix.next()).part"
     guard cfw_link_unnamed(fd, self.fd, name) == 0 else {
       return refusals.contains(errno) ? false : nil
     }
@@ -322,6 +351,7 @@ final class DirectoryHandle: Sendable {
     if cfw_link_unnamed(descriptor, fd, name) != 0 {
       throw StorageError(operation: "link", path: child(name), code: errno)
     }
+    unnamedLinks.add(1)
   }
 
   /// Whether this process can name an unnamed file: ``linkUnnamed(_:as:)`` links it through

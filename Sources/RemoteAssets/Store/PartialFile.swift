@@ -264,7 +264,9 @@ final class PartialFile: @unchecked Sendable {
   ///
   /// - Throws: ``StorageError`` when the file cannot be created.
   func descriptor() throws -> Int32 {
-    if !created, mayBeUnnamed, let unnamed = folder.createUnnamed() {
+    if !created, mayBeUnnamed,
+      let unnamed = folder.createUnnamed(probeName: { "probe.\(UniqueSuffix.next()).part" })
+    {
       fd = unnamed
       isUnnamed = true
       created = true
