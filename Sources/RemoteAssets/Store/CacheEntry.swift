@@ -46,7 +46,8 @@ struct RejectedResponse: Codable, Sendable, Equatable {
 
 /// The metadata file `entries/<id>.json`: the commit point for an asset.
 ///
-/// Writing it (temp + fsync + rename + fsync of the folder) is what makes a new blob current.
+/// Writing it (temp + fsync + rename + fsync of the folder; a first one unnamed + fsync + link +
+/// fsync of the folder) is what makes a new blob current.
 struct CacheEntry: Codable, Sendable, Equatable {
   /// Bumped when the format changes incompatibly.
   static let formatVersion = 1
