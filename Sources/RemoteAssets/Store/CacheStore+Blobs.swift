@@ -9,7 +9,7 @@ extension CacheStore {
 
   /// Moves a finished, hashed and fsynced partial into `objects/<sha256>`, without flushing
   /// `objects/`: the folder is flushed before anything names the blob durably (the commit's
-  /// ``writeEntries(_:objectsFor:)`` does it in the entry files' wave of fsyncs). The
+  /// ``writeEntries(_:objectsFor:absent:)`` does it in the entry files' wave of fsyncs). The
   /// blob is named by its hash, so committing the same bytes twice is harmless.
   ///
   /// An unnamed partial is linked in as `<sha256>`. Where that name is taken (the same bytes,

@@ -136,9 +136,9 @@ extension CacheStore {
   }
 
   /// Writes a group of entries as ``writeEntry(_:syncingFolder:)`` with `syncingFolder` false
-  /// does, their fsyncs at once (``DirectoryHandle/writeGroup(_:flushing:before:)``); the caller flushes
-  /// `entries/` (``syncEntries()``) before it reports any written. Each result is the entry as a
-  /// reader decodes it, or why it was not written.
+  /// does, their fsyncs at once (``DirectoryHandle/writeGroup(_:flushing:before:absent:)``); the
+  /// caller flushes `entries/` (``syncEntries()``) before it reports any written. Each result is
+  /// the entry as a reader decodes it, or why it was not written.
   ///
   /// `objectsFor`: the entries (indices into `entries`) that name blobs just moved into
   /// `objects/`. The folder is then flushed in the same wave of fsyncs as the entry files
@@ -146,7 +146,8 @@ extension CacheStore {
   /// flush succeeded: each fails with the flush's error instead.
   ///
   /// `absent`: the entries (indices) the caller found no file for, holding the commit lock:
-  /// each is written unnamed and linked in (``DirectoryHandle/writeGroup(_:flushing:before:absent:)``).
+  /// each is written unnamed and linked in
+  /// (``DirectoryHandle/writeGroup(_:flushing:before:absent:)``).
   func writeEntries(
     _ entries: [CacheEntry], objectsFor dependents: Set<Int> = [], absent: Set<Int> = []
   ) -> [Result<CacheEntry, any Error>] {

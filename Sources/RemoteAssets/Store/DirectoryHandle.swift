@@ -21,8 +21,8 @@ final class DirectoryHandle: Sendable {
   let fd: Int32
   /// The folder's path, for messages and for the paths shown to people.
   let path: String
-  /// Whether unnamed files (``createUnnamed()``) can be made and named here: 0 not known yet,
-  /// 1 yes (a probe was made and named), 2 no (refused once: not asked again).
+  /// Whether unnamed files (``createUnnamed(probeName:)``) can be made and named here: 0 not
+  /// known yet, 1 yes (a probe was made and named), 2 no (refused once: not asked again).
   private let unnamedFiles = Atomic<UInt8>(0)
   /// How many unnamed files were linked in here (tests).
   let unnamedLinks = SharedCounter()
@@ -342,8 +342,8 @@ final class DirectoryHandle: Sendable {
   /// Whether this folder's file system or the kernel refused unnamed files (tests).
   var refusedUnnamed: Bool { unnamedFiles.load(ordering: .relaxed) == 2 }
 
-  /// Gives the unnamed file `descriptor` (``createUnnamed()``) the name `name` in this folder,
-  /// never over an existing file: it appears there whole, at once.
+  /// Gives the unnamed file `descriptor` (``createUnnamed(probeName:)``) the name `name` in this
+  /// folder, never over an existing file: it appears there whole, at once.
   ///
   /// - Throws: ``StorageError`` (`EEXIST` when `name` is taken).
   func linkUnnamed(_ descriptor: Int32, as name: String) throws(StorageError) {

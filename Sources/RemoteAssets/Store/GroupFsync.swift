@@ -101,9 +101,9 @@ enum GroupFsync {
   /// The bytes the system holds dirty or in writeback (`Dirty` and `Writeback` of
   /// `/proc/meminfo`); nil where the file cannot be read.
   ///
-  /// Read once per group of a commit (two groups a commit), so read as bytes: splitting the
-  /// file's 55 lines into `String`s and words took 4.8 % of a first sync's CPU (1,000 small
-  /// assets, 65 reads), more than the kernel's making of the text.
+  /// Read twice per commit group (its downloads' flush, its entry files'), so read as bytes:
+  /// splitting the file's 55 lines into `String`s and words took 4.8 % of a first sync's CPU
+  /// (1,000 small assets, 65 reads), more than the kernel's making of the text.
   static func systemDirtyBytes() -> Int64? {
     let fd = open("/proc/meminfo", O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else { return nil }

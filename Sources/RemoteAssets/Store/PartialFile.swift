@@ -10,12 +10,12 @@ import NIOCore
 /// A file in `tmp/` that a download streams into, hashing as it goes.
 ///
 /// A download of an asset is made without a name where the file system allows it
-/// (``DirectoryHandle/createUnnamed()``): no sweep can see it and a crash leaves nothing
-/// behind. It is named only where it stays: linked into `objects/` by its commit, or under its
-/// resume name when it is kept for a resume. A named file (elsewhere, or where unnamed files
-/// cannot be made) is `flock`ed while open so a sweep by another process leaves it alone, and is
-/// reached only through its folder's descriptor (never by path), so a link planted at its name
-/// is never followed.
+/// (``DirectoryHandle/createUnnamed(probeName:)``): no sweep can see it and a crash leaves
+/// nothing behind. It is named only where it stays: linked into `objects/` by its commit, or
+/// under its resume name when it is kept for a resume. A named file (elsewhere, or where
+/// unnamed files cannot be made) is `flock`ed while open so a sweep by another process leaves
+/// it alone. Either is reached only through its folder's descriptor (never by path), so a link
+/// planted at its name is never followed.
 ///
 /// `@unchecked Sendable` is safe because a `PartialFile` is created by the store and then owned by
 /// one `DownloadSink`, which keeps it in a `Mutex`; it is never handed out, so every access is
@@ -41,8 +41,8 @@ final class PartialFile: @unchecked Sendable {
   private var created: Bool
   /// Whether the first byte may make the file without a name.
   private let mayBeUnnamed: Bool
-  /// Whether the file has no name (made by ``DirectoryHandle/createUnnamed()`` and not linked
-  /// yet); `name` is then the name it gets if it must be named in its folder.
+  /// Whether the file has no name (made by ``DirectoryHandle/createUnnamed(probeName:)`` and not
+  /// linked yet); `name` is then the name it gets if it must be named in its folder.
   private(set) var isUnnamed = false
   /// Where the range not yet handed to the kernel's writeback starts.
   private var writebackStart: Int64 = 0
@@ -313,6 +313,7 @@ final class PartialFile: @unchecked Sendable {
   /// Renames the file within its folder (the descriptor and its lock stay valid), replacing a
   /// file of that name (a target file put in place).
   func rename(to newName: String) throws {
+    guard newName != name || isUnnamed else { return }
     _ = try descriptor()
     try giveName()
     guard newName != name else { return }
@@ -324,6 +325,7 @@ final class PartialFile: @unchecked Sendable {
   /// starting the same download must not take each other's name for a kept partial. An unnamed
   /// file is given that name.
   func renameExclusively(to newName: String) throws {
+    guard newName != name || isUnnamed else { return }
     _ = try descriptor()
     if isUnnamed {
       try giveName(newName)
@@ -341,6 +343,7 @@ final class PartialFile: @unchecked Sendable {
   /// - Throws: ``StorageError`` (`EEXIST` when the name is taken).
   func giveName(_ newName: String? = nil) throws {
     guard isUnnamed else { return }
+    // Nobody else can hold the lock of a file without a name: it is taken at once.
     _ = POSIX.lock(fd)
     try folder.linkUnnamed(fd, as: newName ?? name)
     name = newName ?? name
