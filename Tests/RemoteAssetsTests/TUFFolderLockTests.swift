@@ -18,10 +18,21 @@ import Testing
   final class Holder {
     private var fd: Int32
 
+    /// Takes the folder's lock. An updater's descriptor of the lock file, closed a moment ago,
+    /// can still hold it for a while: a child process another test spawned between the open
+    /// and the close shares the locked file until its `exec` closes the descriptor (seen once
+    /// in CI: `EBUSY` right after a seed had returned). So the lock is tried until it is free,
+    /// for at most 10 s, as `FolderLock` itself waits.
     init(_ path: String) throws {
       fd = open(path + "/" + FolderLock.fileName, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-      guard fd >= 0, flock(fd, LOCK_EX | LOCK_NB) == 0 else {
-        throw POSIXError(.EBUSY)
+      guard fd >= 0 else { throw POSIXError(.EBADF) }
+      let deadline = ContinuousClock.now + .seconds(10)
+      while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+        guard ContinuousClock.now < deadline else {
+          close(fd)
+          throw POSIXError(.EBUSY)
+        }
+        usleep(2_000)
       }
       var name = Array("4242 holder-test\n".utf8)
       _ = ftruncate(fd, 0)
