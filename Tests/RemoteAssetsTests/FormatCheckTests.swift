@@ -1,6 +1,7 @@
 import AssetWatchTestKit
 import DemoOrigin
 import Foundation
+import RemoteAssetsTestKit
 import Testing
 
 @testable import RemoteAssets
@@ -42,6 +43,36 @@ import Testing
       // The cases cover both verdicts.
       #expect(verdicts.contains(nil))
       #expect(verdicts.filter { $0 != nil }.count >= 8)
+    }
+  }
+}
+
+/// Through the engine from a real origin: a PNG or JPEG asset's header is checked from the
+/// download's own descriptor (the file may have no name), and bytes that are not the format are
+/// refused with the reader's reason while the last good copy stays served.
+@Suite struct FormatCheckEngineTests {
+  @Test(arguments: [AssetFormat.png, .jpeg])
+  func aBodyOfAnotherFormatIsRefusedAndTheLastGoodCopyStays(format: AssetFormat) async throws {
+    let good =
+      format == .png
+      ? PNGEncoder.image(width: 4, height: 4) { x, y in (UInt8(x), UInt8(y), 0) }
+      : JPEGEncoder.flatGray(level: 96)
+    let type = format == .png ? "image/png" : "image/jpeg"
+    try await withOrigin { origin in
+      await origin.setResource("/i", body: good, contentType: type)
+      let asset = AssetDefinition(
+        id: "i", remote: URL(string: "\(origin.baseURL)/i"), format: format, timeout: 30)
+      try await withEngine([asset]) { engine, _ throws in
+        #expect(await engine.refresh("i").isUpdated)
+        await origin.setResource("/i", body: Data("<html>moved</html>".utf8), contentType: type)
+        guard case .failed(let error) = await engine.refresh("i") else {
+          Issue.record("the page was taken for the image")
+          return
+        }
+        #expect(error.kind == .invalid)
+        #expect(error.message.contains(format == .png ? "not a PNG" : "JPEG"), "\(error.message)")
+        #expect(try await engine.data("i") == good)
+      }
     }
   }
 }
