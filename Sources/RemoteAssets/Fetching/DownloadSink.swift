@@ -54,11 +54,8 @@ public final class DownloadSink: Sendable {
     checkpoints.drain()
   }
 
-  /// The partial file's path (for messages).
+  /// The partial file's path (for messages and format checks).
   var path: String { state.withLock { $0.partial.path } }
-
-  /// A path that opens the partial file (for format checks that read a file by path).
-  var openablePath: String { state.withLock { $0.partial.openablePath } }
 
   /// Bytes already in the partial when the sink was made (a resumed download), else 0.
   public let resumeOffset: Int64
@@ -319,14 +316,15 @@ public final class DownloadSink: Sendable {
 
   /// The bytes written, read back into memory with one `pread` of the download's descriptor:
   /// for bodies read whole anyway (a manifest, signed metadata, a JSON or text asset bounded by
-  /// its `maxBytes`, the app's validator's input). Empty when nothing was written (a 304
-  /// creates no file, and none is made here).
-  func readBody() throws -> Data {
+  /// its `maxBytes`, the app's validator's input), or their first `limit` bytes (a header).
+  /// Empty when nothing was written (a 304 creates no file, and none is made here).
+  func readBody(upTo limit: Int = .max) throws -> Data {
     try withPartial { partial in
       partial.bytesWritten == 0
         ? Data()
         : try FileDigest.readAll(
-          try partial.descriptor(), path: partial.path, size: Int(partial.bytesWritten))
+          try partial.descriptor(), path: partial.path,
+          size: Int(min(partial.bytesWritten, Int64(limit))))
     }
   }
 

@@ -276,7 +276,7 @@ final class DirectoryHandle: Sendable {
         if temp == nil {
           do {
             try linkUnnamed(written.fd, as: name)
-          } catch  where error.code == EEXIST {
+          } catch let error where error.code == EEXIST {
             let other = "\(name).\(UniqueSuffix.next()).tmp"
             try linkUnnamed(written.fd, as: other)
             temp = other

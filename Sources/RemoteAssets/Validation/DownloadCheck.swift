@@ -4,23 +4,29 @@ import Foundation
 /// the app's validator. The bytes are flushed to disk by the commit, with the rest of its group
 /// (``EntryCommitter/flushDownloads(_:)``).
 enum DownloadCheck {
-  /// Runs the checks on `sink`'s file; throws `invalid` for bytes refused. A body that JSON,
-  /// text or the app's validator reads whole is read once, through the download's own
-  /// descriptor (no second open by path).
+  /// Runs the checks on `sink`'s file; throws `invalid` for bytes refused. What they read (a
+  /// body JSON, text or the app's validator reads whole, a PNG's or JPEG's header) is read
+  /// once, through the download's own descriptor: no second open by path, which a file without
+  /// a name (``PartialFile``) does not have.
   static func run(
     format: AssetFormat, validate: (@Sendable (Data) throws -> Void)?, sink: DownloadSink
   ) throws {
     let whole = format == .json || format == .text || validate != nil
+    let header: Int? =
+      switch format {
+      case .png: FormatValidator.pngHeader
+      case .jpeg: FormatValidator.jpegHeader
+      default: nil  // binary is not read; custom formats are checked by their Materializer
+      }
     let body: Data?
     do {
-      body = whole ? try sink.readBody() : nil
+      body = whole ? try sink.readBody() : try header.map { try sink.readBody(upTo: $0) }
     } catch {
       throw FetchError(.invalid, "the download cannot be read back")
     }
-    let problem =
-      body.map { FormatValidator.problem(format: format, data: $0) }
-      ?? FormatValidator.problem(format: format, path: sink.openablePath)
-    if let problem { throw FetchError(.invalid, problem) }
+    if let problem = body.flatMap({ FormatValidator.problem(format: format, data: $0) }) {
+      throw FetchError(.invalid, problem)
+    }
     if let validate, let body {
       do {
         try validate(body)
