@@ -2,7 +2,8 @@
 /// `status`, the dashboard's header and the `remote_assets_cache_bytes` metric.
 package struct CacheUsage: Sendable, Equatable, Codable {
   /// Bytes of every file the engine made in the cache folder: blobs and their chunk indexes in
-  /// `objects/`, entries, partials (kept ones too) in `tmp/`, the manifest and the journals.
+  /// `objects/`, entries, partials (kept ones too) in `tmp/`, the manifest and the journals;
+  /// and the downloads under way in this process that have no name yet.
   package var bytes: Int64
   /// The config's `cacheLimit` in bytes; nil when none is set.
   package var limit: Int64?

@@ -99,6 +99,50 @@ import Testing
   }
 }
 
+/// The cache's measure (its gauge, and `cacheLimit`'s budget) counts a download under way though
+/// no listing of `tmp/` shows it: its bytes as they are written, by its name once it has one,
+/// and nothing once it is gone.
+@Suite struct UnnamedPartialMeasureTests {
+  @Test func aDownloadWithoutANameIsCountedAsItIsWritten() throws {
+    try withTemporaryDirectory { directory in
+      let store = try CacheStore(root: directory.cache)
+      let before = store.measure()
+      let partial = try UnnamedPartialTests.written(store, [UInt8](repeating: 3, count: 7000))
+      #expect(store.measure() == before + 7000)
+      try [UInt8](repeating: 4, count: 1000).withUnsafeBytes { try partial.write($0) }
+      #expect(store.measure() == before + 8000)
+      // Named for a resume: the listing finds it, and it is counted once.
+      try partial.renameExclusively(to: "a.resume.part")
+      #expect(
+        UnnamedPartialTests.names(directory.cache.appendingPathComponent("tmp")) == [
+          "a.resume.part"
+        ])
+      #expect(store.measure() == before + 8000)
+      partial.discard()
+      #expect(store.measure() == before)
+    }
+  }
+
+  @Test func aDownloadEmptiedOrDroppedCountsNothing() throws {
+    try withTemporaryDirectory { directory in
+      let store = try CacheStore(root: directory.cache)
+      let before = store.measure()
+      let reset = try UnnamedPartialTests.written(store, [UInt8](repeating: 5, count: 4096))
+      let dropped = try UnnamedPartialTests.written(store, [UInt8](repeating: 6, count: 512))
+      #expect(store.measure() == before + 4096 + 512)
+      try reset.reset()  // a server answered 200 to a resume: the file starts again
+      #expect(store.measure() == before + 512)
+      dropped.discard()
+      #expect(store.measure() == before)
+      // Committed: counted once, as the blob in `objects/`.
+      try [UInt8](repeating: 7, count: 100).withUnsafeBytes { try reset.write($0) }
+      _ = try store.moveBlob(reset, sha256: reset.hashOfWritten())
+      reset.markMoved()
+      #expect(store.measure() == before + 100)
+    }
+  }
+}
+
 /// Through the engine from a real origin: a first download's blob and entry are both linked in
 /// unnamed; its update's entry replaces the file there by rename.
 @Suite struct UnnamedCommitTests {

@@ -16,7 +16,8 @@ extension CacheStore {
     }
     let tmp = try folder(tmpFolder, CacheLayout.tmp)
     let name = "\(owner).\(UniqueSuffix.next()).part"
-    return PartialFile(folder: tmp, deferredName: name, unnamed: unnamedPartials)
+    return PartialFile(
+      folder: tmp, deferredName: name, unnamed: unnamedPartials ? unnamedBytes : nil)
   }
 
   /// The resume journal of asset `id` for `remote` in `tmp/`, or nil on a read-only cache.

@@ -208,7 +208,8 @@ extension CacheStore {
 
   /// How much disk the cache takes: every file the engine made, in `objects/` (blobs and
   /// chunk indexes), `entries/`, `tmp/` (partials, kept ones too) and the root (manifest,
-  /// journals). Reads no entry; takes no lock.
+  /// journals), and what this store has written into downloads without a name yet. Reads no
+  /// entry; takes no lock.
   func measure() -> Int64 { usage(each: false).total }
 
   private func usage(each: Bool = true, entrySizes: [String: Int64] = [:]) -> (
@@ -226,7 +227,10 @@ extension CacheStore {
         && ![CacheLayout.tmp, CacheLayout.objects, CacheLayout.entries]
           .contains($0)
     }
-    return (objects.total + entries.total + tmp.total + root.total, objects.each, entries.each)
+    let unnamed = Int64(unnamedBytes.count)
+    return (
+      objects.total + entries.total + tmp.total + root.total + unnamed, objects.each, entries.each
+    )
   }
 
   /// Measures the cache and evicts what the plan picks. Call it holding the commit lock.

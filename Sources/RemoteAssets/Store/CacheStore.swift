@@ -39,6 +39,9 @@ package struct CacheStore: Sendable {
   /// Whether downloads of assets are made without a name where the file system allows it
   /// (``PartialFile``); tests of named partials turn it off.
   var unnamedPartials = true
+  /// The bytes written into this store's downloads that have no name yet: a measure adds them,
+  /// as it counts a named partial in `tmp/` (no listing shows a file without a name).
+  let unnamedBytes = SharedCounter()
 
   /// The largest entry or record file read (they are a few hundred bytes).
   static let metadataLimit = 1 << 20

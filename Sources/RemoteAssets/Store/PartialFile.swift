@@ -40,7 +40,12 @@ final class PartialFile: @unchecked Sendable {
   /// Whether the file exists yet (a deferred partial is created by its first byte).
   private var created: Bool
   /// Whether the first byte may make the file without a name.
-  private let mayBeUnnamed: Bool
+  private var mayBeUnnamed: Bool { unnamedBytes != nil }
+  /// Where the bytes written into the file while it has no name are counted (the store's
+  /// ``CacheStore/unnamedBytes``, for its measure); nil when it is made with its name.
+  private let unnamedBytes: SharedCounter?
+  /// The bytes this file has added to `unnamedBytes`, taken back when it is named or closed.
+  private var countedUnnamed = 0
   /// Whether the file has no name (made by ``DirectoryHandle/createUnnamed(probeName:)`` and not
   /// linked yet); `name` is then the name it gets if it must be named in its folder.
   private(set) var isUnnamed = false
@@ -56,13 +61,14 @@ final class PartialFile: @unchecked Sendable {
   ///
   /// With `unnamed`, the first byte makes the file without a name where the file system allows
   /// it: a first sync of 1,000 small assets took 0.92x the time (no entry added to `tmp/` and
-  /// moved out again, no lock, no look at the name before the move).
-  init(folder: DirectoryHandle, deferredName name: String, unnamed: Bool = false) {
+  /// moved out again, no lock, no look at the name before the move). The bytes written while it
+  /// has no name are counted in `unnamed`.
+  init(folder: DirectoryHandle, deferredName name: String, unnamed: SharedCounter? = nil) {
     self.folder = folder
     self.name = name
     self.fd = -1
     self.created = false
-    self.mayBeUnnamed = unnamed
+    self.unnamedBytes = unnamed
   }
 
   /// Reopens a kept partial to continue it: cuts it to `prefix` bytes (the part known durable)
@@ -74,7 +80,7 @@ final class PartialFile: @unchecked Sendable {
     self.folder = folder
     self.name = name
     created = true
-    mayBeUnnamed = false
+    unnamedBytes = nil
     fd = try folder.openFile(name, O_RDWR)
     guard POSIX.tryLock(fd) else {
       Glibc.close(fd)
@@ -251,6 +257,10 @@ final class PartialFile: @unchecked Sendable {
   /// `fdatasync` instead measured slower: each one also flushes the drive's cache.
   private func wrote(_ count: Int) {
     bytesWritten += Int64(count)
+    if isUnnamed {
+      unnamedBytes?.add(count)
+      countedUnnamed += count
+    }
     guard bytesWritten - writebackStart >= Self.writebackInterval, fd >= 0 else { return }
     _ = cfw_start_writeback(fd, writebackStart, bytesWritten - writebackStart)
     writebackStart = bytesWritten
@@ -293,6 +303,7 @@ final class PartialFile: @unchecked Sendable {
   func reset() throws {
     hasher.reset()
     bytesWritten = 0
+    uncount()
     writebackStart = 0
     guard created else { return }
     if ftruncate(fd, 0) != 0 || lseek(fd, 0, SEEK_SET) < 0 {
@@ -348,6 +359,14 @@ final class PartialFile: @unchecked Sendable {
     try folder.linkUnnamed(fd, as: newName ?? name)
     name = newName ?? name
     isUnnamed = false
+    uncount()  // a measure finds it by its name now
+  }
+
+  /// Takes back what the file added to ``CacheStore/unnamedBytes``.
+  private func uncount() {
+    guard countedUnnamed != 0 else { return }
+    unnamedBytes?.add(-countedUnnamed)
+    countedUnnamed = 0
   }
 
   /// Whether the file's name still names this file (no other process's file took it).
@@ -370,6 +389,7 @@ final class PartialFile: @unchecked Sendable {
       Glibc.close(fd)
       fd = -1
     }
+    uncount()  // freed by the kernel, or linked in where a measure finds it
   }
 
   deinit { close() }
