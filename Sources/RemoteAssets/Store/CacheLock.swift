@@ -65,10 +65,10 @@ struct CacheLock: Sendable {
     let bytes = Array("\(getpid()) \(processName)\n".utf8)
     // One byte more than the text: a longer file (another holder's text) reads more.
     var held = [UInt8](repeating: 0, count: bytes.count + 1)
-    let read = pread(fd, &held, held.count, 0)
-    if read == bytes.count, held.prefix(read).elementsEqual(bytes) { return }
+    let length = pread(fd, &held, held.count, 0)
+    if length == bytes.count, held.prefix(length).elementsEqual(bytes) { return }
     _ = pwrite(fd, bytes, bytes.count, 0)
-    if read > bytes.count { _ = ftruncate(fd, off_t(bytes.count)) }
+    if length > bytes.count { _ = ftruncate(fd, off_t(bytes.count)) }
   }
 
   /// This process's name, as the holder's text gives it.
