@@ -75,6 +75,10 @@ bash scripts/tuf-venv.sh
 swift build
 # At most TEST_WIDTH tests at once (default 6): many tests start child processes and servers,
 # and a 2-core machine running every test at once starves them past their (generous) timeouts.
+# It also keeps the test process's descriptors few: Foundation's `Process.run()` in the 6.3.1
+# toolchain lists /proc/self/fd and copies each entry's whole 256-byte name field, which can read
+# past readdir's buffer once that buffer is full (over a thousand descriptors open at once);
+# `swift test` without a width crashed there twice (swift-corelibs-foundation pull request 5472).
 #
 # A watchdog bounds the run (TEST_TIME_LIMIT seconds, default 1800; a clean run takes about a
 # minute after the build): a test process that stops making progress is reported, with the
