@@ -7,10 +7,14 @@
 #   CASES: big sync revalidate status statusbig idle firstframe storm tuf attach delta
 #          h2sync h2revalidate (default: all)
 #          fleet (opt-in: a real Prometheus scraping synthetic fleets; needs prometheus)
+#          absync abrevalidate abh2sync abh2revalidate (opt-in, with BASE_BIN: A/B rows, the two
+#          binaries alone, AB_ROUNDS rounds, the order swapped every round, a sync before each
+#          first sync; for changes smaller than the other rows' spread between runs)
 #   env:   RUNS (5; --quick 3)  BIG_MIB (1024; --quick 256)  IDLE_SECONDS (60; --quick 10)
 #          STORM_RATE (1000 events/s)  STORM_KEYS (10)  STORM_SECONDS (5)
 #          FLEET_SIZES ("1000x20 10000x50"; --quick "1000x20")  TUF_TARGETS (10000)
 #          ATTACH_ASSETS (200)  ATTACH_WATCHERS (20)  ATTACH_SECONDS (10; --quick 5)
+#          AB_ROUNDS (30)
 #          DELTA_SLOW (1: also over a 100 Mbit/s, +40 ms link in a network namespace; needs root)
 #          ASSETWATCH_BIN (a release binary to measure instead of building this tree's)
 #          FLOOR_BIN (a release AHCFloor: the revalidation rows' AsyncHTTPClient-alone floor)
@@ -248,7 +252,8 @@ CONF
   rm -rf "$WORK/cache-big"
 fi
 
-if has sync || has revalidate || has status || has h2sync || has h2revalidate; then
+if has sync || has revalidate || has status || has h2sync || has h2revalidate || has absync ||
+  has abrevalidate || has abh2sync || has abh2revalidate; then
   make_assets 1000 n1000
 fi
 
@@ -330,7 +335,7 @@ h2_measure() {
   echo "$t $(awk '{print $2}' "$WORK/logs/h2.log" | sort -u | wc -l) $(awk '{print $1}' "$WORK/logs/h2.log" | sort -u | paste -sd+)"
 }
 
-if has h2sync || has h2revalidate; then h2_setup; fi
+if has h2sync || has h2revalidate || has abh2sync || has abh2revalidate; then h2_setup; fi
 
 # One h2 case: RUNS runs of assetwatch (and BASE_BIN, in turn) and curl with CURLFILE (each
 # run after PREPARE), then the medians' row LABEL and the row SHORT: the connections each
@@ -384,6 +389,37 @@ if has h2revalidate; then
   f=$(median "${F[@]}"); c=$(median "${C[@]}")
   row "  AsyncHTTPClient alone (AHCFloor) vs curl" "${f}s vs ${c}s" "$(ratio "$f" "$c")x"
 fi
+
+# A/B rows (opt-in, BASE_BIN required): the two binaries alone, AB_ROUNDS rounds, the order
+# swapped every round, each first sync into a new cache after a `sync` (no run pays for another
+# run's writeback), and new/base of the medians. A change of a few percent moves the rows above
+# by more than that from one bench run to the next (they sync once per run, before a pair of
+# first syncs); these show it.
+ab_case() { # LABEL CONFIG FRESH (1: a first sync into a new cache each run)
+  local label=$1 config=$2 fresh=$3 N=() B=() run which t n b
+  [ -n "${BASE_BIN:-}" ] || { echo "$label: A/B rows need BASE_BIN" >&2; return 0; }
+  if [ "$fresh" = 0 ]; then # revalidations: both caches filled first
+    [ -d "$WORK/cache-$config" ] || "$BIN" refresh --config "$WORK/$config.json" >/dev/null
+    [ -d "$WORK/cache-$config-base" ] ||
+      "$BASE_BIN" refresh --config "$WORK/$config-base.json" >/dev/null
+  fi
+  for run in $(seq 1 "${AB_ROUNDS:-30}"); do
+    for which in $(turns "$run"); do
+      if [ "$fresh" = 1 ]; then set_aside "$WORK/cache-$config" "$WORK/cache-$config-base"; sync; fi
+      if [ "$which" = new ]; then
+        read -r t _ < <(measure "$BIN" refresh --config "$WORK/$config.json"); N+=("$t")
+      else
+        read -r t _ < <(measure "$BASE_BIN" refresh --config "$WORK/$config-base.json"); B+=("$t")
+      fi
+    done
+  done
+  n=$(median "${N[@]}"); b=$(median "${B[@]}")
+  row "A/B: $label, ${AB_ROUNDS:-30} rounds" "${n}s (new) vs ${b}s (base)" "new/base $(ratio "$n" "$b")x"
+}
+if has absync; then ab_case "first sync, 1,000" n1000 1; fi
+if has abrevalidate; then ab_case "revalidate 1,000" n1000 0; fi
+if has abh2sync; then ab_case "h2 first sync, 1,000" h2 1; fi
+if has abh2revalidate; then ab_case "h2 revalidate 1,000" h2 0; fi
 
 if has status; then
   [ -d "$WORK/cache-n1000" ] || "$BIN" refresh --config "$WORK/n1000.json" >/dev/null
