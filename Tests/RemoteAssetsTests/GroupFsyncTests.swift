@@ -244,3 +244,11 @@ import Testing
     #endif
   }
 }
+
+extension GroupFsync {
+  /// `Dirty` plus `Writeback` of `/proc/meminfo`'s text, in bytes: the tests' way in to
+  /// ``dirtyBytes(meminfo:)``, which reads bytes.
+  static func dirtyBytes(meminfo: String) -> Int64? {
+    dirtyBytes(meminfo: Array(meminfo.utf8))
+  }
+}

@@ -119,3 +119,9 @@ import Testing
     }
   }
 }
+
+extension PartialFile {
+  /// A path that opens this file while it is open, to read it whole by path: the descriptor's
+  /// `/proc/self/fd` link while the file has no name.
+  var openablePath: String { isUnnamed ? "/proc/self/fd/\(fd)" : folder.child(name) }
+}

@@ -121,11 +121,6 @@ enum GroupFsync {
     return dirtyBytes(meminfo: bytes)
   }
 
-  /// `Dirty` plus `Writeback` of `/proc/meminfo`'s text, in bytes; nil when either is missing.
-  static func dirtyBytes(meminfo: String) -> Int64? {
-    dirtyBytes(meminfo: Array(meminfo.utf8))
-  }
-
   /// `Dirty` plus `Writeback` of `/proc/meminfo`'s bytes (lines of `Name:   1234 kB`), in
   /// bytes; nil when either is missing.
   static func dirtyBytes(meminfo: [UInt8]) -> Int64? {

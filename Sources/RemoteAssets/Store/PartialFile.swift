@@ -33,10 +33,6 @@ final class PartialFile: @unchecked Sendable {
   /// The file's path, for messages.
   var path: String { isUnnamed ? folder.child(name) + " (not named yet)" : folder.child(name) }
 
-  /// A path that opens this file while it is open (tests read it whole by path): the
-  /// descriptor's `/proc/self/fd` link while the file has no name.
-  var openablePath: String { isUnnamed ? "/proc/self/fd/\(fd)" : folder.child(name) }
-
   /// Whether the file exists yet (a deferred partial is created by its first byte).
   private var created: Bool
   /// Whether the first byte may make the file without a name.
